@@ -1,0 +1,65 @@
+import type { Queryable } from '../db/database.ts';
+
+export interface ClientRow {
+  id: string;
+  name: string;
+  secret_digest: Uint8Array;
+  scopes: string[];
+  created_at: Date;
+}
+
+export const clientRepository = {
+  async insert(db: Queryable, client: { id: string; name: string; secretDigest: Buffer; scopes: string[] }) {
+    const { rows } = await db.query<ClientRow>(
+      'INSERT INTO oauth_clients (id, name, secret_digest, scopes) VALUES ($1, $2, $3, $4) RETURNING *',
+      [client.id, client.name, client.secretDigest, client.scopes],
+    );
+    return rows[0] as ClientRow;
+  },
+
+  async find(db: Queryable, id: string): Promise<ClientRow | undefined> {
+    const { rows } = await db.query<ClientRow>('SELECT * FROM oauth_clients WHERE id = $1', [id]);
+    return rows[0];
+  },
+
+  async list(db: Queryable): Promise<ClientRow[]> {
+    return (await db.query<ClientRow>('SELECT * FROM oauth_clients ORDER BY created_at, id')).rows;
+  },
+
+  async remove(db: Queryable, id: string): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM oauth_clients WHERE id = $1', [id]);
+    return rowCount > 0;
+  },
+};
+
+export const tokenRepository = {
+  async insert(
+    db: Queryable,
+    token: { digest: Buffer; clientId: string; scopes: readonly string[]; ttlSeconds: number },
+  ) {
+    await db.query(
+      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [token.digest, token.clientId, token.scopes, token.ttlSeconds],
+    );
+  },
+
+  async findLive(
+    db: Queryable,
+    digest: Buffer,
+  ): Promise<{ client_id: string; scopes: string[] } | undefined> {
+    const { rows } = await db.query<{ client_id: string; scopes: string[] }>(
+      'SELECT client_id, scopes FROM oauth_access_tokens WHERE token_digest = $1 AND expires_at > now()',
+      [digest],
+    );
+    return rows[0];
+  },
+
+  async removeForClient(db: Queryable, clientId: string) {
+    await db.query('DELETE FROM oauth_access_tokens WHERE client_id = $1', [clientId]);
+  },
+
+  async removeExpired(db: Queryable): Promise<number> {
+    return (await db.query('DELETE FROM oauth_access_tokens WHERE expires_at <= now()')).rowCount;
+  },
+};

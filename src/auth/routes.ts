@@ -1,0 +1,128 @@
+import type { FastifyPluginAsync } from 'fastify';
+import Type from 'typebox';
+import { principalOf } from '../http/authorize.ts';
+import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
+import type { Services } from '../runtime/services.ts';
+import { SCOPES } from './scopes.ts';
+
+const TokenRequest = Type.Object({
+  grant_type: Type.Literal('client_credentials'),
+  client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  scope: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+});
+
+const Client = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** RFC 6749 section 2.3.1: client credentials may also come as HTTP Basic. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = header ? /^Basic\s+(\S+)$/i.exec(header) : null;
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return {
+    id: decodeURIComponent(decoded.slice(0, colon)),
+    secret: decodeURIComponent(decoded.slice(colon + 1)),
+  };
+}
+
+export function authRoutes({ auth }: Services): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: Type.Static<typeof TokenRequest> }>(
+      '/oauth/token',
+      {
+        schema: {
+          tags: ['management auth'],
+          summary: 'Exchange client credentials for an access token (form or JSON body).',
+          body: TokenRequest,
+          response: { 200: TokenResponse, 401: ErrorDetail, 422: ErrorDetail },
+        },
+      },
+      async (request, reply) => {
+        const basic = basicCredentials(request.headers.authorization);
+        const id = request.body.client_id ?? basic?.id;
+        const secret = request.body.client_secret ?? basic?.secret;
+        if (!id || !secret) {
+          return reply
+            .status(401)
+            .header('www-authenticate', 'Basic')
+            .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
+        }
+        reply.header('cache-control', 'no-store');
+        return auth.issueToken(id, secret);
+      },
+    );
+
+    app.post<{ Body: { name?: string; scopes: string[] } }>(
+      '/oauth/client',
+      {
+        preHandler: app.authorize(),
+        schema: {
+          tags: ['management auth'],
+          summary: 'Create a management client with a subset of scopes (root client only).',
+          security,
+          body: Type.Object(
+            {
+              name: Type.Optional(Type.String({ maxLength: 200 })),
+              scopes: Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), { maxItems: 50 }),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Intersect([Client, Type.Object({ client_secret: Type.String() })]),
+            ...managementErrors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const created = await auth.createClient(principalOf(request), request.body);
+        return reply.status(201).header('cache-control', 'no-store').send(created);
+      },
+    );
+
+    app.get(
+      '/oauth/client',
+      {
+        preHandler: app.authorize(),
+        schema: {
+          tags: ['management auth'],
+          summary: 'List management clients (never their secrets).',
+          security,
+          response: { 200: Type.Array(Client), ...managementErrors },
+        },
+      },
+      async (request) => auth.listClients(principalOf(request)),
+    );
+
+    app.delete<{ Params: { client_id: string } }>(
+      '/oauth/client/:client_id',
+      {
+        preHandler: app.authorize(),
+        schema: {
+          tags: ['management auth'],
+          summary: 'Delete a management client and revoke its tokens.',
+          security,
+          params: Type.Object({ client_id: Type.String({ maxLength: 200 }) }),
+          response: { 204: Type.Null(), 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) => {
+        await auth.deleteClient(principalOf(request), request.params.client_id);
+        return reply.status(204).send();
+      },
+    );
+  };
+}

@@ -1,0 +1,97 @@
+// Management authentication: OAuth 2.0 client credentials, as Fides does it. Tokens are opaque random
+// strings; only their digests are stored, so a database copy yields no usable token.
+import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
+import type { Database } from '../db/database.ts';
+import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { clientRepository, tokenRepository } from './repository.ts';
+import { type Principal, SCOPES } from './scopes.ts';
+
+export interface ClientView {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  created_at: string;
+}
+
+export class AuthService {
+  readonly #db: Database;
+  readonly #root: { id: string; secret: string };
+  readonly #tokenTtlSeconds: number;
+
+  constructor(db: Database, root: { id: string; secret: string }, tokenTtlSeconds: number) {
+    this.#db = db;
+    this.#root = root;
+    this.#tokenTtlSeconds = tokenTtlSeconds;
+  }
+
+  async issueToken(clientId: string, clientSecret: string) {
+    const scopes = await this.#verifyClient(clientId, clientSecret);
+    const accessToken = `lat_${generateSecret()}`;
+    await tokenRepository.insert(this.#db, {
+      digest: digest(accessToken),
+      clientId,
+      scopes,
+      ttlSeconds: this.#tokenTtlSeconds,
+    });
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer' as const,
+      expires_in: this.#tokenTtlSeconds,
+      scope: scopes.join(' '),
+    };
+  }
+
+  async #verifyClient(clientId: string, clientSecret: string): Promise<readonly string[]> {
+    if (secretsEqual(clientId, this.#root.id)) {
+      if (secretsEqual(clientSecret, this.#root.secret)) return SCOPES;
+      throw unauthorized('The client credentials are not valid.');
+    }
+    const client = await clientRepository.find(this.#db, clientId);
+    if (!client || !matchesDigest(clientSecret, client.secret_digest)) {
+      throw unauthorized('The client credentials are not valid.');
+    }
+    return client.scopes;
+  }
+
+  async authenticate(bearer: string | undefined): Promise<Principal> {
+    if (!bearer) throw unauthorized('Authentication is required: send Authorization: Bearer <access_token>.');
+    const token = await tokenRepository.findLive(this.#db, digest(bearer));
+    if (!token) throw unauthorized('The access token is not valid or has expired.');
+    return { clientId: token.client_id, scopes: token.scopes, isRoot: token.client_id === this.#root.id };
+  }
+
+  async createClient(caller: Principal, input: { name?: string; scopes: string[] }) {
+    this.#requireRoot(caller);
+    const unknown = input.scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+    if (unknown.length > 0) throw invalid(`body.scopes has unknown scopes: ${unknown.join(', ')}.`);
+    const secret = generateSecret();
+    const row = await clientRepository.insert(this.#db, {
+      id: `cli_${generateSecret(12)}`,
+      name: input.name ?? '',
+      secretDigest: digest(secret),
+      scopes: [...new Set(input.scopes)],
+    });
+    return { ...toView(row), client_secret: secret };
+  }
+
+  async listClients(caller: Principal): Promise<ClientView[]> {
+    this.#requireRoot(caller);
+    return (await clientRepository.list(this.#db)).map(toView);
+  }
+
+  async deleteClient(caller: Principal, clientId: string) {
+    this.#requireRoot(caller);
+    await this.#db.transaction(async (tx) => {
+      if (!(await clientRepository.remove(tx, clientId))) throw notFound(`No client with id ${clientId}.`);
+      await tokenRepository.removeForClient(tx, clientId);
+    });
+  }
+
+  #requireRoot(caller: Principal) {
+    if (!caller.isRoot) throw forbidden('Only the root client may manage OAuth clients.');
+  }
+}
+
+function toView(row: { id: string; name: string; scopes: string[]; created_at: Date }): ClientView {
+  return { client_id: row.id, name: row.name, scopes: row.scopes, created_at: row.created_at.toISOString() };
+}

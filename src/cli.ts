@@ -1,0 +1,78 @@
+// The `lethe` command. Entry point only: parse the command line, call into the runtime.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { openDatabase } from './db/open.ts';
+import { type RunningService, startService } from './runtime/start.ts';
+
+const USAGE = `Usage: lethe <command>
+
+  serve      run the API and one in-process worker (the default of npm start)
+  worker     run a worker only, against the same DATABASE_URL as the API
+  migrate    apply pending database migrations and exit
+`;
+
+function stopOnSignals(running: RunningService) {
+  const shutdown = (signal: string) => {
+    process.stdout.write(`${signal} received; finishing in-flight work\n`);
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const [command] = positionals;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+    case undefined: {
+      const running = await startService(config, { api: true, worker: true });
+      stopOnSignals(running);
+      process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
+      return -1;
+    }
+    case 'worker': {
+      const running = await startService(config, { api: false, worker: true });
+      stopOnSignals(running);
+      process.stdout.write(`Lethe worker running (store: ${running.services.db.kind})\n`);
+      return -1;
+    }
+    case 'migrate': {
+      const db = await openDatabase(config);
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(USAGE);
+      return command === 'help' || command === '--help' ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`lethe: ${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(
+      `lethe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,110 @@
+// The one place where the environment becomes typed configuration. A bad value stops the process with a
+// sentence naming the variable; nothing else in the code reads process.env.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; absent means the embedded PGlite store in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32 bytes from LETHE_ENCRYPTION_KEY; absent means "read or create the key file in the data dir". */
+  encryptionKey: Buffer | undefined;
+  rootClient: { id: string; secret: string } | undefined;
+  privacyRequestDelayTimeoutSeconds: number;
+  defaultTtlSeconds: number;
+  requireManualApproval: boolean;
+  allowInsecureWebhooks: boolean;
+  webhookAllowedHosts: string[];
+  webhookTimeoutMs: number;
+  smtpUrl: string | undefined;
+  redisUrl: string | undefined;
+  maxFileBytes: number;
+  /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
+  accessTokenTtlSeconds: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new ConfigError(`${name} must be a whole number of at least ${min}; got "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false; got "${env[name]}".`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}).`);
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}; got "${parsed.protocol}".`);
+  }
+  return raw;
+}
+
+/** Accepts 32 bytes as 64 hex characters or as base64/base64url. */
+export function parseEncryptionKey(raw: string, name = 'LETHE_ENCRYPTION_KEY'): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError(
+      `${name} must be 32 bytes written as 64 hex characters or base64 (for example: openssl rand -hex 32).`,
+    );
+  }
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const rootId = env.LETHE_ROOT_CLIENT_ID || undefined;
+  const rootSecret = env.LETHE_ROOT_CLIENT_SECRET || undefined;
+  if ((rootId === undefined) !== (rootSecret === undefined)) {
+    throw new ConfigError('LETHE_ROOT_CLIENT_ID and LETHE_ROOT_CLIENT_SECRET must be set together.');
+  }
+  if (rootSecret !== undefined && rootSecret.length < 16) {
+    throw new ConfigError('LETHE_ROOT_CLIENT_SECRET must be at least 16 characters long.');
+  }
+  const host = env.HOST?.trim() || '127.0.0.1';
+  return {
+    port: integer(env, 'PORT', 8080, 0),
+    host,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
+    dataDir: path.resolve(env.LETHE_DATA_DIR || '.lethe'),
+    encryptionKey: env.LETHE_ENCRYPTION_KEY ? parseEncryptionKey(env.LETHE_ENCRYPTION_KEY) : undefined,
+    rootClient: rootId && rootSecret ? { id: rootId, secret: rootSecret } : undefined,
+    privacyRequestDelayTimeoutSeconds: integer(env, 'LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT', 3600, 1),
+    defaultTtlSeconds: integer(env, 'LETHE_DEFAULT_TTL_SECONDS', 604800, 1),
+    requireManualApproval: boolean(env, 'LETHE_REQUIRE_MANUAL_APPROVAL', false),
+    allowInsecureWebhooks: boolean(env, 'LETHE_ALLOW_INSECURE_WEBHOOKS', false),
+    webhookAllowedHosts: (env.LETHE_WEBHOOK_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean),
+    webhookTimeoutMs: integer(env, 'LETHE_WEBHOOK_TIMEOUT_MS', 10000, 1),
+    smtpUrl: url(env, 'LETHE_SMTP_URL', ['smtp', 'smtps']),
+    redisUrl: url(env, 'LETHE_REDIS_URL', ['redis', 'rediss']),
+    maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
+    accessTokenTtlSeconds: 3600,
+    logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
+  };
+}

@@ -1,0 +1,51 @@
+// One small interface over the two stores. Every query in Lethe is written once against it; the
+// PGlite and PostgreSQL adapters only differ in how they reach the server.
+import type { Db as QueueDatabase } from 'pg-boss';
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Runs parameterless, possibly multi-statement SQL (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs `work` inside one transaction. Inside it, use only the `tx` handed in: on PGlite the store is
+   * held for the whole transaction, so a query on the outer database would wait forever.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** The adapter pg-boss runs its statements through, sharing this store's connection rules. */
+  queueDatabase(): QueueDatabase | undefined;
+  close(): Promise<void>;
+}
+
+/** Errors that mean "the store cannot be reached right now", answered as 503 rather than 500. */
+export function isStoreUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') {
+    return (
+      error instanceof Error &&
+      /Connection terminated|timeout exceeded when trying to connect/i.test(error.message)
+    );
+  }
+  return [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    '57P01',
+    '57P02',
+    '57P03',
+    '08000',
+    '08001',
+    '08003',
+    '08006',
+  ].includes(code);
+}

@@ -1,0 +1,57 @@
+// The production store: a pg pool. Connection attempts time out quickly so that an outage answers 503
+// instead of holding requests open.
+import pg from 'pg';
+import type { Database, Queryable, QueryResult } from './database.ts';
+
+const INT8_OID = 20;
+
+export async function openPostgres(connectionString: string): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the process; the next query reports the outage.
+  pool.on('error', () => undefined);
+
+  const over = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+      const result = await client.query(sql, params as unknown[]);
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  });
+  const direct = over(pool);
+
+  return {
+    kind: 'postgres',
+    query: direct.query,
+    exec: direct.exec,
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work(over(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    queueDatabase: () => undefined,
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,71 @@
+// The app factory: shared plugins first, then each domain's routes. Entry points only build and listen;
+// tests build the same app.
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { authRoutes } from '../auth/routes.ts';
+import { healthRoutes } from '../health/routes.ts';
+import type { Services } from '../runtime/services.ts';
+import { VERSION } from '../version.ts';
+import { authorizePlugin } from './authorize.ts';
+import { answerError } from './error-handler.ts';
+import { registerManagementRoutes } from './management.ts';
+import { validatorCompiler } from './validation.ts';
+
+export async function buildApp(
+  services: Services,
+  options: { logger?: boolean } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: services.config.logLevel },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler((request, reply) => {
+    answerError(
+      Object.assign(new Error(`No route ${request.method} ${request.url.split('?')[0]}.`), {
+        statusCode: 404,
+      }),
+      request,
+      reply,
+    );
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, { contentSecurityPolicy: false });
+  await app.register(formbody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Lethe',
+        version: VERSION,
+        description:
+          'Privacy requests (Area A: management under /v1) and the subject data store (Area B: /api).',
+      },
+      components: {
+        securitySchemes: {
+          managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(authorizePlugin, { auth: services.auth });
+  await app.register(healthRoutes(services));
+  await registerManagementRoutes(app, authRoutes(services));
+  return app;
+}

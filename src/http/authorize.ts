@@ -1,0 +1,45 @@
+// The management routes' guard: a Bearer access token (401 without a valid one) holding the route's
+// scope (403 without it). The principal is left on the request for the handler.
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Principal, Scope } from '../auth/scopes.ts';
+import type { AuthService } from '../auth/service.ts';
+import { forbidden } from '../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** preHandler for management routes; without a scope it only requires a valid token. */
+    authorize(scope?: Scope): preHandlerAsyncHookHandler;
+  }
+  interface FastifyRequest {
+    principal: Principal | undefined;
+  }
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+export const authorizePlugin = fp(async (app: FastifyInstance, options: { auth: AuthService }) => {
+  app.decorateRequest('principal', undefined);
+  app.decorate('authorize', (scope?: Scope): preHandlerAsyncHookHandler => {
+    return async (request, reply) => {
+      try {
+        request.principal = await options.auth.authenticate(bearerToken(request));
+      } catch (error) {
+        reply.header('www-authenticate', 'Bearer');
+        throw error;
+      }
+      if (scope && !request.principal.scopes.includes(scope)) {
+        throw forbidden(`This client lacks the scope ${scope}.`);
+      }
+    };
+  });
+});
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is missing its authorize() preHandler');
+  return request.principal;
+}

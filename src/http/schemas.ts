@@ -1,0 +1,28 @@
+// Schemas shared by every management route.
+import Type from 'typebox';
+
+export const ErrorDetail = Type.Object({ detail: Type.String() }, { $id: undefined });
+
+/** Standard error answers for a management route guarded by a token. */
+export const managementErrors = {
+  400: ErrorDetail,
+  401: ErrorDetail,
+  403: ErrorDetail,
+  422: ErrorDetail,
+} as const;
+
+export const security = [{ managementToken: [] as string[] }];
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+});
+
+export function Page<T extends Type.TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    size: Type.Integer(),
+  });
+}

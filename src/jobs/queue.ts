@@ -1,0 +1,38 @@
+// The durable job queue (pg-boss) on the same store as everything else: on PostgreSQL it keeps its own
+// pool; on PGlite it runs its statements through the store's serialization lock.
+import { PgBoss } from 'pg-boss';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+
+export class Queue {
+  readonly boss: PgBoss;
+  #running = false;
+
+  constructor(config: Pick<Config, 'databaseUrl'>, db: Database) {
+    const adapter = db.queueDatabase();
+    this.boss = adapter
+      ? new PgBoss({ db: adapter, backend: 'pglite', schema: 'pgboss' })
+      : new PgBoss({
+          connectionString: config.databaseUrl,
+          schema: 'pgboss',
+          max: 5,
+          connectionTimeoutMillis: 5000,
+        });
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  async start(onError: (error: Error) => void): Promise<void> {
+    this.boss.on('error', onError);
+    await this.boss.start();
+    this.#running = true;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    await this.boss.stop({ graceful: true, timeout: 10_000 });
+  }
+}

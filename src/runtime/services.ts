@@ -1,0 +1,14 @@
+// What the HTTP routes and the workers share: configuration, the store, the keys and the domain services.
+import type { AuthService } from '../auth/service.ts';
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Database } from '../db/database.ts';
+import type { Queue } from '../jobs/queue.ts';
+
+export interface Services {
+  config: Config;
+  db: Database;
+  keyring: Keyring;
+  auth: AuthService;
+  queue: Queue;
+}

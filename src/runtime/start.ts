@@ -1,0 +1,75 @@
+// Starting and stopping a Lethe process: the API, the workers, or both. Order matters: store and
+// migrations first, then the queue, then the listeners; shutdown runs in reverse and finishes in-flight work.
+import type { FastifyInstance } from 'fastify';
+import { AuthService } from '../auth/service.ts';
+import type { Config } from '../config.ts';
+import { Keyring } from '../crypto/keyring.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { buildApp } from '../http/app.ts';
+import { Queue } from '../jobs/queue.ts';
+import { loadInstallationSecrets } from './data-dir.ts';
+import type { Services } from './services.ts';
+
+export interface StartOptions {
+  api: boolean;
+  worker: boolean;
+  logger?: boolean;
+  announce?: (message: string) => void;
+}
+
+export interface RunningService {
+  services: Services;
+  app: FastifyInstance | undefined;
+  /** The address the API listens on, when it runs. */
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function createServices(config: Config, announce: (message: string) => void): Promise<Services> {
+  const secrets = await loadInstallationSecrets(config, announce);
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const resolved: Config = {
+    ...config,
+    encryptionKey: secrets.encryptionKey,
+    rootClient: secrets.rootClient,
+  };
+  return {
+    config: resolved,
+    db,
+    keyring: new Keyring(secrets.encryptionKey),
+    auth: new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds),
+    queue: new Queue(config, db),
+  };
+}
+
+export async function startService(config: Config, options: StartOptions): Promise<RunningService> {
+  const announce = options.announce ?? ((message: string) => process.stdout.write(`${message}\n`));
+  const services = await createServices(config, announce);
+  const logError = (error: Error) => announce(`queue error: ${error.message}`);
+  await services.queue.start(logError);
+
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  if (options.api) {
+    app = await buildApp(services, { logger: options.logger });
+    url = await app.listen({ port: config.port, host: config.host });
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await app?.close();
+      await services.queue.stop();
+      await services.db.close();
+    })();
+    return stopping;
+  };
+  return { services, app, url, stop };
+}

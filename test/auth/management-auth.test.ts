@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+describe('management authentication', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ accessTokenTtlSeconds: 2 });
+  });
+  after(() => service.stop());
+
+  const root = () => service.config.rootClient as { id: string; secret: string };
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+
+  it('issues a bearer token for the root client from a form body', async () => {
+    const answer = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: root().secret }),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.token_type, 'Bearer');
+    assert.equal(answer.body.expires_in, 2);
+    assert.match(answer.body.access_token, /^lat_/);
+    assert.equal(answer.headers.get('cache-control'), 'no-store');
+  });
+
+  it('accepts a JSON body and HTTP Basic client authentication', async () => {
+    const json = await service.call('POST', '/v1/oauth/token', {
+      json: { grant_type: 'client_credentials', client_id: root().id, client_secret: root().secret },
+    });
+    assert.equal(json.status, 200);
+    const basic = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials' }),
+      headers: { authorization: `Basic ${Buffer.from(`${root().id}:${root().secret}`).toString('base64')}` },
+    });
+    assert.equal(basic.status, 200);
+  });
+
+  it('refuses wrong credentials with 401 and an unsupported grant with 422', async () => {
+    const wrong = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: 'not-the-secret' }),
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.detail, 'The client credentials are not valid.');
+    const grant = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'password', client_id: root().id, client_secret: root().secret }),
+    });
+    assert.equal(grant.status, 422);
+    assert.match(grant.body.detail, /grant_type/);
+    const missing = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials' }),
+    });
+    assert.equal(missing.status, 401);
+  });
+
+  it('answers 400 with a detail for malformed JSON', async () => {
+    const answer = await service.call('POST', '/v1/oauth/token', {
+      body: '{"grant_type":',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(answer.status, 400);
+    assert.equal(typeof answer.body.detail, 'string');
+  });
+
+  it('requires a token (401) and the scope (403) on management routes', async () => {
+    const none = await service.call('GET', '/v1/oauth/client');
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    const bogus = await service.call('GET', '/v1/oauth/client', { token: 'lat_forged' });
+    assert.equal(bogus.status, 401);
+
+    const rootToken = await service.rootToken();
+    const created = await service.call('POST', '/v1/oauth/client', {
+      token: rootToken,
+      json: { name: 'reader', scopes: ['policy:read'] },
+    });
+    assert.equal(created.status, 201);
+    assert.match(created.body.client_id, /^cli_/);
+    const readerToken = await service.call('POST', '/v1/oauth/token', {
+      body: form({
+        grant_type: 'client_credentials',
+        client_id: created.body.client_id,
+        client_secret: created.body.client_secret,
+      }),
+    });
+    assert.equal(readerToken.status, 200);
+    assert.equal(readerToken.body.scope, 'policy:read');
+    const forbidden = await service.call('GET', '/v1/oauth/client', { token: readerToken.body.access_token });
+    assert.equal(forbidden.status, 403);
+  });
+
+  it('lists clients without secrets and revokes tokens when a client is deleted', async () => {
+    const rootToken = await service.rootToken();
+    const created = await service.call('POST', '/v1/oauth/client', {
+      token: rootToken,
+      json: { scopes: ['webhook:read'] },
+    });
+    const issued = await service.call('POST', '/v1/oauth/token', {
+      body: form({
+        grant_type: 'client_credentials',
+        client_id: created.body.client_id,
+        client_secret: created.body.client_secret,
+      }),
+    });
+    const listed = await service.call('GET', '/v1/oauth/client', { token: rootToken });
+    assert.equal(listed.status, 200);
+    assert.ok(
+      listed.body.some((client: { client_id: string }) => client.client_id === created.body.client_id),
+    );
+    assert.ok(!listed.text.includes(created.body.client_secret));
+
+    const removed = await service.call('DELETE', `/v1/oauth/client/${created.body.client_id}`, {
+      token: rootToken,
+    });
+    assert.equal(removed.status, 204);
+    const again = await service.call('DELETE', `/v1/oauth/client/${created.body.client_id}`, {
+      token: rootToken,
+    });
+    assert.equal(again.status, 404);
+    const stale = await service.call('POST', '/v1/oauth/client', {
+      token: issued.body.access_token,
+      json: { scopes: [] },
+    });
+    assert.equal(stale.status, 401);
+  });
+
+  it('refuses unknown scopes and unknown fields with 422 and creates nothing', async () => {
+    const rootToken = await service.rootToken();
+    const before = await service.call('GET', '/v1/oauth/client', { token: rootToken });
+    for (const json of [
+      { scopes: ['everything'] },
+      { scopes: [], surprise: true },
+      { scopes: 'policy:read' },
+      {},
+    ]) {
+      const answer = await service.call('POST', '/v1/oauth/client', { token: rootToken, json });
+      assert.equal(answer.status, 422, JSON.stringify(json));
+      assert.equal(typeof answer.body.detail, 'string');
+    }
+    const afterwards = await service.call('GET', '/v1/oauth/client', { token: rootToken });
+    assert.deepEqual(afterwards.body, before.body);
+  });
+
+  it('expires tokens after their lifetime', async () => {
+    const issued = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: root().secret }),
+    });
+    assert.equal(
+      (await service.call('GET', '/v1/oauth/client', { token: issued.body.access_token })).status,
+      200,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    assert.equal(
+      (await service.call('GET', '/v1/oauth/client', { token: issued.body.access_token })).status,
+      401,
+    );
+  });
+
+  it('answers the same routes under /v1, /api/v1 and bare', async () => {
+    const issued = await service.call('POST', '/v1/oauth/token', {
+      body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: root().secret }),
+    });
+    const rootToken = issued.body.access_token;
+    for (const prefix of ['/v1', '/api/v1', '']) {
+      const answer = await service.call('GET', `${prefix}/oauth/client`, { token: rootToken });
+      assert.equal(answer.status, 200, prefix);
+    }
+  });
+});
