@@ -1,0 +1,168 @@
+// SSRF guard for every outbound call Lethe makes on an operator's behalf (webhook callbacks, OAuth token
+// fetches). A URL must be https (unless insecure webhooks are allowed) and its host must not be, or
+// resolve to, a loopback, private, link-local or otherwise internal address unless the operator listed
+// the host in LETHE_WEBHOOK_ALLOWED_HOSTS. The check runs when a URL is saved and again, through
+// `guardedLookup`, at connection time, so a DNS answer that changes later cannot reach inside.
+import { promises as dns, lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { invalid } from '../errors.ts';
+
+export interface DestinationPolicy {
+  allowInsecureWebhooks: boolean;
+  webhookAllowedHosts: readonly string[];
+}
+
+const internal = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  internal.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  internal.addSubnet(network, prefix, 'ipv6');
+}
+
+/** The IPv4 address an IPv6 address carries (IPv4-mapped, IPv4-compatible, NAT64, 6to4), if any. */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|::ffff:0:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex?.[1] && hex[2]) {
+    const high = Number.parseInt(hex[1], 16);
+    const low = Number.parseInt(hex[2], 16);
+    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  }
+  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
+  if (sixToFour?.[1] && sixToFour[2]) {
+    const high = Number.parseInt(sixToFour[1], 16);
+    const low = Number.parseInt(sixToFour[2], 16);
+    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  }
+  return undefined;
+}
+
+export function isInternalAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return internal.check(address, 'ipv4');
+  if (family === 6) {
+    const carried = embeddedIpv4(address);
+    if (carried !== undefined) return internal.check(carried, 'ipv4');
+    return internal.check(address, 'ipv6');
+  }
+  return true;
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+function isListed(host: string, policy: DestinationPolicy): boolean {
+  return policy.webhookAllowedHosts.includes(host);
+}
+
+/**
+ * Checks a URL's shape and, when its host is an address or resolves now, where it points. Names that do
+ * not resolve yet are accepted here: they are checked again when Lethe connects.
+ * @param field the field name used in the error sentence, such as "url" or "token_url".
+ */
+export async function assertAllowedDestination(
+  raw: string,
+  policy: DestinationPolicy,
+  field: string,
+): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(`${field} must be an absolute URL.`);
+  }
+  if (url.protocol !== 'https:' && !(policy.allowInsecureWebhooks && url.protocol === 'http:')) {
+    throw invalid(
+      `${field} must use https${policy.allowInsecureWebhooks ? ' or http' : ' (http is allowed only with LETHE_ALLOW_INSECURE_WEBHOOKS)'}.`,
+    );
+  }
+  if (url.username || url.password)
+    throw invalid(`${field} must not carry credentials; use the authorization secret.`);
+  const host = bareHost(url);
+  if (isListed(host, policy)) return url;
+  if (isIP(host)) {
+    if (isInternalAddress(host)) throw internalDestination(field, host);
+    return url;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) throw internalDestination(field, host);
+  let addresses: string[] = [];
+  try {
+    addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch {
+    return url;
+  }
+  const blocked = addresses.find(isInternalAddress);
+  if (blocked) throw internalDestination(field, `${host} (${blocked})`);
+  return url;
+}
+
+function internalDestination(field: string, where: string) {
+  return invalid(
+    `${field} points to an internal address ${where}; list the host in LETHE_WEBHOOK_ALLOWED_HOSTS to allow it.`,
+  );
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for undici's `connect` option: resolves as usual, then refuses internal addresses unless the
+ * host is listed. This is what stops DNS rebinding between the save-time check and the call.
+ */
+export function guardedLookup(policy: DestinationPolicy) {
+  return (hostname: string, options: object, callback: LookupCallback) => {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    dnsLookup(host, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as LookupAddress[];
+      if (!isListed(host, policy)) {
+        const blocked = list.find((entry) => isInternalAddress(entry.address));
+        if (blocked) {
+          const refusal: NodeJS.ErrnoException = new Error(
+            `refused to connect to ${host}: it resolves to the internal address ${blocked.address}`,
+          );
+          refusal.code = 'ERR_LETHE_INTERNAL_DESTINATION';
+          return callback(refusal, []);
+        }
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      const first = list[0];
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${host}`), { code: 'ENOTFOUND' }), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
