@@ -115,7 +115,7 @@ export async function assertAllowedDestination(
     return url;
   }
   if (host === 'localhost' || host.endsWith('.localhost')) throw internalDestination(field, host);
-  let addresses: string[] = [];
+  let addresses: string[];
   try {
     addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
   } catch {

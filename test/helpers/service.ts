@@ -31,7 +31,7 @@ export interface CallResult {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test answers are inspected field by field
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test answers are inspected field by field
   body: any;
 }
 
