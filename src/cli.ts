@@ -1,15 +1,19 @@
 // The `lethe` command. Entry point only: parse the command line, call into the runtime.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.ts';
+import { SCOPES } from './auth/scopes.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { type RunningService, startService } from './runtime/start.ts';
+import { DomainError } from './errors.ts';
+import { createServices, type RunningService, startService } from './runtime/start.ts';
 
 const USAGE = `Usage: lethe <command>
 
-  serve      run the API and one in-process worker (the default of npm start)
-  worker     run a worker only, against the same DATABASE_URL as the API
-  migrate    apply pending database migrations and exit
+  serve                      run the API and one in-process worker (the default of npm start)
+  worker                     run a worker only, against the same DATABASE_URL as the API
+  migrate                    apply pending database migrations and exit
+  client create [--name N] --scope S [--scope S ...]
+                             create a management OAuth client and print its id and secret once
 `;
 
 function stopOnSignals(running: RunningService) {
@@ -27,9 +31,35 @@ function stopOnSignals(running: RunningService) {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** Operator commands run on the host with direct store access, so they act as the root client. */
+async function createClient(config: Config, argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { name: { type: 'string' }, scope: { type: 'string', multiple: true } },
+    allowPositionals: true,
+  });
+  const scopes = values.scope ?? [];
+  if (scopes.length === 0) {
+    process.stderr.write(`lethe client create: give at least one --scope (${SCOPES.join(', ')})\n`);
+    return 2;
+  }
+  const services = await createServices(config, (message) => process.stdout.write(`${message}\n`));
+  try {
+    const rootClient = services.config.rootClient as { id: string };
+    const created = await services.auth.createClient(
+      { clientId: rootClient.id, scopes: SCOPES, isRoot: true },
+      { name: values.name, scopes },
+    );
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+    return 0;
+  } finally {
+    await services.db.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
-  const [command] = positionals;
+  const [command, subcommand] = positionals;
   const config = loadConfig();
   switch (command) {
     case 'serve':
@@ -55,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'client':
+      if (subcommand === 'create') return createClient(config, argv.slice(2));
+      process.stderr.write(USAGE);
+      return 2;
     default:
       process.stderr.write(USAGE);
       return command === 'help' || command === '--help' ? 0 : 2;
@@ -66,7 +100,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof DomainError) {
       process.stderr.write(`lethe: ${error.message}\n`);
       process.exit(2);
     }
