@@ -39,7 +39,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** Latency percentiles of sequential calls, for figures where one caller's wait is what matters. */
-export async function sequentialLatency(calls: number, call: () => Promise<void>): Promise<{ p50Ms: number; p99Ms: number }> {
+export async function sequentialLatency(
+  calls: number,
+  call: () => Promise<void>,
+): Promise<{ p50Ms: number; p99Ms: number }> {
   const samples: number[] = [];
   for (let index = 0; index < calls; index += 1) {
     const started = performance.now();
@@ -47,6 +50,7 @@ export async function sequentialLatency(calls: number, call: () => Promise<void>
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
-  const at = (fraction: number) => samples[Math.min(samples.length - 1, Math.floor(fraction * samples.length))] ?? 0;
+  const at = (fraction: number) =>
+    samples[Math.min(samples.length - 1, Math.floor(fraction * samples.length))] ?? 0;
   return { p50Ms: at(0.5), p99Ms: at(0.99) };
 }

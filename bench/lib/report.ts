@@ -14,7 +14,9 @@ export interface Figure {
   met: boolean;
 }
 
-export function figure(input: Omit<Figure, 'ratio' | 'met'> & { met: (value: number, ratio: number | null) => boolean }): Figure {
+export function figure(
+  input: Omit<Figure, 'ratio' | 'met'> & { met: (value: number, ratio: number | null) => boolean },
+): Figure {
   const ratio = input.baseline ? input.value / input.baseline : null;
   return {
     name: input.name,
@@ -33,7 +35,13 @@ function round(value: number): number {
 
 export async function writeReport(store: string, quick: boolean, figures: Figure[]): Promise<string> {
   const report = {
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: round(totalmem() / 2 ** 30), node: process.version, quick },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: round(totalmem() / 2 ** 30),
+      node: process.version,
+      quick,
+    },
     store,
     results: figures,
   };
@@ -48,7 +56,9 @@ export async function writeReport(store: string, quick: boolean, figures: Figure
     entry.met ? 'yes' : 'NO',
   ]);
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'met'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }

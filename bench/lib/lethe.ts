@@ -1,0 +1,92 @@
+// A Lethe under measurement: a child process on a fresh store, plus the management calls the scenarios
+// need to set it up.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { type Child, ROOT, startChild } from './processes.ts';
+
+export interface LetheUnderTest extends Child {
+  token: string;
+  databaseUrl: string | undefined;
+  management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
+  dispose(): Promise<void>;
+}
+
+export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `lethe_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+export async function startLethe(
+  adminUrl: string | undefined,
+  env: Record<string, string> = {},
+): Promise<LetheUnderTest> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-'));
+  const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
+  const clientId = 'bench-root';
+  const clientSecret = randomBytes(24).toString('hex');
+  const child = await startChild(
+    path.join(ROOT, 'src/cli.ts'),
+    ['serve'],
+    {
+      LETHE_DATA_DIR: dataDir,
+      LETHE_ROOT_CLIENT_ID: clientId,
+      LETHE_ROOT_CLIENT_SECRET: clientSecret,
+      LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...env,
+    },
+    '/health',
+  );
+  const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+
+  const management = async (method: string, urlPath: string, body?: unknown) => {
+    const response = await fetch(`${child.url}${urlPath}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 400) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+
+  return {
+    ...child,
+    token,
+    databaseUrl: database?.url,
+    management,
+    async dispose() {
+      await child.stop();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

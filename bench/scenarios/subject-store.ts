@@ -1,0 +1,278 @@
+// Area B figures: get-by-id against bare Fastify, entity/create against raw INSERT, get-by-identity and
+// forget as the datastore grows, file streaming, and the API's memory under each load.
+import { load, sequentialLatency } from '../lib/load.ts';
+import type { LetheUnderTest } from '../lib/lethe.ts';
+import { type Figure, figure } from '../lib/report.ts';
+
+interface Context {
+  lethe: LetheUnderTest;
+  store: string;
+  quick: boolean;
+  seconds: number;
+  helloRps: number;
+  rawInsert: number;
+  log(message: string): void;
+}
+
+const ATTRIBUTES_PER_ENTITY = 5;
+const ENTITIES_PER_CALL = 100;
+
+function userBatch(offset: number, count: number) {
+  return Array.from({ length: count }, (_, index) => ({
+    name: 'user',
+    attributes: [
+      { name: 'email', value: `user${offset + index}@bench.example` },
+      { name: 'first_name', value: `First${offset + index}` },
+      { name: 'last_name', value: 'Benchmark' },
+      { name: 'phone', value: `+1555${String(offset + index).padStart(7, '0')}` },
+      { name: 'created', value: '2026-01-01T00:00:00Z' },
+    ],
+  }));
+}
+
+async function peakRss(lethe: LetheUnderTest, during: Promise<unknown>): Promise<number> {
+  let peak = await lethe.rssMb();
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peak = Math.max(peak, await lethe.rssMb());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    await during;
+  } finally {
+    running = false;
+    await sampler;
+  }
+  return peak;
+}
+
+export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
+  const { lethe, log, seconds } = context;
+  const figures: Figure[] = [];
+  await lethe.management('POST', '/v1/datastore', { name: 'bench' });
+  const issued = (await lethe.management('POST', '/v1/api-key', {
+    name: 'bench',
+    datastores: ['bench'],
+    rate_limit_per_minute: 100_000_000,
+  })) as { key: string };
+  const headers = { 'api-key': issued.key, datastore: 'bench', 'content-type': 'application/json' };
+  const api = async (urlPath: string, body: unknown) => {
+    const response = await fetch(`${lethe.url}${urlPath}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 400) throw new Error(`${urlPath} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as unknown;
+  };
+
+  log('get-by-id of one entity');
+  const [created] = (await api('/api/entity/create', userBatch(0, 1))) as { id: string }[];
+  let getById = { requestsPerSecond: 0, p99Ms: 0, non2xx: 0, total: 0 };
+  const getByIdPeak = await peakRss(
+    lethe,
+    load({
+      url: `${lethe.url}/api/entity/get-by-id`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify([created?.id]),
+      seconds,
+      connections: 10,
+    }).then((result) => (getById = result)),
+  );
+  if (getById.non2xx > 0) log(`  warning: ${getById.non2xx} of ${getById.total} answers were not 2xx`);
+  const getByIdTarget = context.store === 'pglite' ? 0.25 : 0.5;
+  figures.push(
+    figure({
+      name: 'get-by-id req/s',
+      value: getById.requestsPerSecond,
+      unit: 'req/s',
+      baseline: context.helloRps,
+      target: `>= ${getByIdTarget} x bare Fastify`,
+      met: (_value, ratio) => (ratio ?? 0) >= getByIdTarget,
+    }),
+    figure({
+      name: 'API RSS under get-by-id load',
+      value: getByIdPeak,
+      unit: 'MB',
+      baseline: null,
+      target: '<= 200 MB',
+      met: (value) => value <= 200,
+    }),
+  );
+
+  log('entity/create, 100 entities x 5 attributes a call');
+  let create = { requestsPerSecond: 0, non2xx: 0, total: 0 };
+  const createPeak = await peakRss(
+    lethe,
+    load({
+      url: `${lethe.url}/api/entity/create`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(userBatch(1, ENTITIES_PER_CALL)),
+      seconds,
+      connections: 4,
+    }).then((result) => (create = result)),
+  );
+  if (create.non2xx > 0) log(`  warning: ${create.non2xx} of ${create.total} answers were not 2xx`);
+  const rowsPerCall = ENTITIES_PER_CALL * (1 + ATTRIBUTES_PER_ENTITY);
+  figures.push(
+    figure({
+      name: 'entity/create rows/s (entity + attribute rows)',
+      value: create.requestsPerSecond * rowsPerCall,
+      unit: 'rows/s',
+      baseline: context.rawInsert,
+      target: '>= 0.3 x raw INSERT',
+      met: (_value, ratio) => (ratio ?? 0) >= 0.3,
+    }),
+    figure({
+      name: 'API RSS under entity/create load',
+      value: createPeak,
+      unit: 'MB',
+      baseline: null,
+      target: '<= 200 MB',
+      met: (value) => value <= 200,
+    }),
+  );
+
+  const smallSize = context.quick ? 2_000 : 10_000;
+  const largeSize = context.quick ? 20_000 : 1_000_000;
+  let population = 1;
+  const populate = async (target: number) => {
+    const lanes = 4;
+    const lane = async () => {
+      while (population < target) {
+        const offset = population;
+        population += ENTITIES_PER_CALL;
+        await api('/api/entity/create', userBatch(100_000_000 + offset, ENTITIES_PER_CALL));
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+  };
+  const identityP99 = async () => {
+    const size = population;
+    return sequentialLatency(context.quick ? 100 : 300, async () => {
+      const pick = 100_000_000 + 1 + Math.floor(Math.random() * (size - ENTITIES_PER_CALL));
+      await api('/api/entity/get-by-identity', [`USER${pick}@bench.example`]);
+    });
+  };
+  const forgetWithDescendants = async () => {
+    const [root] = (await api('/api/entity/create', [
+      { name: 'user', attributes: [{ name: 'email', value: `root${population}@bench.example` }] },
+    ])) as { id: string }[];
+    for (let batch = 0; batch < 10; batch += 1) {
+      await api(
+        '/api/entity/create',
+        Array.from({ length: 100 }, (_, index) => ({
+          name: 'order',
+          references: [{ parentId: root?.id, parentName: 'user' }],
+          attributes: [{ name: 'number', value: `ord-${batch}-${index}` }],
+        })),
+      );
+    }
+    const started = performance.now();
+    const response = await fetch(`${lethe.url}/api/user/forget`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ entityId: root?.id }),
+    });
+    await response.text();
+    if (response.status !== 200) throw new Error(`forget answered ${response.status}`);
+    return performance.now() - started;
+  };
+
+  log(`populating ${smallSize} entities`);
+  await populate(smallSize);
+  const smallIdentity = await identityP99();
+  const smallForget = await forgetWithDescendants();
+  log(`populating ${largeSize} entities`);
+  await populate(largeSize);
+  const largeIdentity = await identityP99();
+  const largeForget = await forgetWithDescendants();
+  figures.push(
+    figure({
+      name: `get-by-identity p99 at ${largeSize} entities`,
+      value: largeIdentity.p99Ms,
+      unit: 'ms',
+      baseline: smallIdentity.p99Ms,
+      target: `<= 10 ms and <= 2 x its p99 at ${smallSize}`,
+      met: (value, ratio) => value <= 10 && (ratio ?? Infinity) <= 2,
+    }),
+    figure({
+      name: `forget of 1,000 descendants at ${largeSize} entities`,
+      value: largeForget,
+      unit: 'ms',
+      baseline: smallForget,
+      target: `<= 300 ms and <= 1.5 x at ${smallSize}`,
+      met: (value, ratio) => value <= 300 && (ratio ?? Infinity) <= 1.5,
+    }),
+  );
+
+  log('file upload and download of 20 MiB');
+  const bytes = 20 * 1024 * 1024;
+  const [owner] = (await api('/api/entity/create', userBatch(900_000_000, 1))) as { id: string }[];
+  const before = await lethe.rssMb();
+  const form = new FormData();
+  form.set('attribute', JSON.stringify({ entityId: owner?.id, name: 'document', value: 'bench.bin' }));
+  form.set('file', new Blob([new Uint8Array(bytes)], { type: 'application/octet-stream' }), 'bench.bin');
+  let uploadMs = 0;
+  const uploadPeak = await peakRss(
+    lethe,
+    (async () => {
+      const started = performance.now();
+      const response = await fetch(`${lethe.url}/api/file/upload`, {
+        method: 'POST',
+        headers: { 'api-key': issued.key, datastore: 'bench' },
+        body: form,
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`upload answered ${response.status}`);
+      uploadMs = performance.now() - started;
+    })(),
+  );
+  let downloadMs = 0;
+  const downloadPeak = await peakRss(
+    lethe,
+    (async () => {
+      const started = performance.now();
+      const query = new URLSearchParams({ entityID: owner?.id ?? '', attributeName: 'document' });
+      const response = await fetch(`${lethe.url}/api/file/download?${query}`, {
+        headers: { 'api-key': issued.key, datastore: 'bench' },
+      });
+      const received = (await response.arrayBuffer()).byteLength;
+      if (received !== bytes) throw new Error(`download returned ${received} bytes`);
+      downloadMs = performance.now() - started;
+    })(),
+  );
+  const megabytes = bytes / 2 ** 20;
+  figures.push(
+    figure({
+      name: 'file upload 20 MiB',
+      value: megabytes / (uploadMs / 1000),
+      unit: 'MB/s',
+      baseline: null,
+      target: 'reported',
+      met: () => true,
+    }),
+    figure({
+      name: 'file download 20 MiB',
+      value: megabytes / (downloadMs / 1000),
+      unit: 'MB/s',
+      baseline: null,
+      target: 'reported',
+      met: () => true,
+    }),
+    figure({
+      name: 'API RSS growth during 20 MiB upload/download',
+      value: Math.max(uploadPeak, downloadPeak) - before,
+      unit: 'MB',
+      baseline: null,
+      target: '< 10 MB',
+      met: (value) => value < 10,
+    }),
+  );
+  return figures;
+}
