@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
+import { connectionRoutes } from '../connections/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
@@ -15,12 +16,20 @@ import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
 import { validatorCompiler } from './validation.ts';
 
+/** false: no logging; a stream: every log line goes there (tests read them); default: stdout at the config's level. */
+export type LoggerOption = boolean | { level: string; stream: { write(line: string): void } };
+
 export async function buildApp(
   services: Services,
-  options: { logger?: boolean } = {},
+  options: { logger?: LoggerOption } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : { level: services.config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : typeof options.logger === 'object'
+          ? options.logger
+          : { level: services.config.logLevel },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
@@ -67,5 +76,6 @@ export async function buildApp(
   await app.register(authorizePlugin, { auth: services.auth });
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
+  await registerManagementRoutes(app, connectionRoutes(services));
   return app;
 }

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { Keyring } from '../crypto/keyring.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
-import { buildApp } from '../http/app.ts';
+import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import type { Services } from './services.ts';
@@ -14,7 +14,7 @@ import type { Services } from './services.ts';
 export interface StartOptions {
   api: boolean;
   worker: boolean;
-  logger?: boolean;
+  logger?: LoggerOption;
   announce?: (message: string) => void;
 }
 

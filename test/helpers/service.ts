@@ -18,6 +18,10 @@ export interface TestService extends RunningService {
   rootToken(): Promise<string>;
   /** fetch against the service with an optional JSON body and bearer token. */
   call(method: string, urlPath: string, options?: CallOptions): Promise<CallResult>;
+  /** Every log line the service wrote (only with `captureLogs`; the logger is off otherwise). */
+  logLines: string[];
+  /** The raw text of every answer `call` received, to search for values that must never appear. */
+  answers: string[];
 }
 
 export interface CallOptions {
@@ -76,7 +80,7 @@ function testConfig(overrides: Partial<Config>): Config {
 
 export async function startTestService(
   overrides: Partial<Config> = {},
-  options: { worker?: boolean } = {},
+  options: { worker?: boolean; captureLogs?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
   let databaseUrl: string | undefined;
@@ -102,11 +106,15 @@ export async function startTestService(
   }
 
   const config = testConfig({ dataDir, databaseUrl, ...overrides });
+  const logLines: string[] = [];
+  const answers: string[] = [];
   const running = await startService(config, {
     api: true,
     worker: options.worker ?? false,
-    logger: false,
-    announce: () => undefined,
+    logger: options.captureLogs
+      ? { level: 'debug', stream: { write: (line) => logLines.push(line) } }
+      : false,
+    announce: (message) => logLines.push(message),
   });
   const url = running.url as string;
 
@@ -120,6 +128,7 @@ export async function startTestService(
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
     const response = await fetch(`${url}${urlPath}`, { method, headers, body });
     const text = await response.text();
+    answers.push(text);
     let parsed: unknown = text;
     if (response.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, text, body: parsed };
@@ -131,6 +140,8 @@ export async function startTestService(
     url,
     config: running.services.config,
     call,
+    logLines,
+    answers,
     async rootToken() {
       if (!token) {
         const root = running.services.config.rootClient as { id: string; secret: string };

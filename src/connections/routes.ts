@@ -1,0 +1,171 @@
+// HTTP face of the connections: schemas, scopes and status codes only; the rules live in ConnectionService.
+// Log lines name the connection key and what changed, never a submitted value.
+import type { FastifyPluginAsync } from 'fastify';
+import Type from 'typebox';
+import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
+import type { Services } from '../runtime/services.ts';
+import { BulkBody, BulkResponse } from '../validation/bulk.ts';
+import { ConnectionKeyParams, ConnectionView, OAuthBody, OAuthPatchBody, SecretsBody } from './schemas.ts';
+import { ConnectionService } from './service.ts';
+
+const tags = ['connections'];
+type KeyParams = { connection_key: string };
+
+export function connectionRoutes(services: Services): FastifyPluginAsync {
+  const connections = new ConnectionService(services);
+  return async (app) => {
+    app.patch<{ Body: unknown[] }>(
+      '/connection',
+      {
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Create or update up to 50 connections; each item succeeds or fails on its own.',
+          security,
+          body: BulkBody,
+          response: { 200: BulkResponse(ConnectionView), ...managementErrors },
+        },
+      },
+      async (request) => {
+        const result = await connections.upsert(request.body);
+        request.log.info(
+          { succeeded: result.succeeded.map((connection) => connection.key), failed: result.failed.length },
+          'connections upserted',
+        );
+        return result;
+      },
+    );
+
+    app.get<{ Querystring: { page?: number; size?: number } }>(
+      '/connection',
+      {
+        preHandler: app.authorize('connection:read'),
+        schema: {
+          tags,
+          summary: 'List connections by key, paged.',
+          security,
+          querystring: PageQuery,
+          response: { 200: Page(ConnectionView), ...managementErrors },
+        },
+      },
+      async (request) => connections.list(request.query.page ?? 1, request.query.size ?? 50),
+    );
+
+    app.get<{ Params: KeyParams }>(
+      '/connection/:connection_key',
+      {
+        preHandler: app.authorize('connection:read'),
+        schema: {
+          tags,
+          summary: 'One connection, secrets masked.',
+          security,
+          params: ConnectionKeyParams,
+          response: { 200: ConnectionView, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => connections.get(request.params.connection_key),
+    );
+
+    app.delete<{ Params: KeyParams }>(
+      '/connection/:connection_key',
+      {
+        preHandler: app.authorize('connection:delete'),
+        schema: {
+          tags,
+          summary: 'Delete a connection; 409 while a policy or pre-approval webhook uses it.',
+          security,
+          params: ConnectionKeyParams,
+          response: { 204: Type.Null(), 404: ErrorDetail, 409: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) => {
+        await connections.remove(request.params.connection_key);
+        request.log.info({ connection_key: request.params.connection_key }, 'connection deleted');
+        return reply.status(204).send();
+      },
+    );
+
+    app.put<{ Params: KeyParams; Body: SecretsBody }>(
+      '/connection/:connection_key',
+      {
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary:
+            'Replace the secrets: the callback url (https, not internal) and the optional Authorization header value.',
+          security,
+          params: ConnectionKeyParams,
+          body: SecretsBody,
+          response: { 200: ConnectionView, 404: ErrorDetail, 409: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const answer = await connections.replaceSecrets(request.params.connection_key, request.body);
+        request.log.info({ connection_key: request.params.connection_key }, 'connection secrets replaced');
+        return answer;
+      },
+    );
+
+    app.put<{ Params: KeyParams; Body: OAuthBody }>(
+      '/connection/:connection_key/oauth',
+      {
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Set the OAuth 2.0 client-credentials configuration (all five fields).',
+          security,
+          params: ConnectionKeyParams,
+          body: OAuthBody,
+          response: { 200: ConnectionView, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const answer = await connections.replaceOAuth(request.params.connection_key, request.body);
+        request.log.info({ connection_key: request.params.connection_key }, 'connection oauth replaced');
+        return answer;
+      },
+    );
+
+    app.patch<{ Params: KeyParams; Body: OAuthPatchBody }>(
+      '/connection/:connection_key/oauth',
+      {
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Change only the given OAuth fields; 404 when the connection has no OAuth yet.',
+          security,
+          params: ConnectionKeyParams,
+          body: OAuthPatchBody,
+          response: { 200: ConnectionView, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const answer = await connections.updateOAuth(request.params.connection_key, request.body);
+        request.log.info(
+          { connection_key: request.params.connection_key, fields: Object.keys(request.body) },
+          'connection oauth updated',
+        );
+        return answer;
+      },
+    );
+
+    app.delete<{ Params: KeyParams }>(
+      '/connection/:connection_key/oauth',
+      {
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Remove the OAuth configuration; callbacks then use the authorization secret, if any.',
+          security,
+          params: ConnectionKeyParams,
+          response: { 200: ConnectionView, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const answer = await connections.deleteOAuth(request.params.connection_key);
+        request.log.info({ connection_key: request.params.connection_key }, 'connection oauth deleted');
+        return answer;
+      },
+    );
+  };
+}

@@ -1,0 +1,217 @@
+// Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints and the sealing
+// of their secrets (authorization header value, OAuth client secret) with AES-256-GCM, bound to the
+// connection key and the field. It must never return, log or put in an error message a secret value.
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import { seal } from '../crypto/secret-box.ts';
+import type { Database } from '../db/database.ts';
+import { conflict, notFound } from '../errors.ts';
+import { assertAllowedDestination } from '../net/destination-guard.ts';
+import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { type ConnectionViewRow, connectionRepository, type WebhookUse } from './repository.ts';
+import {
+  CONNECTION_FIELDS,
+  ConnectionItem,
+  type ConnectionView,
+  type OAuthBody,
+  type OAuthPatchBody,
+  SECRET_MASK,
+  type SecretsBody,
+} from './schemas.ts';
+
+/** Associated data the engine opens the sealed columns with; changing it makes stored secrets unreadable. */
+export const authorizationAad = (key: string) => `connection:${key}:authorization`;
+export const oauthClientSecretAad = (key: string) => `connection:${key}:oauth_client_secret`;
+
+const checkItem = itemValidator(ConnectionItem);
+
+export class ConnectionService {
+  readonly #db: Database;
+  readonly #config: Config;
+  readonly #sealingKey: Buffer;
+
+  constructor(services: { db: Database; config: Config; keyring: Keyring }) {
+    this.#db = services.db;
+    this.#config = services.config;
+    this.#sealingKey = services.keyring.key('connection-secrets');
+  }
+
+  async list(page: number, size: number) {
+    const [rows, total] = await Promise.all([
+      connectionRepository.page(this.#db, size, (page - 1) * size),
+      connectionRepository.count(this.#db),
+    ]);
+    return { items: rows.map(toView), total, page, size };
+  }
+
+  async get(key: string): Promise<ConnectionView> {
+    const row = await connectionRepository.find(this.#db, key);
+    if (!row) throw notFound(`No connection with key ${key}.`);
+    return toView(row);
+  }
+
+  /** Creates or updates each item on its own: a failing item is reported and the others still apply. */
+  async upsert(items: readonly unknown[]): Promise<BulkResult<ConnectionView>> {
+    const result: BulkResult<ConnectionView> = { succeeded: [], failed: [] };
+    const seen = new Set<string>();
+    for (const item of items) {
+      const fail = (message: string) =>
+        result.failed.push({ message, data: echoFields(item, CONNECTION_FIELDS) });
+      const checked = checkItem(item);
+      if (!checked.ok) {
+        fail(checked.message);
+        continue;
+      }
+      const connection = checked.value;
+      if (connection.connection_type !== 'https') {
+        fail('connection_type must be https: webhooks call HTTPS connections only.');
+        continue;
+      }
+      if (seen.has(connection.key)) {
+        fail(`key ${connection.key} appears more than once in this request.`);
+        continue;
+      }
+      seen.add(connection.key);
+      await connectionRepository.upsert(this.#db, {
+        key: connection.key,
+        name: connection.name,
+        connectionType: connection.connection_type,
+        access: connection.access,
+        description: connection.description,
+      });
+      result.succeeded.push(await this.get(connection.key));
+    }
+    return result;
+  }
+
+  /** Deletes a connection no webhook uses; 409 naming the webhooks otherwise. */
+  async remove(key: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      if (!(await connectionRepository.lock(tx, key))) throw notFound(`No connection with key ${key}.`);
+      const uses = await connectionRepository.webhookUses(tx, key);
+      if (uses.length > 0) {
+        throw conflict(
+          `Connection ${key} is used by the webhooks ${uses.map(describeUse).join(', ')}; remove them first.`,
+        );
+      }
+      await connectionRepository.remove(tx, key);
+    });
+  }
+
+  /**
+   * Replaces the secrets (url and the optional authorization value). While OAuth is configured it decides
+   * the callback's authorization, so a new authorization value is refused until the oauth resource is deleted.
+   */
+  async replaceSecrets(key: string, secrets: SecretsBody): Promise<ConnectionView> {
+    await this.get(key);
+    await assertAllowedDestination(secrets.url, this.#config, 'url');
+    await this.#db.transaction(async (tx) => {
+      const locked = await connectionRepository.lock(tx, key);
+      if (!locked) throw notFound(`No connection with key ${key}.`);
+      if (locked.has_oauth && secrets.authorization !== undefined) {
+        throw conflict(
+          `Connection ${key} uses OAuth; delete its oauth resource before setting an authorization secret.`,
+        );
+      }
+      const sealed =
+        secrets.authorization === undefined
+          ? null
+          : seal(this.#sealingKey, secrets.authorization, authorizationAad(key));
+      await connectionRepository.replaceSecrets(tx, key, secrets.url, sealed);
+    });
+    return this.get(key);
+  }
+
+  async replaceOAuth(key: string, oauth: OAuthBody): Promise<ConnectionView> {
+    await this.get(key);
+    await assertAllowedDestination(oauth.token_url, this.#config, 'token_url');
+    await this.#db.transaction(async (tx) => {
+      if (!(await connectionRepository.findOAuth(tx, key))) throw notFound(`No connection with key ${key}.`);
+      await connectionRepository.replaceOAuth(tx, key, {
+        grantType: oauth.grant_type,
+        tokenUrl: oauth.token_url,
+        scope: oauth.scope,
+        clientId: oauth.client_id,
+        clientSecretSealed: seal(this.#sealingKey, oauth.client_secret, oauthClientSecretAad(key)),
+      });
+    });
+    return this.get(key);
+  }
+
+  /** Changes only the given OAuth fields; 404 when the connection has no OAuth configuration yet. */
+  async updateOAuth(key: string, changes: OAuthPatchBody): Promise<ConnectionView> {
+    await this.get(key);
+    if (changes.token_url !== undefined) {
+      await assertAllowedDestination(changes.token_url, this.#config, 'token_url');
+    }
+    await this.#db.transaction(async (tx) => {
+      const current = await connectionRepository.findOAuth(tx, key);
+      if (!current) throw notFound(`No connection with key ${key}.`);
+      if (
+        current.oauth_grant_type === null ||
+        current.oauth_token_url === null ||
+        current.oauth_scope === null ||
+        current.oauth_client_id === null ||
+        current.oauth_client_secret_sealed === null
+      ) {
+        throw notFound(`Connection ${key} has no OAuth configuration; create it with PUT first.`);
+      }
+      await connectionRepository.replaceOAuth(tx, key, {
+        grantType: changes.grant_type ?? current.oauth_grant_type,
+        tokenUrl: changes.token_url ?? current.oauth_token_url,
+        scope: changes.scope ?? current.oauth_scope,
+        clientId: changes.client_id ?? current.oauth_client_id,
+        clientSecretSealed:
+          changes.client_secret === undefined
+            ? Buffer.from(current.oauth_client_secret_sealed)
+            : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key)),
+      });
+    });
+    return this.get(key);
+  }
+
+  async deleteOAuth(key: string): Promise<ConnectionView> {
+    await this.#db.transaction(async (tx) => {
+      const current = await connectionRepository.findOAuth(tx, key);
+      if (!current) throw notFound(`No connection with key ${key}.`);
+      if (current.oauth_grant_type === null) throw notFound(`Connection ${key} has no OAuth configuration.`);
+      await connectionRepository.replaceOAuth(tx, key, null);
+    });
+    return this.get(key);
+  }
+}
+
+function describeUse(use: WebhookUse): string {
+  return use.kind === 'pre_approval'
+    ? `pre_approval/${use.key}`
+    : `${use.policy_key}/${use.timing === 'pre' ? 'pre_execution' : 'post_execution'}/${use.key}`;
+}
+
+function toView(row: ConnectionViewRow): ConnectionView {
+  const { oauth_grant_type: grantType, oauth_token_url: tokenUrl, oauth_scope: scope } = row;
+  const { oauth_client_id: clientId } = row;
+  return {
+    key: row.key,
+    name: row.name,
+    connection_type: row.connection_type,
+    access: row.access,
+    description: row.description,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    secrets:
+      row.secrets_url === null
+        ? null
+        : { url: row.secrets_url, authorization: row.has_authorization ? SECRET_MASK : null },
+    oauth:
+      grantType !== null && tokenUrl !== null && scope !== null && clientId !== null
+        ? {
+            grant_type: grantType,
+            token_url: tokenUrl,
+            scope,
+            client_id: clientId,
+            client_secret: SECRET_MASK,
+          }
+        : null,
+    webhooks_using: row.webhooks_using,
+  };
+}

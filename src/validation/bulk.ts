@@ -1,0 +1,79 @@
+// Per-item validation for the bulk upsert endpoints (PATCH /connection, /dsr/policy, /dsr/policy/{key}/rule).
+// The HTTP schema only checks that the body is an array of objects; each item is checked here so that one
+// bad item lands in `failed` while the others still apply. Messages name the field, never its value:
+// a submitted value may be a secret.
+import AjvModule, { type ErrorObject } from 'ajv';
+import Type from 'typebox';
+
+const Ajv = AjvModule.default;
+const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, allErrors: false, strict: false });
+
+/** Keys name resources in paths and in references (`connection_config_key`, policy keys, rule keys). */
+export const KEY_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]*$';
+export const ResourceKey = Type.String({ pattern: KEY_PATTERN, minLength: 1, maxLength: 100 });
+
+/** Largest array a bulk endpoint or a webhook list PUT accepts. */
+export const MAX_BULK_ITEMS = 50;
+
+export interface BulkFailure {
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export interface BulkResult<T> {
+  succeeded: T[];
+  failed: BulkFailure[];
+}
+
+export type ItemCheck<T> = { ok: true; value: T } | { ok: false; message: string };
+
+function describe(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (params.missingProperty)
+    return `${[path, params.missingProperty].filter(Boolean).join('.')} is required.`;
+  if (params.additionalProperty) {
+    return `${[path, params.additionalProperty].filter(Boolean).join('.')} is not an accepted field.`;
+  }
+  return `${path || 'the item'} ${error.message ?? 'is invalid'}.`;
+}
+
+/** Compiles a strict checker for one bulk item (no coercion; unknown fields are errors). */
+export function itemValidator<S extends Type.TSchema>(
+  schema: S,
+): (item: unknown) => ItemCheck<Type.Static<S>> {
+  const validate = ajv.compile(schema as object);
+  return (item) => {
+    if (validate(item)) return { ok: true, value: item as Type.Static<S> };
+    const first = validate.errors?.[0];
+    return { ok: false, message: first ? describe(first) : 'the item is invalid.' };
+  };
+}
+
+/**
+ * What a failed item echoes back: only the listed, non-secret fields the caller sent, so an unknown or
+ * misplaced field (which may hold a secret) is never repeated in an answer.
+ */
+export function echoFields(item: unknown, fields: readonly string[]): Record<string, unknown> {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return {};
+  const source = item as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((field) => field in source).map((field) => [field, source[field]]));
+}
+
+/** The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later. */
+export const BulkBody = Type.Array(Type.Object({}, { additionalProperties: true }), {
+  maxItems: MAX_BULK_ITEMS,
+});
+
+export const BulkFailureSchema = Type.Object({
+  message: Type.String(),
+  data: Type.Object({}, { additionalProperties: true }),
+});
+
+export function BulkResponse<T extends Type.TSchema>(item: T) {
+  return Type.Object({ succeeded: Type.Array(item), failed: Type.Array(BulkFailureSchema) });
+}
+
+export function Nullable<T extends Type.TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
