@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { policyRoutes } from '../policies/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 import { authorizePlugin } from './authorize.ts';
@@ -77,5 +78,6 @@ export async function buildApp(
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
+  await registerManagementRoutes(app, policyRoutes(services));
   return app;
 }
