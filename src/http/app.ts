@@ -12,6 +12,7 @@ import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
@@ -79,5 +80,6 @@ export async function buildApp(
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
+  await registerManagementRoutes(app, webhookRoutes(services));
   return app;
 }
