@@ -4,7 +4,7 @@ import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
-import { PolicyKeyParams, PolicyView, RuleView } from './schemas.ts';
+import { PolicyItem, PolicyKeyParams, PolicyView, RuleItem, RuleView } from './schemas.ts';
 import { PolicyService } from './service.ts';
 
 const tags = ['dsr policies'];
@@ -50,7 +50,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
           tags,
           summary: 'Create or update up to 50 policies; each item succeeds or fails on its own.',
           security,
-          body: BulkBody,
+          body: BulkBody(PolicyItem),
           response: { 200: BulkResponse(PolicyView), ...managementErrors },
         },
       },
@@ -74,7 +74,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
             'Create or update up to 50 rules of a policy (access: storage destination; erasure: masking strategy).',
           security,
           params: PolicyKeyParams,
-          body: BulkBody,
+          body: BulkBody(RuleItem),
           response: { 200: BulkResponse(RuleView), 404: ErrorDetail, ...managementErrors },
         },
       },

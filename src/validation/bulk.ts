@@ -62,10 +62,24 @@ export function echoFields(item: unknown, fields: readonly string[]): Record<str
   return Object.fromEntries(fields.filter((field) => field in source).map((field) => [field, source[field]]));
 }
 
-/** The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later. */
-export const BulkBody = Type.Array(Type.Object({}, { additionalProperties: true }), {
-  maxItems: MAX_BULK_ITEMS,
-});
+/**
+ * The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later against
+ * `item`, whose fields the OpenAPI description lists.
+ */
+export function BulkBody(item: Type.TObject) {
+  const required = new Set<string>(item.required ?? []);
+  const fields = Object.keys(item.properties).map((name) => (required.has(name) ? name : `${name}?`));
+  return Type.Array(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: `Fields: ${fields.join(', ')}. Each item is checked on its own; one that fails is listed in \`failed\` and the others still apply.`,
+      },
+    ),
+    { maxItems: MAX_BULK_ITEMS },
+  );
+}
 
 export const BulkFailureSchema = Type.Object({
   message: Type.String(),

@@ -308,6 +308,34 @@ describe('policy webhooks', () => {
     assert.equal(bare.status, 200);
     assert.deepEqual(orderOf(await listed('everywhere', 'post_execution')), ['b:0', 'a:1']);
   });
+  it('documents the Area A routes in /openapi.json and hides the aliases', async () => {
+    const document = await service.call('GET', '/openapi.json');
+    assert.equal(document.status, 200);
+    const paths = Object.keys(document.body.paths);
+    for (const path of [
+      '/v1/connection',
+      '/v1/connection/{connection_key}',
+      '/v1/connection/{connection_key}/oauth',
+      '/v1/dsr/policy',
+      '/v1/dsr/policy/{policy_key}',
+      '/v1/dsr/policy/{policy_key}/rule',
+      '/v1/policy/{policy_key}/webhook/pre_execution',
+      '/v1/policy/{policy_key}/webhook/pre_execution/{webhook_key}',
+      '/v1/policy/{policy_key}/webhook/post_execution',
+      '/v1/policy/{policy_key}/webhook/post_execution/{webhook_key}',
+      '/v1/pre_approval_webhook',
+    ]) {
+      assert.ok(paths.includes(path), path);
+    }
+    assert.ok(
+      !paths.some((path: string) => path.includes('-execution') || path.startsWith('/api/v1/connection')),
+    );
+    const bulk = document.body.paths['/v1/connection'].patch;
+    const body = bulk.requestBody.content['application/json'].schema;
+    assert.match(body.items.description, /name, key, connection_type, access, description\?/);
+    assert.ok(bulk.responses['200']);
+    assert.ok(document.body.paths['/v1/connection/{connection_key}'].delete.responses['409']);
+  });
 });
 
 describe('pre-approval webhooks', () => {
