@@ -5,7 +5,14 @@ import Type from 'typebox';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
-import { ConnectionKeyParams, ConnectionView, OAuthBody, OAuthPatchBody, SecretsBody } from './schemas.ts';
+import {
+  ConnectionItem,
+  ConnectionKeyParams,
+  ConnectionView,
+  OAuthBody,
+  OAuthPatchBody,
+  SecretsBody,
+} from './schemas.ts';
 import { ConnectionService } from './service.ts';
 
 const tags = ['connections'];
@@ -22,7 +29,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
           tags,
           summary: 'Create or update up to 50 connections; each item succeeds or fails on its own.',
           security,
-          body: BulkBody,
+          body: BulkBody(ConnectionItem),
           response: { 200: BulkResponse(ConnectionView), ...managementErrors },
         },
       },

@@ -9,8 +9,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { policyRoutes } from '../policies/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
@@ -77,5 +79,7 @@ export async function buildApp(
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
+  await registerManagementRoutes(app, policyRoutes(services));
+  await registerManagementRoutes(app, webhookRoutes(services));
   return app;
 }

@@ -27,26 +27,28 @@ export interface BulkResult<T> {
 
 export type ItemCheck<T> = { ok: true; value: T } | { ok: false; message: string };
 
-function describe(error: ErrorObject): string {
+function describe(error: ErrorObject, prefix: string): string {
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  if (params.missingProperty)
-    return `${[path, params.missingProperty].filter(Boolean).join('.')} is required.`;
-  if (params.additionalProperty) {
-    return `${[path, params.additionalProperty].filter(Boolean).join('.')} is not an accepted field.`;
-  }
+  const path = [prefix, ...error.instancePath.split('/')].filter(Boolean).join('.');
+  const field = (name: string) => [path, name].filter(Boolean).join('.');
+  if (params.missingProperty) return `${field(params.missingProperty)} is required.`;
+  if (params.additionalProperty) return `${field(params.additionalProperty)} is not an accepted field.`;
   return `${path || 'the item'} ${error.message ?? 'is invalid'}.`;
 }
 
-/** Compiles a strict checker for one bulk item (no coercion; unknown fields are errors). */
+/**
+ * Compiles a strict checker for one bulk item (no coercion; unknown fields are errors).
+ * @param prefix names the checked value inside its item in messages, such as "masking_strategy.configuration".
+ */
 export function itemValidator<S extends Type.TSchema>(
   schema: S,
+  prefix = '',
 ): (item: unknown) => ItemCheck<Type.Static<S>> {
   const validate = ajv.compile(schema as object);
   return (item) => {
     if (validate(item)) return { ok: true, value: item as Type.Static<S> };
     const first = validate.errors?.[0];
-    return { ok: false, message: first ? describe(first) : 'the item is invalid.' };
+    return { ok: false, message: first ? describe(first, prefix) : `${prefix || 'the item'} is invalid.` };
   };
 }
 
@@ -60,10 +62,24 @@ export function echoFields(item: unknown, fields: readonly string[]): Record<str
   return Object.fromEntries(fields.filter((field) => field in source).map((field) => [field, source[field]]));
 }
 
-/** The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later. */
-export const BulkBody = Type.Array(Type.Object({}, { additionalProperties: true }), {
-  maxItems: MAX_BULK_ITEMS,
-});
+/**
+ * The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later against
+ * `item`, whose fields the OpenAPI description lists.
+ */
+export function BulkBody(item: Type.TObject) {
+  const required = new Set<string>(item.required ?? []);
+  const fields = Object.keys(item.properties).map((name) => (required.has(name) ? name : `${name}?`));
+  return Type.Array(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: `Fields: ${fields.join(', ')}. Each item is checked on its own; one that fails is listed in \`failed\` and the others still apply.`,
+      },
+    ),
+    { maxItems: MAX_BULK_ITEMS },
+  );
+}
 
 export const BulkFailureSchema = Type.Object({
   message: Type.String(),

@@ -1,0 +1,135 @@
+// SQL for DSR policies, their rules and the storage destinations rules point at.
+import type { Queryable } from '../db/database.ts';
+
+export interface PolicyRow {
+  id: string;
+  key: string;
+  name: string;
+  drp_action: string | null;
+  execution_timeframe: number;
+  client_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RuleRow {
+  id: string;
+  policy_id: string;
+  key: string;
+  name: string;
+  action_type: string;
+  masking_strategy: { strategy: string; configuration: Record<string, unknown> } | null;
+  storage_destination_id: string | null;
+  storage_destination_key: string | null;
+  targets: string[];
+}
+
+export interface PolicyDefinition {
+  id: string;
+  key: string;
+  name: string;
+  /** undefined keeps the stored value on update (and takes the default on insert). */
+  drpAction: string | null | undefined;
+  executionTimeframe: number | undefined;
+  clientId: string;
+}
+
+export interface RuleDefinition {
+  id: string;
+  policyId: string;
+  key: string;
+  name: string;
+  actionType: string;
+  maskingStrategy: { strategy: string; configuration: Record<string, unknown> } | null;
+  storageDestinationId: string | null;
+  targets: string[];
+}
+
+export const policyRepository = {
+  async findByKey(db: Queryable, key: string): Promise<PolicyRow | undefined> {
+    const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE key = $1', [key]);
+    return rows[0];
+  },
+
+  async page(db: Queryable, limit: number, offset: number): Promise<PolicyRow[]> {
+    const { rows } = await db.query<PolicyRow>('SELECT * FROM policies ORDER BY key LIMIT $1 OFFSET $2', [
+      limit,
+      offset,
+    ]);
+    return rows;
+  },
+
+  async count(db: Queryable): Promise<number> {
+    const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM policies');
+    return rows[0]?.total ?? 0;
+  },
+
+  /** Inserts a new policy (owned by clientId) or updates the one with the same key. */
+  async upsert(db: Queryable, policy: PolicyDefinition): Promise<void> {
+    await db.query(
+      `INSERT INTO policies (id, key, name, drp_action, execution_timeframe, client_id)
+       VALUES ($1, $2, $3, $4, COALESCE($5::int, 45), $6)
+       ON CONFLICT (key) DO UPDATE SET
+         name = EXCLUDED.name,
+         drp_action = CASE WHEN $7 THEN EXCLUDED.drp_action ELSE policies.drp_action END,
+         execution_timeframe = COALESCE($5::int, policies.execution_timeframe),
+         updated_at = now()`,
+      [
+        policy.id,
+        policy.key,
+        policy.name,
+        policy.drpAction ?? null,
+        policy.executionTimeframe ?? null,
+        policy.clientId,
+        policy.drpAction !== undefined,
+      ],
+    );
+  },
+
+  async touch(db: Queryable, policyId: string): Promise<void> {
+    await db.query('UPDATE policies SET updated_at = now() WHERE id = $1', [policyId]);
+  },
+
+  async rulesOf(db: Queryable, policyIds: readonly string[]): Promise<RuleRow[]> {
+    const { rows } = await db.query<RuleRow>(
+      `SELECT r.id, r.policy_id, r.key, r.name, r.action_type, r.masking_strategy,
+              r.storage_destination_id, s.key AS storage_destination_key, r.targets
+         FROM rules r LEFT JOIN storage_destinations s ON s.id = r.storage_destination_id
+        WHERE r.policy_id = ANY($1::text[])
+        ORDER BY r.created_at, r.key`,
+      [policyIds],
+    );
+    return rows;
+  },
+
+  async upsertRule(db: Queryable, rule: RuleDefinition): Promise<void> {
+    await db.query(
+      `INSERT INTO rules (id, policy_id, key, name, action_type, masking_strategy, storage_destination_id, targets)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::text[])
+       ON CONFLICT (policy_id, key) DO UPDATE SET
+         name = EXCLUDED.name,
+         action_type = EXCLUDED.action_type,
+         masking_strategy = EXCLUDED.masking_strategy,
+         storage_destination_id = EXCLUDED.storage_destination_id,
+         targets = EXCLUDED.targets,
+         updated_at = now()`,
+      [
+        rule.id,
+        rule.policyId,
+        rule.key,
+        rule.name,
+        rule.actionType,
+        rule.maskingStrategy === null ? null : JSON.stringify(rule.maskingStrategy),
+        rule.storageDestinationId,
+        rule.targets,
+      ],
+    );
+  },
+
+  async storageDestinationId(db: Queryable, key: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM storage_destinations WHERE key = $1', [
+      key,
+    ]);
+    return rows[0]?.id;
+  },
+};

@@ -1,0 +1,182 @@
+// DSR policies and their rules: what a privacy request of that policy does (access collects into a storage
+// destination, erasure masks). Owns the rule checks (strategy configuration, storage destination, target
+// shape) and the defaults: erasure rules mask with `nullify`, access rules store to `default_storage`,
+// targets default to `*`. It never decides an HTTP status beyond the domain error kinds.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/scopes.ts';
+import type { Database } from '../db/database.ts';
+import { notFound } from '../errors.ts';
+import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { type PolicyRow, policyRepository, type RuleDefinition, type RuleRow } from './repository.ts';
+import {
+  MASKING_STRATEGIES,
+  POLICY_FIELDS,
+  PolicyItem,
+  type PolicyView,
+  RULE_FIELDS,
+  RuleItem,
+  type RuleView,
+  STRATEGY_CONFIGURATIONS,
+} from './schemas.ts';
+
+export const DEFAULT_STORAGE_KEY = 'default_storage';
+export const DEFAULT_ERASURE_STRATEGY = 'nullify';
+
+const checkPolicy = itemValidator(PolicyItem);
+const checkRule = itemValidator(RuleItem);
+const checkConfiguration = Object.fromEntries(
+  MASKING_STRATEGIES.map((strategy) => [
+    strategy,
+    itemValidator(STRATEGY_CONFIGURATIONS[strategy], 'masking_strategy.configuration'),
+  ]),
+) as Record<
+  (typeof MASKING_STRATEGIES)[number],
+  (configuration: unknown) => { ok: boolean; message?: string }
+>;
+
+export class PolicyService {
+  readonly #db: Database;
+
+  constructor(services: { db: Database }) {
+    this.#db = services.db;
+  }
+
+  async list(page: number, size: number) {
+    const [rows, total] = await Promise.all([
+      policyRepository.page(this.#db, size, (page - 1) * size),
+      policyRepository.count(this.#db),
+    ]);
+    return { items: await this.#withRules(rows), total, page, size };
+  }
+
+  async get(key: string): Promise<PolicyView> {
+    const [view] = await this.#withRules([await this.#find(key)]);
+    return view as PolicyView;
+  }
+
+  /** Creates or updates each policy on its own; omitted optional fields keep their stored values. */
+  async upsert(items: readonly unknown[], caller: Principal): Promise<BulkResult<PolicyView>> {
+    const result: BulkResult<PolicyView> = { succeeded: [], failed: [] };
+    const seen = new Set<string>();
+    for (const item of items) {
+      const fail = (message: string) =>
+        result.failed.push({ message, data: echoFields(item, POLICY_FIELDS) });
+      const checked = checkPolicy(item);
+      if (!checked.ok) {
+        fail(checked.message);
+        continue;
+      }
+      const policy = checked.value;
+      if (seen.has(policy.key)) {
+        fail(`key ${policy.key} appears more than once in this request.`);
+        continue;
+      }
+      seen.add(policy.key);
+      await policyRepository.upsert(this.#db, {
+        id: `pol_${randomUUID()}`,
+        key: policy.key,
+        name: policy.name,
+        drpAction: policy.drp_action,
+        executionTimeframe: policy.execution_timeframe,
+        clientId: caller.clientId,
+      });
+      result.succeeded.push(await this.get(policy.key));
+    }
+    return result;
+  }
+
+  /** Creates or updates each rule of a policy on its own; a rule item is the rule's whole definition. */
+  async upsertRules(policyKey: string, items: readonly unknown[]): Promise<BulkResult<RuleView>> {
+    const policy = await this.#find(policyKey);
+    const result: BulkResult<RuleView> = { succeeded: [], failed: [] };
+    const seen = new Set<string>();
+    const applied: string[] = [];
+    for (const item of items) {
+      let definition = await this.#ruleDefinition(policy.id, item);
+      if (typeof definition !== 'string' && seen.has(definition.key)) {
+        definition = `key ${definition.key} appears more than once in this request.`;
+      }
+      if (typeof definition === 'string') {
+        result.failed.push({ message: definition, data: echoFields(item, RULE_FIELDS) });
+        continue;
+      }
+      seen.add(definition.key);
+      await policyRepository.upsertRule(this.#db, definition);
+      applied.push(definition.key);
+    }
+    if (applied.length > 0) await policyRepository.touch(this.#db, policy.id);
+    const rules = await policyRepository.rulesOf(this.#db, [policy.id]);
+    for (const key of applied) {
+      const rule = rules.find((candidate) => candidate.key === key);
+      if (rule) result.succeeded.push(toRuleView(rule));
+    }
+    return result;
+  }
+
+  /** The rule to store for one item, or the sentence saying why the item fails. */
+  async #ruleDefinition(policyId: string, item: unknown): Promise<RuleDefinition | string> {
+    const checked = checkRule(item);
+    if (!checked.ok) return checked.message;
+    const rule = checked.value;
+    const targets = [...new Set(rule.targets ?? ['*'])];
+    const base = { id: `rul_${randomUUID()}`, policyId, key: rule.key, name: rule.name, targets };
+
+    if (rule.action_type === 'access') {
+      if (rule.masking_strategy !== undefined) return 'masking_strategy applies to erasure rules only.';
+      const storageKey = rule.storage_destination_key ?? DEFAULT_STORAGE_KEY;
+      const storageId = await policyRepository.storageDestinationId(this.#db, storageKey);
+      if (!storageId) return `No storage destination with key ${storageKey}.`;
+      return { ...base, actionType: 'access', maskingStrategy: null, storageDestinationId: storageId };
+    }
+
+    if (rule.storage_destination_key !== undefined)
+      return 'storage_destination_key applies to access rules only.';
+    const strategy = rule.masking_strategy?.strategy ?? DEFAULT_ERASURE_STRATEGY;
+    const configuration = (rule.masking_strategy?.configuration ?? {}) as Record<string, unknown>;
+    const configured = checkConfiguration[strategy](configuration);
+    if (!configured.ok) return configured.message ?? 'masking_strategy.configuration is invalid.';
+    return {
+      ...base,
+      actionType: 'erasure',
+      maskingStrategy: { strategy, configuration },
+      storageDestinationId: null,
+    };
+  }
+
+  async #find(key: string): Promise<PolicyRow> {
+    const policy = await policyRepository.findByKey(this.#db, key);
+    if (!policy) throw notFound(`No policy with key ${key}.`);
+    return policy;
+  }
+
+  async #withRules(policies: PolicyRow[]): Promise<PolicyView[]> {
+    const rules = await policyRepository.rulesOf(
+      this.#db,
+      policies.map((policy) => policy.id),
+    );
+    return policies.map((policy) => ({
+      id: policy.id,
+      name: policy.name,
+      key: policy.key,
+      drp_action: policy.drp_action,
+      execution_timeframe: policy.execution_timeframe,
+      client_id: policy.client_id,
+      rules: rules.filter((rule) => rule.policy_id === policy.id).map(toRuleView),
+      created_at: policy.created_at.toISOString(),
+      updated_at: policy.updated_at.toISOString(),
+    }));
+  }
+}
+
+function toRuleView(rule: RuleRow): RuleView {
+  return {
+    id: rule.id,
+    name: rule.name,
+    key: rule.key,
+    action_type: rule.action_type,
+    masking_strategy: rule.masking_strategy,
+    storage_destination_id: rule.storage_destination_id,
+    storage_destination_key: rule.storage_destination_key,
+    targets: rule.targets,
+  };
+}
