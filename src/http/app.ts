@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
+import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
@@ -27,6 +28,9 @@ export async function buildApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
+  // a GET without a body is handled exactly as before.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
@@ -67,5 +71,6 @@ export async function buildApp(
   await app.register(authorizePlugin, { auth: services.auth });
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
+  await registerSubjectDataArea(app, services);
   return app;
 }

@@ -1,0 +1,75 @@
+// Shared steps of the Area B tests: a datastore and an API key issued over the real management API, and
+// calls to /api with that key.
+import type { CallResult, TestService } from '../helpers/service.ts';
+
+export interface ApiClient {
+  key: string;
+  keyId: string;
+  datastore: string;
+  call(
+    path: string,
+    options?: { json?: unknown; body?: BodyInit; headers?: Record<string, string>; method?: string },
+  ): Promise<CallResult>;
+}
+
+export async function createDatastore(service: TestService, name: string): Promise<void> {
+  const answer = await service.call('POST', '/v1/datastore', {
+    token: await service.rootToken(),
+    json: { name },
+  });
+  if (answer.status !== 201) throw new Error(`datastore ${name}: ${answer.status} ${answer.text}`);
+}
+
+export async function issueKey(
+  service: TestService,
+  datastores: string[],
+  extra: { rate_limit_per_minute?: number } = {},
+): Promise<{ id: string; key: string }> {
+  const answer = await service.call('POST', '/v1/api-key', {
+    token: await service.rootToken(),
+    json: { name: 'test key', datastores, ...extra },
+  });
+  if (answer.status !== 201) throw new Error(`api key: ${answer.status} ${answer.text}`);
+  return { id: answer.body.id, key: answer.body.key };
+}
+
+export async function apiClient(
+  service: TestService,
+  datastore: string,
+  extra: { rate_limit_per_minute?: number } = {},
+): Promise<ApiClient> {
+  await createDatastore(service, datastore);
+  const { id, key } = await issueKey(service, [datastore], { rate_limit_per_minute: 100_000, ...extra });
+  return {
+    key,
+    keyId: id,
+    datastore,
+    call: (path, options = {}) =>
+      service.call(options.method ?? 'POST', path, {
+        json: options.json,
+        body: options.body,
+        headers: { 'api-key': key, datastore, ...options.headers },
+      }),
+  };
+}
+
+/** Counts rows of the subject tables of one datastore, straight from the store. */
+export async function rowCounts(service: TestService, datastore: string) {
+  const { rows } = await service.services.db.query<Record<string, number>>(
+    `SELECT (SELECT count(*) FROM entities WHERE datastore = $1)::int AS entities,
+            (SELECT count(*) FROM entity_attributes WHERE datastore = $1)::int AS attributes,
+            (SELECT count(*) FROM entity_attributes WHERE datastore = $1 AND blind_index IS NOT NULL)::int AS index_entries,
+            (SELECT count(*) FROM entity_references r JOIN entities e ON e.id = r.child_id WHERE e.datastore = $1)::int AS references,
+            (SELECT count(*) FROM entity_files WHERE datastore = $1)::int AS files,
+            (SELECT count(*) FROM entity_file_chunks c JOIN entity_files f ON f.id = c.file_id WHERE f.datastore = $1)::int AS chunks`,
+    [datastore],
+  );
+  return rows[0] as {
+    entities: number;
+    attributes: number;
+    index_entries: number;
+    references: number;
+    files: number;
+    chunks: number;
+  };
+}
