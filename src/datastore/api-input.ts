@@ -41,15 +41,11 @@ async function multipartFields(request: FastifyRequest): Promise<Fields> {
   );
 }
 
-const isEmpty = (value: unknown) =>
-  value === undefined ||
-  value === null ||
-  (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);
-
-/** The body when one was sent, else the query string. */
+/** The body when one was sent (a non-empty one), else the query string. */
 export async function rawInput(request: FastifyRequest): Promise<RawInput> {
   if (request.isMultipart()) return { where: 'body', value: await multipartFields(request) };
-  if (!isEmpty(request.body)) return { where: 'body', value: request.body };
+  const sent = request.headers['content-length'] !== '0' && request.body !== undefined && request.body !== null;
+  if (sent) return { where: 'body', value: request.body };
   return { where: 'querystring', value: { ...(request.query as Fields) } };
 }
 

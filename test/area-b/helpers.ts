@@ -1,5 +1,6 @@
 // Shared steps of the Area B tests: a datastore and an API key issued over the real management API, and
 // calls to /api with that key.
+import http from 'node:http';
 import type { CallResult, TestService } from '../helpers/service.ts';
 
 export interface ApiClient {
@@ -44,13 +45,54 @@ export async function apiClient(
     key,
     keyId: id,
     datastore,
-    call: (path, options = {}) =>
-      service.call(options.method ?? 'POST', path, {
-        json: options.json,
-        body: options.body,
-        headers: { 'api-key': key, datastore, ...options.headers },
-      }),
+    call: async (path, options = {}) => {
+      const method = options.method ?? 'POST';
+      const headers = { 'api-key': key, datastore, ...options.headers };
+      if (method === 'GET' && (options.json !== undefined || options.body !== undefined)) {
+        return getWithBody(service.url + path, headers, options.json, options.body);
+      }
+      return service.call(method, path, { json: options.json, body: options.body, headers });
+    },
   };
+}
+
+/** fetch refuses a GET with a body; the seed's request lines are exactly that, so send it over node:http. */
+async function getWithBody(
+  url: string,
+  headers: Record<string, string>,
+  json: unknown,
+  body: BodyInit | undefined,
+): Promise<CallResult> {
+  const encoded = json !== undefined ? new Response(JSON.stringify(json)) : new Response(body);
+  const contentType =
+    json !== undefined ? 'application/json' : (encoded.headers.get('content-type') ?? 'application/octet-stream');
+  const bytes = Buffer.from(await encoded.arrayBuffer());
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'GET', headers: { 'content-type': contentType, 'content-length': bytes.length, ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (typeof value === 'string') responseHeaders.set(name, value);
+          }
+          const isJson = responseHeaders.get('content-type')?.includes('json') && text;
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: responseHeaders,
+            text,
+            body: isJson ? JSON.parse(text) : text,
+          });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(bytes);
+  });
 }
 
 /** Counts rows of the subject tables of one datastore, straight from the store. */
