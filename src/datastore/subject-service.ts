@@ -145,6 +145,7 @@ export class SubjectService {
     input: { entityId: string; attributeNames: string | string[] },
   ) {
     const names = parseQualifiedNames(input.attributeNames);
+    const rootId = input.entityId.toLowerCase();
     return this.#db.transaction(async (tx) => {
       const tree = await this.#requireRoot(tx, ctx, input.entityId);
       const items = names.flatMap(({ table, attribute }) =>
@@ -157,20 +158,21 @@ export class SubjectService {
       await recordAudit(tx, {
         action: 'user.delete',
         datastore: ctx.datastore,
-        entityId: tree[0]?.id,
+        entityId: rootId,
         actor: ctx.actor,
         requestId: ctx.requestId,
         details: { attribute_names: attributeNames, entities: tree.length, deleted },
       });
-      return { entityId: tree[0]?.id as string, attributeNames, deleted };
+      return { entityId: rootId, attributeNames, deleted };
     });
   }
 
   /** /api/user/forget: the entity, every descendant, their attributes and files, in one transaction. */
   async forget(ctx: CallContext, input: { entityId: string }) {
+    const rootId = input.entityId.toLowerCase();
     return this.#db.transaction(async (tx) => {
       const tree = await this.#requireRoot(tx, ctx, input.entityId);
-      const erased = await forgetEntities(tx, ctx.datastore, [tree[0]?.id as string]);
+      const erased = await forgetEntities(tx, ctx.datastore, [rootId]);
       await recordAudit(tx, {
         action: 'user.forget',
         datastore: ctx.datastore,
@@ -179,22 +181,17 @@ export class SubjectService {
         requestId: ctx.requestId,
         details: erased,
       });
-      return { entityId: tree[0]?.id as string, erased };
+      return { entityId: rootId, erased };
     });
   }
 
   /** /api/user/sar: the entity's tree as JSON, mailed to `email` when SMTP is configured. */
   async subjectAccessReport(ctx: CallContext, input: { entityId: string; email: string }) {
+    const rootId = input.entityId.toLowerCase();
     const entities = await this.#db.transaction(async (tx) => {
-      const tree = await this.#requireRoot(tx, ctx, input.entityId);
-      return loadSubtrees(
-        tx,
-        this.#keyring,
-        ctx.datastore,
-        tree.map((entity) => entity.id),
-      );
+      await this.#requireRoot(tx, ctx, input.entityId);
+      return loadSubtrees(tx, this.#keyring, ctx.datastore, [rootId]);
     });
-    const rootId = entities[0]?.id as string;
     const report = {
       entityId: rootId,
       datastore: ctx.datastore,
