@@ -44,7 +44,8 @@ async function multipartFields(request: FastifyRequest): Promise<Fields> {
 /** The body when one was sent (a non-empty one), else the query string. */
 export async function rawInput(request: FastifyRequest): Promise<RawInput> {
   if (request.isMultipart()) return { where: 'body', value: await multipartFields(request) };
-  const sent = request.headers['content-length'] !== '0' && request.body !== undefined && request.body !== null;
+  const sent =
+    request.headers['content-length'] !== '0' && request.body !== undefined && request.body !== null;
   if (sent) return { where: 'body', value: request.body };
   return { where: 'querystring', value: { ...(request.query as Fields) } };
 }

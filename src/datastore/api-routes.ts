@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import Type, { type TSchema } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, tooManyRequests, unavailable } from '../errors.ts';
+import { badRequest, tooLarge, tooManyRequests, unavailable } from '../errors.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
 import { arrayInput, objectInput, type RawInput, rawInput, validated } from './api-input.ts';
 import { type ApiKeyPrincipal, authenticateApiKey, authorizeDatastore, presentedKey } from './api-keys.ts';
@@ -70,7 +70,9 @@ export function subjectApiRoutes({
     scope.decorateRequest('apiKey', undefined);
     scope.decorateRequest('subjectDatastore', undefined);
     await scope.register(multipart, {
-      limits: { fileSize: config.maxFileBytes, files: 4, fields: 20, fieldSize: 1024 * 1024, parts: 30 },
+      // One byte over the limit reaches the file store, which then refuses the upload with 413; at exactly
+      // the limit busboy would cut the file short silently.
+      limits: { fileSize: config.maxFileBytes + 1, files: 4, fields: 20, fieldSize: 1024 * 1024, parts: 30 },
       throwFileSizeLimit: false,
     });
     scope.removeContentTypeParser('text/plain');
@@ -340,6 +342,11 @@ export function subjectApiRoutes({
             const contentType = CONTENT_TYPE.test(part.mimetype) ? part.mimetype : 'application/octet-stream';
             const staged = await subjects.stageUpload(ctx, contentType, part.file);
             file = { staged, fileName: part.filename, contentType };
+            if (part.file.truncated) {
+              throw tooLarge(
+                `The file is larger than the limit of ${config.maxFileBytes} bytes; nothing was stored.`,
+              );
+            }
           } catch (error) {
             failure = error;
           }

@@ -110,7 +110,10 @@ describe('Area B API keys, datastore header and rate limits', () => {
     const limited = await issueKey(service, ['limited'], { rate_limit_per_minute: 3 });
     const other = await issueKey(service, ['limited'], { rate_limit_per_minute: 3 });
     const call = (apiKey: string) =>
-      service.call('POST', '/api/entity/get-by-id', { json: ['x'], headers: { 'api-key': apiKey, datastore: 'limited' } });
+      service.call('POST', '/api/entity/get-by-id', {
+        json: ['x'],
+        headers: { 'api-key': apiKey, datastore: 'limited' },
+      });
     for (let remaining = 2; remaining >= 0; remaining -= 1) {
       const answer = await call(limited.key);
       assert.equal(answer.status, 200);

@@ -88,23 +88,41 @@ describe('Area B entities and attributes', () => {
     const before = await rowCounts(service, 'shop');
     const cases: { body?: string; json?: unknown; headers?: Record<string, string>; expect: RegExp }[] = [
       { body: '[{"name": "users",', headers: { 'content-type': 'application/json' }, expect: /JSON/ },
-      { body: '<users/>', headers: { 'content-type': 'application/xml' }, expect: /content type "application\/xml"/ },
+      {
+        body: '<users/>',
+        headers: { 'content-type': 'application/xml' },
+        expect: /content type "application\/xml"/,
+      },
       { body: 'users', headers: { 'content-type': 'text/plain' }, expect: /content type "text\/plain"/ },
       { json: [], expect: /must NOT have fewer than 1 items/ },
       { json: {}, expect: /body\.entities is required/ },
       { json: [{ attributes: [] }], expect: /body\.0\.name is required/ },
       { json: [{ name: 'users', colour: 'red' }], expect: /body\.0\.colour is not an accepted field/ },
-      { json: [{ name: 'users', attributes: [{ name: 'email' }] }], expect: /body\.0\.attributes\.0\.value is required/ },
+      {
+        json: [{ name: 'users', attributes: [{ name: 'email' }] }],
+        expect: /body\.0\.attributes\.0\.value is required/,
+      },
       { json: [{ name: 'users', attributes: [{ name: 'email', value: 5 }] }], expect: /value/ },
       {
         json: [{ name: 'users', attributes: [{ name: "email'; DROP TABLE entities; --", value: 'x' }] }],
         expect: /"email'; DROP TABLE entities; --"/,
       },
-      { json: [{ name: 'users', attributes: [{ name: 'a"b', value: 'x' }] }], expect: /"a\\"b" is not a valid name|a\\"b/ },
+      {
+        json: [{ name: 'users', attributes: [{ name: 'a"b', value: 'x' }] }],
+        expect: /"a\\"b" is not a valid name|a\\"b/,
+      },
       { json: [{ name: 'users.email' }], expect: /"users\.email"/ },
       { json: [{ name: 'users', id: 'not-a-uuid' }], expect: /uuid/ },
       {
-        json: [{ name: 'users', attributes: [{ name: 'email', value: 'a' }, { name: 'email', value: 'b' }] }],
+        json: [
+          {
+            name: 'users',
+            attributes: [
+              { name: 'email', value: 'a' },
+              { name: 'email', value: 'b' },
+            ],
+          },
+        ],
         expect: /"email" appears twice/,
       },
     ];
@@ -121,7 +139,10 @@ describe('Area B entities and attributes', () => {
 
   it('reads input from JSON, urlencoded forms, multipart forms and query strings, for POST and GET', async () => {
     const id = await createUser('forms@example.com');
-    const expectFound = (answer: { status: number; body: { id: string; error: unknown }[] }, label: string) => {
+    const expectFound = (
+      answer: { status: number; body: { id: string; error: unknown }[] },
+      label: string,
+    ) => {
       assert.equal(answer.status, 200, label);
       assert.equal(answer.body[0]?.id, id, label);
       assert.equal(answer.body[0]?.error, null, label);
@@ -133,16 +154,25 @@ describe('Area B entities and attributes', () => {
     };
     for (const method of ['POST', 'GET']) {
       expectFound(await api.call('/api/entity/get-by-id', { method, json: [id] }), `${method} json array`);
-      expectFound(await api.call('/api/entity/get-by-id', { method, json: { ids: [id] } }), `${method} json object`);
+      expectFound(
+        await api.call('/api/entity/get-by-id', { method, json: { ids: [id] } }),
+        `${method} json object`,
+      );
       expectFound(
         await api.call('/api/entity/get-by-id', { method, body: new URLSearchParams({ ids: id }) }),
         `${method} urlencoded`,
       );
       expectFound(
-        await api.call('/api/entity/get-by-id', { method, body: new URLSearchParams({ ids: JSON.stringify([id]) }) }),
+        await api.call('/api/entity/get-by-id', {
+          method,
+          body: new URLSearchParams({ ids: JSON.stringify([id]) }),
+        }),
         `${method} urlencoded JSON text`,
       );
-      expectFound(await api.call('/api/entity/get-by-id', { method, body: multipart() }), `${method} multipart`);
+      expectFound(
+        await api.call('/api/entity/get-by-id', { method, body: multipart() }),
+        `${method} multipart`,
+      );
       expectFound(await api.call(`/api/entity/get-by-id?ids=${id}`, { method }), `${method} query`);
     }
     const repeated = await api.call(`/api/entity/get-by-id?ids=${id}&ids=${randomUUID()}`, { method: 'GET' });
@@ -153,10 +183,14 @@ describe('Area B entities and attributes', () => {
       { method: 'GET' },
     );
     assert.equal(created.status, 203);
-    const notJson = await api.call('/api/entity/create', { body: new URLSearchParams({ entities: 'users' }) });
+    const notJson = await api.call('/api/entity/create', {
+      body: new URLSearchParams({ entities: 'users' }),
+    });
     assert.equal(notJson.status, 400);
     assert.match(notJson.text, /body\.entities must be a JSON array/);
-    const stray = await api.call('/api/entity/get-by-id', { body: new URLSearchParams({ ids: id, extra: '1' }) });
+    const stray = await api.call('/api/entity/get-by-id', {
+      body: new URLSearchParams({ ids: id, extra: '1' }),
+    });
     assert.equal(stray.status, 400);
     assert.match(stray.text, /body\.extra is not an accepted field/);
     const fileInForm = new FormData();
@@ -184,10 +218,16 @@ describe('Area B entities and attributes', () => {
     assert.equal(answer.body[0].identity, '  grace.hopper@example.com ');
     assert.equal(answer.body[3].error.code, 'not_found');
     assert.equal(answer.body[0].entities[0].attributes[0].value, 'Grace.Hopper@Example.COM');
-    const viaQuery = await api.call(`/api/entity/get-by-identity?identities=${encodeURIComponent('GRACE.HOPPER@example.com')}`, {
-      method: 'GET',
-    });
-    assert.deepEqual(viaQuery.body[0].entities.map((entity: { id: string }) => entity.id), [first]);
+    const viaQuery = await api.call(
+      `/api/entity/get-by-identity?identities=${encodeURIComponent('GRACE.HOPPER@example.com')}`,
+      {
+        method: 'GET',
+      },
+    );
+    assert.deepEqual(
+      viaQuery.body[0].entities.map((entity: { id: string }) => entity.id),
+      [first],
+    );
     const plan = await service.services.db.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN SELECT entity_id FROM entity_attributes WHERE datastore = 'shop' AND blind_index = ANY(ARRAY['\\x00'::bytea])`,
     );
@@ -209,7 +249,14 @@ describe('Area B entities and attributes', () => {
     const unknown = randomUUID();
     const updated = await api.call('/api/attribute/update', {
       json: [
-        { id, attributes: [{ name: 'phone', value: '+4421' }, { name: 'city', value: 'London' }, { name: 'email', value: null }] },
+        {
+          id,
+          attributes: [
+            { name: 'phone', value: '+4421' },
+            { name: 'city', value: 'London' },
+            { name: 'email', value: null },
+          ],
+        },
         { id: unknown, attributes: [{ name: 'phone', value: '1' }] },
       ],
     });
@@ -229,21 +276,38 @@ describe('Area B entities and attributes', () => {
     const deleted = await api.call('/api/attribute/delete', {
       method: 'GET',
       body: new URLSearchParams({
-        items: JSON.stringify([{ id, attributes: [{ name: 'city' }, { name: 'absent' }] }, { id: 'nope', attributes: [{ name: 'x' }] }]),
+        items: JSON.stringify([
+          { id, attributes: [{ name: 'city' }, { name: 'absent' }] },
+          { id: 'nope', attributes: [{ name: 'x' }] },
+        ]),
       }),
     });
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body[0].error, null);
     assert.equal(deleted.body[1].error.code, 'not_found');
     read = await api.call('/api/entity/get-by-id', { json: [id] });
-    assert.deepEqual(read.body[0].attributes.map((attribute: { name: string }) => attribute.name), ['email', 'phone']);
+    assert.deepEqual(
+      read.body[0].attributes.map((attribute: { name: string }) => attribute.name),
+      ['email', 'phone'],
+    );
 
     const before = await rowCounts(service, 'shop');
     for (const [path, json] of [
       ['/api/attribute/update', [{ id, attributes: [{ name: "x' OR '1'='1", value: 'v' }] }]],
       ['/api/attribute/update', [{ id, attributes: [] }]],
       ['/api/attribute/update', [{ id }]],
-      ['/api/attribute/update', [{ id, attributes: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] }]],
+      [
+        '/api/attribute/update',
+        [
+          {
+            id,
+            attributes: [
+              { name: 'a', value: '1' },
+              { name: 'a', value: '2' },
+            ],
+          },
+        ],
+      ],
       ['/api/attribute/delete', [{ id, attributes: [{ name: 'phone', value: 'x' }] }]],
       ['/api/attribute/delete', { items: 'phone' }],
       ['/api/attribute/delete', [{ id, attributes: [{ name: 'ph"one' }] }]],
@@ -253,7 +317,10 @@ describe('Area B entities and attributes', () => {
     }
     assert.deepEqual(await rowCounts(service, 'shop'), before);
     read = await api.call('/api/entity/get-by-id', { json: [id] });
-    assert.deepEqual(read.body[0].attributes.map((attribute: { name: string }) => attribute.name), ['email', 'phone']);
+    assert.deepEqual(
+      read.body[0].attributes.map((attribute: { name: string }) => attribute.name),
+      ['email', 'phone'],
+    );
   });
 
   it('deletes entities with their attributes; children stay and lose the reference', async () => {
@@ -271,7 +338,10 @@ describe('Area B entities and attributes', () => {
     const read = await api.call('/api/entity/get-by-id', { json: [parent, childId] });
     assert.equal(read.body[0].error.code, 'not_found');
     assert.deepEqual(read.body[1].references, []);
-    const attributes = await service.services.db.query('SELECT 1 FROM entity_attributes WHERE entity_id = $1', [parent]);
+    const attributes = await service.services.db.query(
+      'SELECT 1 FROM entity_attributes WHERE entity_id = $1',
+      [parent],
+    );
     assert.equal(attributes.rows.length, 0);
     const bad = await api.call('/api/entity/delete', { json: [42] });
     assert.equal(bad.status, 400);
@@ -286,7 +356,14 @@ describe('Area B entities and attributes', () => {
     form.append('file', new Blob(['plain text contents of Marker Lane 42']), 'scan.txt');
     assert.equal((await api.call('/api/file/upload', { body: form })).status, 200);
     await api.call('/api/user/sar', { json: { entityId: id, email: marker } });
-    for (const table of ['entities', 'entity_attributes', 'entity_files', 'entity_file_chunks', 'audit_log', 'entity_references']) {
+    for (const table of [
+      'entities',
+      'entity_attributes',
+      'entity_files',
+      'entity_file_chunks',
+      'audit_log',
+      'entity_references',
+    ]) {
       const { rows } = await service.services.db.query<{ dump: string }>(
         `SELECT coalesce(string_agg(t::text, ' '), '') AS dump FROM ${table} t`,
       );

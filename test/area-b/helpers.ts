@@ -65,7 +65,9 @@ async function getWithBody(
 ): Promise<CallResult> {
   const encoded = json !== undefined ? new Response(JSON.stringify(json)) : new Response(body);
   const contentType =
-    json !== undefined ? 'application/json' : (encoded.headers.get('content-type') ?? 'application/octet-stream');
+    json !== undefined
+      ? 'application/json'
+      : (encoded.headers.get('content-type') ?? 'application/octet-stream');
   const bytes = Buffer.from(await encoded.arrayBuffer());
   return new Promise((resolve, reject) => {
     const request = http.request(

@@ -37,10 +37,7 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     assert.match(again.body.detail, /crm/);
     const listed = await service.call('GET', '/v1/datastore', { token: root });
     assert.equal(listed.status, 200);
-    assert.deepEqual(
-      listed.body.filter((store: { name: string }) => store.name === 'crm').length,
-      1,
-    );
+    assert.deepEqual(listed.body.filter((store: { name: string }) => store.name === 'crm').length, 1);
   });
 
   it('refuses bad datastore names and unknown fields with 422, creating nothing', async () => {
@@ -69,7 +66,10 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     assert.equal((await service.call('GET', '/v1/datastore', { token: reader })).status, 403);
     assert.equal((await service.call('GET', '/v1/api-key', { token: reader })).status, 403);
     assert.equal((await service.call('GET', '/v1/audit-log', { token: reader })).status, 403);
-    assert.equal((await service.call('PUT', '/v1/maintenance', { token: reader, json: { enabled: true } })).status, 403);
+    assert.equal(
+      (await service.call('PUT', '/v1/maintenance', { token: reader, json: { enabled: true } })).status,
+      403,
+    );
     const keyAdmin = await clientWithScopes(['api-key:*']);
     assert.equal((await service.call('GET', '/v1/api-key', { token: keyAdmin })).status, 200);
     assert.equal((await service.call('GET', '/v1/datastore', { token: keyAdmin })).status, 403);
@@ -93,7 +93,13 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
 
     const listed = await service.call('GET', '/v1/api-key', { token: root });
     const entry = listed.body.find((key: { id: string }) => key.id === issued.body.id);
-    assert.deepEqual(Object.keys(entry).sort(), ['created_at', 'datastores', 'id', 'name', 'rate_limit_per_minute']);
+    assert.deepEqual(Object.keys(entry).sort(), [
+      'created_at',
+      'datastores',
+      'id',
+      'name',
+      'rate_limit_per_minute',
+    ]);
     assert.ok(!listed.text.includes(secret));
     const stored = await service.services.db.query<{ secret_digest: Uint8Array }>(
       'SELECT secret_digest FROM api_keys WHERE id = $1',
@@ -101,7 +107,11 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     );
     const digestHex = Buffer.from(stored.rows[0]?.secret_digest as Uint8Array).toString('hex');
     assert.ok(!listed.text.includes(digestHex));
-    assert.ok(!Buffer.from(stored.rows[0]?.secret_digest as Uint8Array).toString().includes(secret));
+    assert.ok(
+      !Buffer.from(stored.rows[0]?.secret_digest as Uint8Array)
+        .toString()
+        .includes(secret),
+    );
 
     const headers = { 'api-key': issued.body.key, datastore: 'revocation' };
     assert.equal((await service.call('POST', '/api/entity/get-by-id', { json: ['x'], headers })).status, 200);
@@ -109,7 +119,10 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     assert.equal(revoked.status, 204);
     const next = await service.call('POST', '/api/entity/get-by-id', { json: ['x'], headers });
     assert.equal(next.status, 401);
-    assert.equal((await service.call('DELETE', `/v1/api-key/${issued.body.id}`, { token: root })).status, 404);
+    assert.equal(
+      (await service.call('DELETE', `/v1/api-key/${issued.body.id}`, { token: root })).status,
+      404,
+    );
   });
 
   it('refuses malformed API key requests with 422, issuing nothing', async () => {
@@ -136,7 +149,10 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
       json: [{ name: 'users', attributes: [{ name: 'email', value: 'gone@example.com' }] }],
     });
     const form = new FormData();
-    form.append('attribute', JSON.stringify({ entityId: created.body[0].id, name: 'avatar', value: 'a.png' }));
+    form.append(
+      'attribute',
+      JSON.stringify({ entityId: created.body[0].id, name: 'avatar', value: 'a.png' }),
+    );
     form.append('file', new Blob([Buffer.alloc(1000, 1)], { type: 'image/png' }), 'a.png');
     assert.equal((await api.call('/api/file/upload', { body: form })).status, 200);
     assert.equal((await rowCounts(service, 'doomed')).chunks, 1);
@@ -180,7 +196,10 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     assert.equal(stillUnauthorized.status, 401, 'the key is checked before maintenance');
     assert.equal((await service.call('GET', '/v1/datastore', { token: root })).status, 200);
     assert.equal((await service.call('GET', '/v1/maintenance', { token: root })).body.enabled, true);
-    assert.equal((await service.call('PUT', '/v1/maintenance', { token: root, json: { enabled: 'yes' } })).status, 422);
+    assert.equal(
+      (await service.call('PUT', '/v1/maintenance', { token: root, json: { enabled: 'yes' } })).status,
+      422,
+    );
     const off = await service.call('PUT', '/v1/maintenance', { token: root, json: { enabled: false } });
     assert.equal(off.body.enabled, false);
     assert.equal((await api.call('/api/entity/get-by-id', { json: ['x'] })).status, 200);
@@ -216,9 +235,14 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     assert.ok(byAction.body.items.length >= 1);
     assert.ok(byAction.body.items.every((entry: { action: string }) => entry.action === 'api-key.issue'));
 
-    const raw = await service.services.db.query<{ row: string }>('SELECT audit_log::text AS row FROM audit_log');
+    const raw = await service.services.db.query<{ row: string }>(
+      'SELECT audit_log::text AS row FROM audit_log',
+    );
     assert.ok(raw.rows.every((row) => !row.row.includes('secret-value')));
-    await assert.rejects(service.services.db.query('UPDATE audit_log SET action = $1', ['tampered']), /append-only/);
+    await assert.rejects(
+      service.services.db.query('UPDATE audit_log SET action = $1', ['tampered']),
+      /append-only/,
+    );
     await assert.rejects(service.services.db.query('DELETE FROM audit_log'), /append-only/);
     const bad = await service.call('GET', '/v1/audit-log?page=0', { token: root });
     assert.equal(bad.status, 422);
@@ -230,10 +254,16 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     const wildcard = await issueKey(service, ['*']);
     const headers = (datastore: string) => ({ 'api-key': wildcard.key, datastore });
     for (const datastore of ['alpha', 'beta']) {
-      const answer = await service.call('POST', '/api/entity/get-by-id', { json: ['x'], headers: headers(datastore) });
+      const answer = await service.call('POST', '/api/entity/get-by-id', {
+        json: ['x'],
+        headers: headers(datastore),
+      });
       assert.equal(answer.status, 200, datastore);
     }
-    const missing = await service.call('POST', '/api/entity/get-by-id', { json: ['x'], headers: headers('gamma') });
+    const missing = await service.call('POST', '/api/entity/get-by-id', {
+      json: ['x'],
+      headers: headers('gamma'),
+    });
     assert.equal(missing.status, 404);
     assert.equal(missing.text, 'The datastore "gamma" does not exist.');
   });

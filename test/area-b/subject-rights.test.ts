@@ -84,7 +84,10 @@ describe('Area B subject rights: delete, forget, SAR', () => {
         },
       ],
     });
-    assert.ok(created.body.every((item: { error: unknown }) => item.error === null), created.text);
+    assert.ok(
+      created.body.every((item: { error: unknown }) => item.error === null),
+      created.text,
+    );
     const form = new FormData();
     form.append('attribute', JSON.stringify({ entityId: orderId, name: 'receipt', value: 'receipt.pdf' }));
     form.append('file', new Blob([Buffer.alloc(300 * 1024, 9)], { type: 'application/pdf' }), 'r.pdf');
@@ -122,7 +125,15 @@ describe('Area B subject rights: delete, forget, SAR', () => {
   it('user/delete answers 400 naming a malformed attribute name and 404 naming the missing entity', async () => {
     const { userId } = await family();
     const before = await rowCounts(service, 'crm');
-    for (const attributeNames of ['email', 'users.', ".email", "users.email'--", 'users.email,"orders".x', 'a.b.c', ' , ']) {
+    for (const attributeNames of [
+      'email',
+      'users.',
+      '.email',
+      "users.email'--",
+      'users.email,"orders".x',
+      'a.b.c',
+      ' , ',
+    ]) {
       const answer = await api.call('/api/user/delete', { json: { entityId: userId, attributeNames } });
       assert.equal(answer.status, 400, attributeNames);
       assert.match(answer.headers.get('content-type') ?? '', /^text\/plain/);
@@ -130,7 +141,9 @@ describe('Area B subject rights: delete, forget, SAR', () => {
         assert.match(answer.text, /is not of the form <table>\.<attribute>\./);
       }
     }
-    const named = await api.call('/api/user/delete', { json: { entityId: userId, attributeNames: 'users.email,bad' } });
+    const named = await api.call('/api/user/delete', {
+      json: { entityId: userId, attributeNames: 'users.email,bad' },
+    });
     assert.equal(named.text, 'The attribute name "bad" is not of the form <table>.<attribute>.');
     const unknownId = randomUUID();
     const missing = await api.call('/api/user/delete', {
@@ -138,7 +151,11 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     });
     assert.equal(missing.status, 404);
     assert.equal(missing.text, `No entity with id "${unknownId}" in the datastore crm.`);
-    for (const json of [{ attributeNames: 'users.email' }, { entityId: userId }, { entityId: userId, attributeNames: 'users.email', x: 1 }]) {
+    for (const json of [
+      { attributeNames: 'users.email' },
+      { entityId: userId },
+      { entityId: userId, attributeNames: 'users.email', x: 1 },
+    ]) {
       assert.equal((await api.call('/api/user/delete', { json })).status, 400, JSON.stringify(json));
     }
     assert.deepEqual(await rowCounts(service, 'crm'), before);
@@ -170,7 +187,9 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     const again = await api.call('/api/user/forget', { method: 'GET', json: { entityId: userId } });
     assert.equal(again.status, 404);
     assert.equal(again.text, `No entity with id "${userId}" in the datastore crm.`);
-    const garbage = await api.call(`/api/user/forget?entityId=${encodeURIComponent("1' OR '1'='1")}`, { method: 'GET' });
+    const garbage = await api.call(`/api/user/forget?entityId=${encodeURIComponent("1' OR '1'='1")}`, {
+      method: 'GET',
+    });
     assert.equal(garbage.status, 404);
     assert.match(garbage.text, /"1' OR '1'='1"/);
     assert.equal((await api.call('/api/user/forget', { json: {} })).status, 400);
@@ -194,10 +213,7 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     assert.equal(answer.body.entityId, userId);
     assert.equal(answer.body.email, 'subject@example.net');
     assert.equal(answer.body.mailed, true);
-    assert.deepEqual(
-      answer.body.entities.map((entity: { id: string }) => entity.id).slice(0, 1),
-      [userId],
-    );
+    assert.deepEqual(answer.body.entities.map((entity: { id: string }) => entity.id).slice(0, 1), [userId]);
     assert.equal(answer.body.entities.length, 4);
     const order = answer.body.entities.find((entity: { id: string }) => entity.id === orderId);
     assert.deepEqual(order.files, [
@@ -213,7 +229,9 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     const attachment = /Content-Transfer-Encoding: base64\r?\n(?:.*\r?\n)*?\r?\n([A-Za-z0-9+/=\r\n]+)/.exec(
       mail.raw.slice(mail.raw.indexOf('subject-access-report.json')),
     );
-    const report = JSON.parse(Buffer.from((attachment?.[1] ?? '').replace(/\s/g, ''), 'base64').toString('utf8'));
+    const report = JSON.parse(
+      Buffer.from((attachment?.[1] ?? '').replace(/\s/g, ''), 'base64').toString('utf8'),
+    );
     assert.equal(report.entityId, userId);
     assert.equal(report.entities.length, 4);
 
@@ -222,7 +240,9 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     });
     assert.equal(audit.body.items[0].recipient, 'subject@example.net');
     assert.equal(audit.body.items[0].details.mailed, true);
-    const raw = await service.services.db.query<{ dump: string }>("SELECT string_agg(t::text, ' ') AS dump FROM audit_log t");
+    const raw = await service.services.db.query<{ dump: string }>(
+      "SELECT string_agg(t::text, ' ') AS dump FROM audit_log t",
+    );
     assert.ok(!(raw.rows[0]?.dump ?? '').includes('subject@example.net'));
   });
 
@@ -233,11 +253,17 @@ describe('Area B subject rights: delete, forget, SAR', () => {
     const missing = await api.call('/api/user/sar', { json: { entityId: unknown, email: 'a@example.com' } });
     assert.equal(missing.status, 404);
     assert.match(missing.text, new RegExp(unknown));
-    for (const json of [{ entityId: userId }, { entityId: userId, email: 'not-an-email' }, { email: 'a@example.com' }]) {
+    for (const json of [
+      { entityId: userId },
+      { entityId: userId, email: 'not-an-email' },
+      { email: 'a@example.com' },
+    ]) {
       const answer = await api.call('/api/user/sar', { json });
       assert.equal(answer.status, 400, JSON.stringify(json));
     }
-    const viaQuery = await api.call(`/api/user/sar?entityId=${userId}&email=q%40example.com`, { method: 'GET' });
+    const viaQuery = await api.call(`/api/user/sar?entityId=${userId}&email=q%40example.com`, {
+      method: 'GET',
+    });
     assert.equal(viaQuery.status, 200);
     assert.equal(mails.length, sent + 1);
   });
