@@ -23,6 +23,7 @@ import {
   ForgetInput,
   IdentitiesInput,
   IdsInput,
+  plain,
   plainErrors,
   SarInput,
   UploadAttribute,
@@ -301,7 +302,10 @@ export function subjectApiRoutes({
         }),
         query: Type.Object({}),
         consumes: ['multipart/form-data'],
-        response: { 200: answers.upload, 413: plainErrors[400] },
+        response: {
+          200: answers.upload,
+          413: plain('The file is larger than LETHE_MAX_FILE_BYTES; nothing was kept.'),
+        },
       },
       async (request) => upload(request, contextOf(request)),
     );

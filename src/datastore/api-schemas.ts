@@ -188,7 +188,7 @@ export const answers = {
   }),
 };
 
-const plain = (description: string) => ({
+export const plain = (description: string) => ({
   description,
   content: { 'text/plain': { schema: { type: 'string' } } },
 });

@@ -141,6 +141,38 @@ describe('Area B API keys, datastore header and rate limits', () => {
     }
   });
 
+  it('documents every Area B endpoint, POST and GET, with its status codes in the OpenAPI document', async () => {
+    const document = await service.call('GET', '/openapi.json');
+    for (const path of ENDPOINTS) {
+      for (const method of ['post', 'get']) {
+        const operation = document.body.paths[path]?.[method];
+        assert.ok(operation, `${method} ${path}`);
+        const success = path === '/api/entity/create' ? '203' : '200';
+        for (const status of [success, '400', '401', '403', '404', '429', '503']) {
+          assert.ok(operation.responses[status], `${method} ${path} ${status}`);
+        }
+      }
+    }
+    assert.ok(document.body.paths['/api/file/upload'].post.responses['413']);
+    assert.ok(document.body.paths['/api/file/upload'].post.requestBody.content['multipart/form-data']);
+    const management: [string, string, string][] = [
+      ['/v1/datastore', 'post', '201'],
+      ['/v1/datastore', 'get', '200'],
+      ['/v1/datastore/{name}', 'delete', '204'],
+      ['/v1/api-key', 'post', '201'],
+      ['/v1/api-key', 'get', '200'],
+      ['/v1/api-key/{id}', 'delete', '204'],
+      ['/v1/maintenance', 'put', '200'],
+      ['/v1/maintenance', 'get', '200'],
+      ['/v1/audit-log', 'get', '200'],
+    ];
+    for (const [path, method, status] of management) {
+      assert.ok(document.body.paths[path]?.[method]?.responses[status], `${method} ${path} ${status}`);
+    }
+    assert.equal(document.body.paths['/api/v1/datastore'], undefined);
+    assert.equal(document.body.paths['/datastore'], undefined);
+  });
+
   it('applies the default of 60 requests a minute to a key without its own limit', async () => {
     const answer = await service.call('POST', '/api/entity/get-by-id', {
       json: ['x'],
