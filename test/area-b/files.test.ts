@@ -129,6 +129,21 @@ describe('Area B files: streamed upload and download', () => {
     });
     assert.equal(download.text, 'second version');
     assert.match(download.headers.get('content-disposition') ?? '', /^attachment; filename=replaced\.txt$/);
+    const viaGet = await api.call('/api/file/upload', {
+      method: 'GET',
+      body: uploadForm(
+        { entityId: userId, name: 'avatar', value: 'third.txt' },
+        Buffer.from('third'),
+        'x.txt',
+        'text/plain',
+      ),
+    });
+    assert.equal(viaGet.status, 200, viaGet.text);
+    const third = await api.call('/api/file/download', {
+      method: 'GET',
+      json: { entityID: userId, attributeName: 'avatar' },
+    });
+    assert.equal(third.text, 'third');
     const files = await service.services.db.query(
       "SELECT 1 FROM entity_files WHERE entity_id = $1 AND attribute_name = 'avatar'",
       [userId],
