@@ -80,6 +80,7 @@ export const apiKeyRepository = {
     return (await db.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).rows;
   },
 
+  /** Deletes the key and its shared rate-limit counter (keyed by the key id). */
   async remove(db: Queryable, id: string): Promise<boolean> {
     const removed = await db.query('DELETE FROM api_keys WHERE id = $1', [id]);
     await db.query('DELETE FROM rate_limit_counters WHERE key = $1', [id]);

@@ -338,8 +338,7 @@ export function subjectApiRoutes({
             failure ??= badRequest(
               `The file part ${shown(part.fieldname)} is not accepted; send one part named file.`,
             );
-            part.file.resume();
-            await new Promise((resolve) => part.file.once('end', resolve).once('close', resolve));
+            for await (const _discarded of part.file);
             continue;
           }
           try {

@@ -126,6 +126,21 @@ describe('Area B entities and attributes', () => {
         expect: /"email" appears twice/,
       },
     ];
+    const oversized = JSON.stringify([
+      { name: 'users', attributes: [{ name: 'blob', value: 'x'.repeat(60000) }] },
+    ]);
+    const tooLarge = await api.call('/api/entity/create', {
+      body: `[${Array(20).fill(oversized.slice(1, -1)).join(',')}]`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(tooLarge.status, 413);
+    assert.match(tooLarge.headers.get('content-type') ?? '', /^text\/plain/);
+    const malformedGet = await api.call('/api/entity/get-by-id', {
+      method: 'GET',
+      body: '["a",',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(malformedGet.status, 400);
     for (const { expect, ...request } of cases) {
       const answer = await api.call('/api/entity/create', request);
       assert.equal(answer.status, 400, `${JSON.stringify(request)} -> ${answer.text}`);
