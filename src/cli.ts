@@ -1,15 +1,18 @@
 // The `lethe` command. Entry point only: parse the command line, call into the runtime.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
+import { runApiKeyCommand } from './datastore/api-key-command.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { type RunningService, startService } from './runtime/start.ts';
+import { createServices, type RunningService, startService } from './runtime/start.ts';
 
 const USAGE = `Usage: lethe <command>
 
   serve      run the API and one in-process worker (the default of npm start)
   worker     run a worker only, against the same DATABASE_URL as the API
   migrate    apply pending database migrations and exit
+  api-key create --name N --datastore D [--datastore D2 | --datastore '*'] [--rate-limit N]
+             issue an API key for the subject data API and print it once
 `;
 
 function stopOnSignals(running: RunningService) {
@@ -52,6 +55,15 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
       } finally {
         await db.close();
+      }
+      return 0;
+    }
+    case 'api-key': {
+      const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
+      try {
+        process.stdout.write(await runApiKeyCommand(services, argv.slice(argv.indexOf('api-key') + 1)));
+      } finally {
+        await services.db.close();
       }
       return 0;
     }

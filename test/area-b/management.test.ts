@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError } from '../../src/config.ts';
+import { runApiKeyCommand } from '../../src/datastore/api-key-command.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { apiClient, createDatastore, issueKey, rowCounts } from './helpers.ts';
 
@@ -246,6 +248,44 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     await assert.rejects(service.services.db.query('DELETE FROM audit_log'), /append-only/);
     const bad = await service.call('GET', '/v1/audit-log?page=0', { token: root });
     assert.equal(bad.status, 422);
+  });
+
+  it('issues a key from the command line (lethe api-key create), printed once and usable at once', async () => {
+    await createDatastore(service, 'cli-store');
+    const printed = await runApiKeyCommand(service.services, [
+      'create',
+      '--name',
+      'ops',
+      '--datastore',
+      'cli-store',
+      '--rate-limit',
+      '120',
+    ]);
+    const issued = JSON.parse(printed);
+    assert.equal(issued.name, 'ops');
+    assert.deepEqual(issued.datastores, ['cli-store']);
+    assert.equal(issued.rate_limit_per_minute, 120);
+    const answer = await service.call('POST', '/api/entity/get-by-id', {
+      json: ['x'],
+      headers: { 'api-key': issued.key, datastore: 'cli-store' },
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('ratelimit-limit'), '120');
+    const audit = await service.call('GET', '/v1/audit-log?action=api-key.issue', { token: root });
+    assert.equal(audit.body.items[0].actor, 'client:cli');
+
+    const before = await service.call('GET', '/v1/api-key', { token: root });
+    for (const argv of [
+      ['create', '--datastore', 'cli-store'],
+      ['create', '--name', 'x'],
+      ['create', '--name', 'x', '--datastore', 'Bad Name'],
+      ['create', '--name', 'x', '--datastore', 'cli-store', '--rate-limit', '0'],
+      ['create', '--name', 'x', '--datastore', 'cli-store', '--colour', 'red'],
+      ['delete', '--name', 'x', '--datastore', 'cli-store'],
+    ]) {
+      await assert.rejects(runApiKeyCommand(service.services, argv), ConfigError, argv.join(' '));
+    }
+    assert.deepEqual((await service.call('GET', '/v1/api-key', { token: root })).body, before.body);
   });
 
   it('rejects an issued key for datastores it was not granted, and honours "*"', async () => {
