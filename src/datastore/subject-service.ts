@@ -38,7 +38,6 @@ import {
 
 /** Table and attribute names: identifiers, so `<table>.<attribute>` is unambiguous and safe to show. */
 export const NAME = '^[A-Za-z_][A-Za-z0-9_-]{0,127}$';
-const NAME_PATTERN = new RegExp(NAME);
 const QUALIFIED_NAME = /^([A-Za-z_][A-Za-z0-9_-]{0,127})\.([A-Za-z_][A-Za-z0-9_-]{0,127})$/;
 
 export interface CallContext {
@@ -527,9 +526,5 @@ export class SubjectService {
       details: { attribute: input.attributeName, size: file.size },
     });
     return { file, body: readFile(this.#db, this.#keyring, ctx.datastore, file) };
-  }
-
-  static isName(value: string): boolean {
-    return NAME_PATTERN.test(value);
   }
 }

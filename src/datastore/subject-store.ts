@@ -260,7 +260,7 @@ export async function deleteEntities(
   return new Set(rows.map((row) => row.id));
 }
 
-/** The table names of the entities of the datastore among `ids` (any id, including the non-UUID ones). */
+/** The table name of each entity of the datastore among `ids`, by lower-case id (non-UUIDs match nothing). */
 export async function entityTables(
   db: Queryable,
   datastore: string,

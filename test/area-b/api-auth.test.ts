@@ -129,13 +129,22 @@ describe('Area B API keys, datastore header and rate limits', () => {
     assert.equal(refused.headers.get('ratelimit-remaining'), '0');
     assert.equal(refused.headers.get('ratelimit-reset'), String(retryAfter));
     assert.equal((await call(other.key)).status, 200, 'another key has its own budget');
+    const noDatastore = await service.call('POST', '/api/entity/get-by-id', {
+      json: ['x'],
+      headers: { 'api-key': limited.key },
+    });
+    assert.equal(noDatastore.status, 429, 'the rate limit is checked before the datastore header');
+    const root = await service.rootToken();
+    await service.call('PUT', '/v1/maintenance', { token: root, json: { enabled: true } });
+    assert.equal((await call(limited.key)).status, 503, 'maintenance is checked before the rate limit');
+    await service.call('PUT', '/v1/maintenance', { token: root, json: { enabled: false } });
 
     const counters = await service.services.db.query<{ key: string; hits: number }>(
       'SELECT key, hits FROM rate_limit_counters WHERE key = $1',
       [limited.id],
     );
     if (service.services.db.kind === 'postgres') {
-      assert.deepEqual(counters.rows, [{ key: limited.id, hits: 4 }], 'PostgreSQL keeps the shared counters');
+      assert.deepEqual(counters.rows, [{ key: limited.id, hits: 5 }], 'PostgreSQL keeps the shared counters');
     } else {
       assert.deepEqual(counters.rows, [], 'the embedded store counts in memory');
     }
