@@ -219,6 +219,44 @@ describe('Area B entities and attributes', () => {
     assert.match(missing.text, /querystring\.ids is required/);
   });
 
+  it('takes every batch endpoint by GET query string and by multipart form', async () => {
+    const id = await createUser('batch-forms@example.com');
+    const items = JSON.stringify([{ id, attributes: [{ name: 'city', value: 'Paris' }] }]);
+    const update = new FormData();
+    update.append('items', items);
+    const updated = await api.call('/api/attribute/update', { body: update });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.body[0].error, null);
+    const updatedByQuery = await api.call(
+      `/api/attribute/update?items=${encodeURIComponent(items.replace('Paris', 'Lyon'))}`,
+      { method: 'GET' },
+    );
+    assert.equal(updatedByQuery.body[0].error, null);
+    const read = await api.call(`/api/entity/get-by-id?ids=${id}`, { method: 'GET' });
+    assert.deepEqual(read.body[0].attributes[0], { name: 'city', value: 'Lyon' });
+    const deletedAttribute = await api.call(
+      `/api/attribute/delete?items=${encodeURIComponent(JSON.stringify([{ id, attributes: [{ name: 'city' }] }]))}`,
+      { method: 'GET' },
+    );
+    assert.equal(deletedAttribute.body[0].error, null);
+    const identities = new FormData();
+    identities.append('identities', 'batch-forms@example.com');
+    const found = await api.call('/api/entity/get-by-identity', { body: identities });
+    assert.equal(found.body[0].entities[0].id, id);
+    const created = new FormData();
+    created.append('entities', JSON.stringify([{ name: 'users' }]));
+    const createdByForm = await api.call('/api/entity/create', { body: created });
+    assert.equal(createdByForm.status, 203);
+    const deleted = await api.call(`/api/entity/delete?ids=${id}&ids=${createdByForm.body[0].id}`, {
+      method: 'GET',
+    });
+    assert.equal(deleted.status, 200);
+    assert.deepEqual(
+      deleted.body.map((item: { error: unknown }) => item.error),
+      [null, null],
+    );
+  });
+
   it('finds entities by identity through the blind index: emails case-insensitively, others exactly', async () => {
     const first = await createUser('Grace.Hopper@Example.COM', [{ name: 'username', value: 'GHopper' }]);
     const second = await createUser('someone@example.com', [{ name: 'username', value: 'ghopper' }]);
