@@ -227,3 +227,23 @@ describe('Area B rate limits shared through Redis', () => {
     assert.equal(rows.rows.length, 0);
   });
 });
+
+describe('Area B when the rate-limit store is down', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ redisUrl: 'redis://127.0.0.1:9', redisKeyPrefix: 'lethe-down:' });
+  });
+  after(() => service.stop());
+
+  it('answers 503 with Retry-After rather than letting calls through unlimited', async () => {
+    await createDatastore(service, 'unlimited');
+    const { key } = await issueKey(service, ['unlimited']);
+    const answer = await service.call('POST', '/api/entity/get-by-id', {
+      json: ['x'],
+      headers: { 'api-key': key, datastore: 'unlimited' },
+    });
+    assert.equal(answer.status, 503);
+    assert.equal(answer.text, 'The rate-limit store is unavailable; try again shortly.');
+    assert.equal(answer.headers.get('retry-after'), '5');
+  });
+});
