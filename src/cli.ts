@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { SCOPES } from './auth/scopes.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { runApiKeyCommand } from './datastore/api-key-command.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { DomainError } from './errors.ts';
@@ -14,6 +15,8 @@ const USAGE = `Usage: lethe <command>
   migrate                    apply pending database migrations and exit
   client create [--name N] --scope S [--scope S ...]
                              create a management OAuth client and print its id and secret once
+  api-key create --name N --datastore D [--datastore D2 | --datastore '*'] [--rate-limit N]
+                             issue an API key for the subject data API and print it once
 `;
 
 function stopOnSignals(running: RunningService) {
@@ -89,6 +92,15 @@ async function main(argv: string[]): Promise<number> {
       if (subcommand === 'create') return createClient(config, argv.slice(2));
       process.stderr.write(USAGE);
       return 2;
+    case 'api-key': {
+      const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
+      try {
+        process.stdout.write(await runApiKeyCommand(services, argv.slice(argv.indexOf('api-key') + 1)));
+      } finally {
+        await services.db.close();
+      }
+      return 0;
+    }
     default:
       process.stderr.write(USAGE);
       return command === 'help' || command === '--help' ? 0 : 2;

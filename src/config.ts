@@ -19,6 +19,10 @@ export interface Config {
   webhookTimeoutMs: number;
   smtpUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key Lethe writes (several installations may share one Redis). */
+  redisKeyPrefix: string;
+  /** Sender address of mailed SAR reports. */
+  smtpFrom: string;
   maxFileBytes: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
@@ -103,6 +107,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'LETHE_WEBHOOK_TIMEOUT_MS', 10000, 1),
     smtpUrl: url(env, 'LETHE_SMTP_URL', ['smtp', 'smtps']),
     redisUrl: url(env, 'LETHE_REDIS_URL', ['redis', 'rediss']),
+    redisKeyPrefix: env.LETHE_REDIS_KEY_PREFIX?.trim() || 'lethe:',
+    smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',

@@ -8,6 +8,7 @@ export type DomainErrorKind =
   | 'not_found'
   | 'conflict'
   | 'too_large'
+  | 'too_many_requests'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -27,4 +28,5 @@ export const forbidden = (message: string) => new DomainError('forbidden', messa
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const tooLarge = (message: string) => new DomainError('too_large', message);
+export const tooManyRequests = (message: string) => new DomainError('too_many_requests', message);
 export const unavailable = (message: string) => new DomainError('unavailable', message);

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
+import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import type { Services } from '../runtime/services.ts';
@@ -38,6 +39,9 @@ export async function buildApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
+  // a GET without a body is handled exactly as before.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
@@ -81,5 +85,6 @@ export async function buildApp(
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
+  await registerSubjectDataArea(app, services);
   return app;
 }

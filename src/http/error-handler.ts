@@ -12,6 +12,7 @@ const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  too_many_requests: 429,
   unavailable: 503,
 };
 

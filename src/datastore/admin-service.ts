@@ -1,0 +1,207 @@
+// The control panel's rules for Area B: datastores, API keys, the maintenance switch and reading the
+// audit log. Every change is audited in its own transaction. No Fastify here; secrets (the issued key)
+// leave this service exactly once, in the answer to the call that issued them.
+
+import { type AuditRecord, listAudit, recordAudit } from '../audit/audit-log.ts';
+import type { Principal } from '../auth/scopes.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Database } from '../db/database.ts';
+import { conflict, notFound } from '../errors.ts';
+import {
+  type ApiKeyRow,
+  apiKeyRepository,
+  datastoreRepository,
+  settingsRepository,
+} from './admin-repository.ts';
+import { newApiKey } from './api-keys.ts';
+import { openRecipient } from './sealing.ts';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  datastores: string[];
+  rate_limit_per_minute: number | null;
+  created_at: string;
+}
+
+export interface MaintenanceView {
+  enabled: boolean;
+  updated_at: string | null;
+}
+
+/** How long one process may answer from its last reading of the maintenance switch. */
+const MAINTENANCE_CACHE_MS = 1000;
+
+const actorOf = (principal: Principal) => `client:${principal.clientId}`;
+
+function keyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    datastores: row.datastores,
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export class DatastoreAdminService {
+  readonly #db: Database;
+  readonly #keyring: Keyring;
+  #maintenance: { view: MaintenanceView; readAt: number } | undefined;
+
+  constructor(db: Database, keyring: Keyring) {
+    this.#db = db;
+    this.#keyring = keyring;
+  }
+
+  async createDatastore(
+    principal: Principal,
+    input: { name: string; description?: string },
+    requestId: string,
+  ) {
+    return this.#db.transaction(async (tx) => {
+      const row = await datastoreRepository.insert(tx, input.name, input.description ?? null);
+      if (!row) throw conflict(`A datastore named ${input.name} already exists.`);
+      await recordAudit(tx, {
+        action: 'datastore.create',
+        datastore: row.name,
+        actor: actorOf(principal),
+        requestId,
+      });
+      return {
+        name: row.name,
+        description: row.description,
+        created_at: new Date(row.created_at).toISOString(),
+      };
+    });
+  }
+
+  async listDatastores() {
+    return (await datastoreRepository.list(this.#db)).map((row) => ({
+      name: row.name,
+      description: row.description,
+      created_at: new Date(row.created_at).toISOString(),
+    }));
+  }
+
+  async deleteDatastore(principal: Principal, name: string, requestId: string) {
+    await this.#db.transaction(async (tx) => {
+      const erased = await datastoreRepository.remove(tx, name);
+      if (!erased) throw notFound(`No datastore named ${name}.`);
+      await recordAudit(tx, {
+        action: 'datastore.delete',
+        datastore: name,
+        actor: actorOf(principal),
+        requestId,
+        details: erased,
+      });
+    });
+  }
+
+  async issueKey(
+    principal: Principal,
+    input: { name: string; datastores: string[]; rate_limit_per_minute?: number },
+    requestId: string,
+  ): Promise<ApiKeyView & { key: string }> {
+    const { id, key, secretDigest } = newApiKey();
+    const datastores = input.datastores.includes('*') ? ['*'] : [...new Set(input.datastores)];
+    return this.#db.transaction(async (tx) => {
+      const row = await apiKeyRepository.insert(tx, {
+        id,
+        name: input.name,
+        secretDigest,
+        datastores,
+        rateLimitPerMinute: input.rate_limit_per_minute ?? null,
+        createdBy: actorOf(principal),
+      });
+      await recordAudit(tx, {
+        action: 'api-key.issue',
+        actor: actorOf(principal),
+        requestId,
+        details: { api_key_id: id, datastores, rate_limit_per_minute: row.rate_limit_per_minute },
+      });
+      return { ...keyView(row), key };
+    });
+  }
+
+  async listKeys(): Promise<ApiKeyView[]> {
+    return (await apiKeyRepository.list(this.#db)).map(keyView);
+  }
+
+  async revokeKey(principal: Principal, id: string, requestId: string) {
+    await this.#db.transaction(async (tx) => {
+      if (!(await apiKeyRepository.remove(tx, id))) throw notFound(`No API key with id ${id}.`);
+      await recordAudit(tx, {
+        action: 'api-key.revoke',
+        actor: actorOf(principal),
+        requestId,
+        details: { api_key_id: id },
+      });
+    });
+  }
+
+  /** The switch as every API process sees it, read again at most once a second. */
+  async maintenance(): Promise<MaintenanceView> {
+    const cached = this.#maintenance;
+    if (cached && Date.now() - cached.readAt < MAINTENANCE_CACHE_MS) return cached.view;
+    const row = await settingsRepository.maintenance(this.#db);
+    const view = {
+      enabled: row.enabled,
+      updated_at: row.updated_at ? new Date(row.updated_at).toISOString() : null,
+    };
+    this.#maintenance = { view, readAt: Date.now() };
+    return view;
+  }
+
+  async setMaintenance(principal: Principal, enabled: boolean, requestId: string): Promise<MaintenanceView> {
+    const row = await this.#db.transaction(async (tx) => {
+      const saved = await settingsRepository.setMaintenance(tx, enabled);
+      await recordAudit(tx, {
+        action: 'maintenance.set',
+        actor: actorOf(principal),
+        requestId,
+        details: { enabled },
+      });
+      return saved;
+    });
+    const view = { enabled: row.enabled, updated_at: new Date(row.updated_at).toISOString() };
+    this.#maintenance = { view, readAt: Date.now() };
+    return view;
+  }
+
+  async auditLog(filter: {
+    datastore?: string;
+    entity_id?: string;
+    action?: string;
+    page: number;
+    size: number;
+  }) {
+    const { rows, total } = await listAudit(this.#db, {
+      datastore: filter.datastore,
+      entityId: filter.entity_id,
+      action: filter.action,
+      page: filter.page,
+      size: filter.size,
+    });
+    return { items: rows.map((row) => this.#auditView(row)), total, page: filter.page, size: filter.size };
+  }
+
+  #auditView(row: AuditRecord) {
+    const [entityId] = row.entity_ids;
+    const recipient =
+      row.recipient_sealed && row.datastore && entityId
+        ? openRecipient(this.#keyring, row.datastore, entityId, row.recipient_sealed)
+        : undefined;
+    return {
+      seq: Number(row.seq),
+      at: new Date(row.at).toISOString(),
+      action: row.action,
+      datastore: row.datastore,
+      entity_ids: row.entity_ids,
+      actor: row.actor,
+      request_id: row.request_id,
+      details: row.details,
+      ...(recipient ? { recipient } : {}),
+    };
+  }
+}

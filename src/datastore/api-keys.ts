@@ -1,0 +1,73 @@
+// API keys of the subject data API: `lk_<id>_<secret>`. Only the SHA-256 digest of the secret is stored;
+// a presented key is looked up by its id and its secret compared in constant time. No caching: a revoked
+// key fails on its very next call.
+import { randomBytes } from 'node:crypto';
+import { digest, generateSecret, matchesDigest } from '../crypto/credentials.ts';
+import type { Queryable } from '../db/database.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { apiKeyRepository, datastoreRepository } from './admin-repository.ts';
+
+const KEY_FORMAT = /^lk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+export const DATASTORE_NAME = '^[a-z0-9][a-z0-9_-]{0,62}$';
+const DATASTORE_NAME_PATTERN = new RegExp(DATASTORE_NAME);
+
+export interface ApiKeyPrincipal {
+  id: string;
+  name: string;
+  datastores: string[];
+  rateLimitPerMinute: number | null;
+}
+
+export function newApiKey(): { id: string; key: string; secretDigest: Buffer } {
+  const id = randomBytes(8).toString('hex');
+  const secret = generateSecret(32);
+  return { id, key: `lk_${id}_${secret}`, secretDigest: digest(secret) };
+}
+
+/** The key from `api-key` or `Authorization: Bearer`; both present and different is refused. */
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string {
+  const header = headers['api-key'];
+  if (Array.isArray(header)) throw unauthorized('Send one api-key header.');
+  const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
+  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  const fromHeader = header?.trim() || undefined;
+  if (fromHeader && bearer && fromHeader !== bearer) {
+    throw unauthorized('The api-key header and the Authorization bearer key differ; send one key.');
+  }
+  const key = fromHeader ?? bearer;
+  if (!key)
+    throw unauthorized('An API key is required: send it in the api-key header or as Authorization: Bearer.');
+  return key;
+}
+
+export async function authenticateApiKey(db: Queryable, key: string): Promise<ApiKeyPrincipal> {
+  const match = KEY_FORMAT.exec(key);
+  const row = match ? await apiKeyRepository.find(db, match[1] as string) : undefined;
+  if (!match || !row || !matchesDigest(match[2] as string, row.secret_digest)) {
+    throw unauthorized('The API key is not valid or has been revoked.');
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    datastores: row.datastores,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+  };
+}
+
+/** The datastore named by the `datastore` header: 400 missing, 403 not granted, 404 not created. */
+export async function authorizeDatastore(
+  db: Queryable,
+  principal: ApiKeyPrincipal,
+  header: string | string[] | undefined,
+): Promise<string> {
+  if (Array.isArray(header)) throw badRequest('Send one datastore header.');
+  const name = header?.trim();
+  if (!name) throw badRequest('The datastore header is required: name the datastore the call acts on.');
+  const granted = principal.datastores.includes('*') || principal.datastores.includes(name);
+  const shown = JSON.stringify(name.slice(0, 100));
+  if (!granted) throw forbidden(`This API key may not use the datastore ${shown}.`);
+  if (!DATASTORE_NAME_PATTERN.test(name) || !(await datastoreRepository.exists(db, name))) {
+    throw notFound(`The datastore ${shown} does not exist.`);
+  }
+  return name;
+}

@@ -1,0 +1,171 @@
+// File attributes as sealed 256 KiB chunks in bytea rows. An upload is staged while its stream arrives
+// (one short INSERT per chunk, so the store is never held for the length of an upload and the file is
+// never whole in memory), then bound to its entity in one short transaction. A download is a stream
+// that fetches and opens one chunk per query. Chunked bytea works the same on PGlite and PostgreSQL;
+// large objects do not exist on PGlite. File names are data: sealed, never used as a path.
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { notFound, tooLarge } from '../errors.ts';
+import { openFileChunk, openFileName, sealFileChunk, sealFileName } from './sealing.ts';
+
+export const CHUNK_BYTES = 256 * 1024;
+const STAGED_LIFETIME = '1 day';
+
+export interface StagedFile {
+  id: string;
+  size: number;
+  chunkCount: number;
+}
+
+export interface StoredFile {
+  id: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  chunkCount: number;
+}
+
+/**
+ * Writes `source` as sealed chunks of a new staged file. Above `maxBytes` it stops writing, reads the rest
+ * of the source to its end (so the client can read the answer), removes what it wrote and throws 413.
+ */
+export async function stageUpload(
+  db: Database,
+  keyring: Keyring,
+  datastore: string,
+  contentType: string,
+  source: AsyncIterable<Buffer>,
+  maxBytes: number,
+): Promise<StagedFile> {
+  await db.query(
+    `DELETE FROM entity_files WHERE NOT complete AND created_at < now() - interval '${STAGED_LIFETIME}'`,
+  );
+  const id = randomUUID();
+  await db.query('INSERT INTO entity_files (id, datastore, content_type) VALUES ($1, $2, $3)', [
+    id,
+    datastore,
+    contentType,
+  ]);
+  let size = 0;
+  let chunkNo = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let overLimit = false;
+  const flush = async (bytes: Buffer) => {
+    await db.query('INSERT INTO entity_file_chunks (file_id, chunk_no, data_sealed) VALUES ($1, $2, $3)', [
+      id,
+      chunkNo,
+      sealFileChunk(keyring, datastore, id, chunkNo, bytes),
+    ]);
+    chunkNo += 1;
+  };
+  try {
+    for await (const piece of source) {
+      if (overLimit) continue;
+      size += piece.length;
+      if (size > maxBytes) {
+        overLimit = true;
+        pending = [];
+        continue;
+      }
+      pending.push(piece);
+      pendingBytes += piece.length;
+      while (pendingBytes >= CHUNK_BYTES) {
+        const joined = Buffer.concat(pending);
+        await flush(joined.subarray(0, CHUNK_BYTES));
+        const rest = joined.subarray(CHUNK_BYTES);
+        pending = rest.length > 0 ? [Buffer.from(rest)] : [];
+        pendingBytes = rest.length;
+      }
+    }
+    if (overLimit)
+      throw tooLarge(`The file is larger than the limit of ${maxBytes} bytes; nothing was stored.`);
+    if (pendingBytes > 0) await flush(Buffer.concat(pending));
+    await db.query('UPDATE entity_files SET size = $2, chunk_count = $3 WHERE id = $1', [id, size, chunkNo]);
+    return { id, size, chunkCount: chunkNo };
+  } catch (error) {
+    await discardStaged(db, id);
+    throw error;
+  }
+}
+
+export async function discardStaged(db: Queryable, fileId: string) {
+  await db.query('DELETE FROM entity_files WHERE id = $1 AND NOT complete', [fileId]);
+}
+
+/** Binds a staged file to its entity's attribute, replacing the file it had. Run inside a transaction. */
+export async function bindStaged(
+  tx: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  staged: StagedFile,
+  target: { entityId: string; attributeName: string; fileName: string },
+) {
+  const owner = await tx.query('SELECT id FROM entities WHERE id = $1 AND datastore = $2 FOR UPDATE', [
+    target.entityId,
+    datastore,
+  ]);
+  if (owner.rows.length === 0)
+    throw notFound(`No entity with id ${target.entityId} in datastore ${datastore}.`);
+  await tx.query('DELETE FROM entity_files WHERE entity_id = $1 AND attribute_name = $2 AND complete', [
+    target.entityId,
+    target.attributeName,
+  ]);
+  await tx.query(
+    `UPDATE entity_files SET entity_id = $2, attribute_name = $3, file_name_sealed = $4, complete = true
+      WHERE id = $1 AND NOT complete`,
+    [
+      staged.id,
+      target.entityId,
+      target.attributeName,
+      sealFileName(keyring, datastore, staged.id, target.fileName),
+    ],
+  );
+}
+
+export async function findFile(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  entityId: string,
+  attributeName: string,
+): Promise<StoredFile | undefined> {
+  const { rows } = await db.query<{
+    id: string;
+    file_name_sealed: Uint8Array;
+    content_type: string;
+    size: number;
+    chunk_count: number;
+  }>(
+    `SELECT id, file_name_sealed, content_type, size, chunk_count FROM entity_files
+      WHERE datastore = $1 AND entity_id = $2 AND attribute_name = $3 AND complete`,
+    [datastore, entityId, attributeName],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    fileName: openFileName(keyring, datastore, row.id, row.file_name_sealed),
+    contentType: row.content_type,
+    size: Number(row.size),
+    chunkCount: row.chunk_count,
+  };
+}
+
+/** The file's bytes as a stream that holds one opened chunk at a time. */
+export function readFile(db: Queryable, keyring: Keyring, datastore: string, file: StoredFile): Readable {
+  async function* chunks() {
+    for (let chunkNo = 0; chunkNo < file.chunkCount; chunkNo += 1) {
+      const { rows } = await db.query<{ data_sealed: Uint8Array }>(
+        'SELECT data_sealed FROM entity_file_chunks WHERE file_id = $1 AND chunk_no = $2',
+        [file.id, chunkNo],
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`file ${file.id} lost chunk ${chunkNo} while it was read`);
+      yield openFileChunk(keyring, datastore, file.id, chunkNo, row.data_sealed);
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 });
+}

@@ -1,0 +1,214 @@
+// The control panel's Area B resources under /v1 (and its aliases): datastores and API keys, the
+// maintenance switch and the audit log. JSON answers, {"detail"} errors, management scopes.
+import type { FastifyPluginAsync } from 'fastify';
+import Type from 'typebox';
+import { principalOf } from '../http/authorize.ts';
+import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
+import type { DatastoreAdminService } from './admin-service.ts';
+import { DATASTORE_NAME } from './api-keys.ts';
+
+const DatastoreName = Type.String({
+  pattern: DATASTORE_NAME,
+  description: 'lower-case letters, digits, _ and -',
+});
+const Datastore = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const ApiKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  datastores: Type.Array(Type.String()),
+  rate_limit_per_minute: Type.Union([Type.Integer(), Type.Null()], { description: 'null: the default, 60' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const Maintenance = Type.Object({
+  enabled: Type.Boolean(),
+  updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const AuditEntry = Type.Object({
+  seq: Type.Integer(),
+  at: Type.String({ format: 'date-time' }),
+  action: Type.String(),
+  datastore: Type.Union([Type.String(), Type.Null()]),
+  entity_ids: Type.Array(Type.String()),
+  actor: Type.String(),
+  request_id: Type.Union([Type.String(), Type.Null()]),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  recipient: Type.Optional(Type.String({ description: 'the SAR recipient (stored sealed)' })),
+});
+
+export function datastoreManagementRoutes(admin: DatastoreAdminService): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: { name: string; description?: string } }>(
+      '/datastore',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'Create a datastore (409 when the name is taken).',
+          security,
+          body: Type.Object(
+            { name: DatastoreName, description: Type.Optional(Type.String({ maxLength: 1000 })) },
+            { additionalProperties: false },
+          ),
+          response: { 201: Datastore, 409: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send(await admin.createDatastore(principalOf(request), request.body, request.id)),
+    );
+
+    app.get(
+      '/datastore',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'List datastores.',
+          security,
+          response: { 200: Type.Array(Datastore), ...managementErrors },
+        },
+      },
+      async () => admin.listDatastores(),
+    );
+
+    app.delete<{ Params: { name: string } }>(
+      '/datastore/:name',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'Delete a datastore with every entity, attribute, file and index entry it holds.',
+          security,
+          params: Type.Object({ name: Type.String({ maxLength: 100 }) }),
+          response: { 204: Type.Null(), 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) => {
+        await admin.deleteDatastore(principalOf(request), request.params.name, request.id);
+        return reply.status(204).send();
+      },
+    );
+
+    app.post<{ Body: { name: string; datastores: string[]; rate_limit_per_minute?: number } }>(
+      '/api-key',
+      {
+        preHandler: app.authorize('api-key:*'),
+        schema: {
+          tags: ['api keys'],
+          summary: 'Issue an API key; the key is shown in this answer only.',
+          security,
+          body: Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: 200 }),
+              datastores: Type.Array(Type.Union([DatastoreName, Type.Literal('*')]), {
+                minItems: 1,
+                maxItems: 1000,
+              }),
+              rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Intersect([
+              ApiKey,
+              Type.Object({ key: Type.String({ description: 'lk_<id>_<secret>' }) }),
+            ]),
+            ...managementErrors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const issued = await admin.issueKey(principalOf(request), request.body, request.id);
+        return reply.status(201).header('cache-control', 'no-store').send(issued);
+      },
+    );
+
+    app.get(
+      '/api-key',
+      {
+        preHandler: app.authorize('api-key:*'),
+        schema: {
+          tags: ['api keys'],
+          summary: 'List API keys (never the key nor its digest).',
+          security,
+          response: { 200: Type.Array(ApiKey), ...managementErrors },
+        },
+      },
+      async () => admin.listKeys(),
+    );
+
+    app.delete<{ Params: { id: string } }>(
+      '/api-key/:id',
+      {
+        preHandler: app.authorize('api-key:*'),
+        schema: {
+          tags: ['api keys'],
+          summary: 'Revoke an API key at once.',
+          security,
+          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          response: { 204: Type.Null(), 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) => {
+        await admin.revokeKey(principalOf(request), request.params.id, request.id);
+        return reply.status(204).send();
+      },
+    );
+
+    app.get(
+      '/maintenance',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'Whether the subject data API is in maintenance.',
+          security,
+          response: { 200: Maintenance, ...managementErrors },
+        },
+      },
+      async () => admin.maintenance(),
+    );
+
+    app.put<{ Body: { enabled: boolean } }>(
+      '/maintenance',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'Switch maintenance mode: every /api endpoint answers 503 with Retry-After while enabled.',
+          security,
+          body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+          response: { 200: Maintenance, ...managementErrors },
+        },
+      },
+      async (request) => admin.setMaintenance(principalOf(request), request.body.enabled, request.id),
+    );
+
+    app.get<{
+      Querystring: { page: number; size: number; datastore?: string; entity_id?: string; action?: string };
+    }>(
+      '/audit-log',
+      {
+        preHandler: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary: 'The append-only audit log, newest first; filter by datastore, entity_id, action.',
+          security,
+          querystring: Type.Intersect([
+            PageQuery,
+            Type.Object({
+              datastore: Type.Optional(Type.String({ maxLength: 100 })),
+              entity_id: Type.Optional(Type.String({ maxLength: 200 })),
+              action: Type.Optional(Type.String({ maxLength: 100 })),
+            }),
+          ]),
+          response: { 200: Page(AuditEntry), ...managementErrors },
+        },
+      },
+      async (request) => admin.auditLog(request.query),
+    );
+  };
+}

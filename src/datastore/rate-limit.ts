@@ -1,0 +1,96 @@
+// Per-API-key request limits through @fastify/rate-limit. The counters live where every API process
+// sees them: Redis when LETHE_REDIS_URL is set, else PostgreSQL when DATABASE_URL is set (one upsert per
+// request), else in this process's memory (the embedded store serves one process anyway).
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+
+export const DEFAULT_REQUESTS_PER_MINUTE = 60;
+const WINDOW_MS = 60_000;
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  exceeded: boolean;
+}
+
+/** Fixed windows in the rate_limit_counters table: one statement counts the hit and reports the window. */
+function postgresStore(db: Database) {
+  return class PostgresRateLimitStore implements FastifyRateLimitStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ) {
+      db.query<{ hits: number; ttl_ms: number }>(
+        `INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
+         VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
+         ON CONFLICT (key) DO UPDATE SET
+           hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.hits + 1 END,
+           window_ends_at = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.window_ends_at ELSE c.window_ends_at END
+         RETURNING hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms`,
+        [key, timeWindow],
+      ).then(
+        ({ rows }) => callback(null, { current: rows[0]?.hits ?? 1, ttl: rows[0]?.ttl_ms ?? timeWindow }),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child() {
+      return this;
+    }
+  };
+}
+
+export type RateLimitBackend = 'redis' | 'postgres' | 'memory';
+
+export function rateLimitBackend(config: Pick<Config, 'redisUrl' | 'databaseUrl'>): RateLimitBackend {
+  if (config.redisUrl) return 'redis';
+  return config.databaseUrl ? 'postgres' : 'memory';
+}
+
+/**
+ * Registers the limiter on `scope` and answers a function that counts one request of the key
+ * `keyOf(request)` against `limitOf(request)` requests a minute.
+ */
+export async function createKeyRateLimiter(
+  scope: FastifyInstance,
+  config: Pick<Config, 'redisUrl' | 'databaseUrl' | 'redisKeyPrefix'>,
+  db: Database,
+  keyOf: (request: FastifyRequest) => string,
+  limitOf: (request: FastifyRequest) => number,
+): Promise<(request: FastifyRequest) => Promise<RateLimitState>> {
+  const backend = rateLimitBackend(config);
+  let redis: Redis | undefined;
+  if (backend === 'redis') {
+    redis = new Redis(config.redisUrl as string, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+    redis.on('error', (error) => scope.log.warn({ err: error }, 'rate-limit store (Redis) error'));
+    scope.addHook('onClose', async () => {
+      await redis?.quit();
+    });
+  }
+  await scope.register(rateLimit, {
+    global: false,
+    timeWindow: WINDOW_MS,
+    keyGenerator: keyOf,
+    max: (request) => limitOf(request),
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rate-limit:` } : {}),
+    ...(backend === 'postgres' ? { store: postgresStore(db) } : {}),
+  });
+  const limiter = scope.createRateLimit();
+  return async (request) => {
+    const result = await limiter(request);
+    if (result.isAllowed) {
+      return { limit: 0, remaining: 0, resetSeconds: 0, exceeded: false };
+    }
+    return {
+      limit: result.max,
+      remaining: result.remaining,
+      resetSeconds: result.ttlInSeconds,
+      exceeded: result.isExceeded,
+    };
+  };
+}

@@ -1,0 +1,19 @@
+// Wires Area B into the app: the control panel's routes (under /v1 and its aliases) and the subject data
+// API (under /api) share one admin service, so a maintenance switch flipped here is seen at once here.
+import type { FastifyInstance } from 'fastify';
+import { registerManagementRoutes } from '../http/management.ts';
+import type { Services } from '../runtime/services.ts';
+import { DatastoreAdminService } from './admin-service.ts';
+import { subjectApiRoutes } from './api-routes.ts';
+import { datastoreManagementRoutes } from './management-routes.ts';
+import { SarMailer } from './sar-mailer.ts';
+import { SubjectService } from './subject-service.ts';
+
+export async function registerSubjectDataArea(app: FastifyInstance, services: Services) {
+  const admin = new DatastoreAdminService(services.db, services.keyring);
+  const mailer = new SarMailer(services.config);
+  const subjects = new SubjectService(services.db, services.keyring, services.config, mailer);
+  app.addHook('onClose', async () => mailer.close());
+  await registerManagementRoutes(app, datastoreManagementRoutes(admin));
+  await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects }));
+}

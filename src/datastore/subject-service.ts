@@ -1,0 +1,530 @@
+// The rules of the subject data API (the seed's eleven Area B endpoints), without HTTP: which calls are
+// malformed (bad_request), which subject is missing (not_found), what each batch item answers, and the
+// audit entry of every call. Reads and writes go through subject-store.ts and file-store.ts, the same
+// functions the privacy-request engine uses. Values are never written to the audit log or to errors.
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { badRequest, notFound } from '../errors.ts';
+import {
+  bindStaged,
+  discardStaged,
+  findFile,
+  readFile,
+  type StagedFile,
+  type StoredFile,
+  stageUpload,
+} from './file-store.ts';
+import type { SarMailer } from './sar-mailer.ts';
+import { sealRecipient } from './sealing.ts';
+import {
+  deleteAttributes,
+  deleteEntities,
+  entityTables,
+  forgetEntities,
+  insertEntity,
+  isEntityId,
+  loadEntities,
+  loadSubtrees,
+  matchIdentities,
+  type SubjectEntity,
+  setAttributeValues,
+  subtreeOf,
+  takenEntityIds,
+} from './subject-store.ts';
+
+/** Table and attribute names: identifiers, so `<table>.<attribute>` is unambiguous and safe to show. */
+export const NAME = '^[A-Za-z_][A-Za-z0-9_-]{0,127}$';
+const QUALIFIED_NAME = /^([A-Za-z_][A-Za-z0-9_-]{0,127})\.([A-Za-z_][A-Za-z0-9_-]{0,127})$/;
+
+export interface CallContext {
+  datastore: string;
+  /** `api-key:<id>` */
+  actor: string;
+  requestId: string;
+}
+
+export interface ItemError {
+  code: 'not_found' | 'conflict' | 'unknown_parent' | 'parent_name_mismatch';
+  message: string;
+}
+
+export interface EntityView {
+  id: string;
+  name: string;
+  references: { parentId: string; parentName: string }[];
+  attributes: { name: string; value: string | null }[];
+  files: { name: string; fileName: string; contentType: string; size: number }[];
+  createdAt: string;
+}
+
+export interface EntityInput {
+  id?: string;
+  name: string;
+  references?: { parentId: string; parentName: string }[];
+  attributes?: { name: string; value: string | null }[];
+}
+
+export interface AttributeItemInput<Attribute> {
+  id: string;
+  attributes: Attribute[];
+}
+
+/** Quotes a caller-supplied string for a message: JSON-escaped and cut short. */
+export const shown = (value: string) =>
+  JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
+
+const missingEntity = (id: string, datastore: string) =>
+  `No entity with id ${shown(id)} in the datastore ${datastore}.`;
+
+export function entityView(entity: SubjectEntity): EntityView {
+  return {
+    id: entity.id,
+    name: entity.name,
+    references: entity.parents,
+    attributes: entity.attributes,
+    files: entity.files,
+    createdAt: entity.createdAt,
+  };
+}
+
+/** Splits `users.email, orders.address` into qualified names; 400 naming the first malformed one. */
+export function parseQualifiedNames(input: string | string[]): { table: string; attribute: string }[] {
+  const names = (Array.isArray(input) ? input : input.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) {
+    throw badRequest('attributeNames is required: comma-separated names of the form <table>.<attribute>.');
+  }
+  return names.map((name) => {
+    const match = QUALIFIED_NAME.exec(name);
+    if (!match) throw badRequest(`The attribute name ${shown(name)} is not of the form <table>.<attribute>.`);
+    return { table: match[1] as string, attribute: match[2] as string };
+  });
+}
+
+function duplicates(values: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) return value;
+    seen.add(value);
+  }
+  return undefined;
+}
+
+export class SubjectService {
+  readonly #db: Database;
+  readonly #keyring: Keyring;
+  readonly #config: Pick<Config, 'maxFileBytes'>;
+  readonly #mailer: SarMailer;
+
+  constructor(db: Database, keyring: Keyring, config: Pick<Config, 'maxFileBytes'>, mailer: SarMailer) {
+    this.#db = db;
+    this.#keyring = keyring;
+    this.#config = config;
+    this.#mailer = mailer;
+  }
+
+  async #requireRoot(
+    tx: Queryable,
+    ctx: CallContext,
+    entityId: string,
+  ): Promise<{ id: string; name: string }[]> {
+    const tree = isEntityId(entityId) ? await subtreeOf(tx, ctx.datastore, [entityId]) : [];
+    if (tree.length === 0) throw notFound(missingEntity(entityId, ctx.datastore));
+    return tree;
+  }
+
+  /** /api/user/delete: each `<table>.<attribute>` off the entity and its descendants of that table. */
+  async deleteUserAttributes(
+    ctx: CallContext,
+    input: { entityId: string; attributeNames: string | string[] },
+  ) {
+    const names = parseQualifiedNames(input.attributeNames);
+    const rootId = input.entityId.toLowerCase();
+    return this.#db.transaction(async (tx) => {
+      const tree = await this.#requireRoot(tx, ctx, input.entityId);
+      const items = names.flatMap(({ table, attribute }) =>
+        tree
+          .filter((entity) => entity.name === table)
+          .map((entity) => ({ entityId: entity.id, name: attribute })),
+      );
+      const deleted = await deleteAttributes(tx, ctx.datastore, items);
+      const attributeNames = names.map(({ table, attribute }) => `${table}.${attribute}`);
+      await recordAudit(tx, {
+        action: 'user.delete',
+        datastore: ctx.datastore,
+        entityId: rootId,
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { attribute_names: attributeNames, entities: tree.length, deleted },
+      });
+      return { entityId: rootId, attributeNames, deleted };
+    });
+  }
+
+  /** /api/user/forget: the entity, every descendant, their attributes and files, in one transaction. */
+  async forget(ctx: CallContext, input: { entityId: string }) {
+    const rootId = input.entityId.toLowerCase();
+    return this.#db.transaction(async (tx) => {
+      const tree = await this.#requireRoot(tx, ctx, input.entityId);
+      const erased = await forgetEntities(tx, ctx.datastore, [rootId]);
+      await recordAudit(tx, {
+        action: 'user.forget',
+        datastore: ctx.datastore,
+        entityIds: tree.map((entity) => entity.id),
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: erased,
+      });
+      return { entityId: rootId, erased };
+    });
+  }
+
+  /** /api/user/sar: the entity's tree as JSON, mailed to `email` when SMTP is configured. */
+  async subjectAccessReport(ctx: CallContext, input: { entityId: string; email: string }) {
+    const rootId = input.entityId.toLowerCase();
+    const entities = await this.#db.transaction(async (tx) => {
+      await this.#requireRoot(tx, ctx, input.entityId);
+      return loadSubtrees(tx, this.#keyring, ctx.datastore, [rootId]);
+    });
+    const report = {
+      entityId: rootId,
+      datastore: ctx.datastore,
+      generatedAt: new Date().toISOString(),
+      entities: entities.map(entityView),
+    };
+    const delivery = await this.#mailer.send(input.email, report);
+    await recordAudit(this.#db, {
+      action: 'user.sar',
+      datastore: ctx.datastore,
+      entityId: rootId,
+      entityIds: entities.map((entity) => entity.id),
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+      details: {
+        entities: entities.length,
+        attributes: entities.reduce((sum, entity) => sum + entity.attributes.length, 0),
+        files: entities.reduce((sum, entity) => sum + entity.files.length, 0),
+        mailed: delivery.mailed,
+        ...(delivery.error ? { mail_error: delivery.error } : {}),
+      },
+      recipientSealed: sealRecipient(this.#keyring, ctx.datastore, rootId, input.email),
+    });
+    return {
+      ...report,
+      email: input.email,
+      mailed: delivery.mailed,
+      ...(delivery.error ? { mailError: delivery.error } : {}),
+    };
+  }
+
+  /** /api/entity/create: items in order; a failed item (taken id, bad parent) does not stop the others. */
+  async createEntities(ctx: CallContext, items: EntityInput[]) {
+    for (const item of items) {
+      const repeated = duplicates((item.attributes ?? []).map((attribute) => attribute.name));
+      if (repeated) throw badRequest(`The attribute name ${shown(repeated)} appears twice in one entity.`);
+    }
+    const clientIds = items.flatMap((item) => (item.id ? [item.id.toLowerCase()] : []));
+    const repeatedId = duplicates(clientIds);
+    if (repeatedId) throw badRequest(`The entity id ${shown(repeatedId)} appears twice in the request.`);
+
+    return this.#db.transaction(async (tx) => {
+      const taken = await takenEntityIds(tx, clientIds);
+      const parentIds = items.flatMap((item) =>
+        (item.references ?? []).map((reference) => reference.parentId),
+      );
+      const tables = await entityTables(tx, ctx.datastore, parentIds);
+      const created: string[] = [];
+      const results = [];
+      for (const item of items) {
+        const id = item.id?.toLowerCase() ?? randomUUID();
+        const references = (item.references ?? []).map((reference) => {
+          const table = isEntityId(reference.parentId)
+            ? tables.get(reference.parentId.toLowerCase())
+            : undefined;
+          let error: ItemError | null = null;
+          if (table === undefined) {
+            error = { code: 'unknown_parent', message: missingEntity(reference.parentId, ctx.datastore) };
+          } else if (table !== reference.parentName) {
+            error = {
+              code: 'parent_name_mismatch',
+              message: `The parent ${reference.parentId} is a ${table}, not a ${shown(reference.parentName)}.`,
+            };
+          }
+          return { parentId: reference.parentId, parentName: reference.parentName, error };
+        });
+        let error: ItemError | null = references.find((reference) => reference.error)?.error ?? null;
+        if (taken.has(id)) error = { code: 'conflict', message: `An entity with id ${id} already exists.` };
+        if (!error) {
+          await insertEntity(tx, this.#keyring, ctx.datastore, {
+            id,
+            name: item.name,
+            parentIds: references.map((reference) => reference.parentId.toLowerCase()),
+            attributes: item.attributes ?? [],
+          });
+          taken.add(id);
+          tables.set(id, item.name);
+          created.push(id);
+        }
+        results.push({
+          id: error ? (item.id ?? null) : id,
+          name: item.name,
+          references,
+          attributes: item.attributes ?? [],
+          error,
+        });
+      }
+      await recordAudit(tx, {
+        action: 'entity.create',
+        datastore: ctx.datastore,
+        entityIds: created,
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { requested: items.length, created: created.length },
+      });
+      return results;
+    });
+  }
+
+  /** /api/entity/delete: the entities with their attributes and files; unknown ids answer an item error. */
+  async deleteEntities(ctx: CallContext, ids: string[]) {
+    return this.#db.transaction(async (tx) => {
+      const deleted = await deleteEntities(tx, ctx.datastore, ids);
+      await recordAudit(tx, {
+        action: 'entity.delete',
+        datastore: ctx.datastore,
+        entityIds: [...deleted],
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { requested: ids.length, deleted: deleted.size },
+      });
+      return ids.map((id) => ({
+        id,
+        error: deleted.has(id.toLowerCase())
+          ? null
+          : { code: 'not_found' as const, message: missingEntity(id, ctx.datastore) },
+      }));
+    });
+  }
+
+  /** /api/attribute/delete: the named attributes that exist are removed; the entities stay. */
+  async deleteAttributeItems(ctx: CallContext, items: AttributeItemInput<{ name: string }>[]) {
+    return this.#db.transaction(async (tx) => {
+      const tables = await entityTables(
+        tx,
+        ctx.datastore,
+        items.map((item) => item.id),
+      );
+      const known = (id: string) => isEntityId(id) && tables.has(id.toLowerCase());
+      const deleted = await deleteAttributes(
+        tx,
+        ctx.datastore,
+        items
+          .filter((item) => known(item.id))
+          .flatMap((item) =>
+            item.attributes.map((attribute) => ({ entityId: item.id, name: attribute.name })),
+          ),
+      );
+      await recordAudit(tx, {
+        action: 'attribute.delete',
+        datastore: ctx.datastore,
+        entityIds: items.filter((item) => known(item.id)).map((item) => item.id.toLowerCase()),
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { requested: items.length, deleted },
+      });
+      return items.map((item) => ({
+        id: item.id,
+        attributes: item.attributes,
+        error: known(item.id)
+          ? null
+          : { code: 'not_found' as const, message: missingEntity(item.id, ctx.datastore) },
+      }));
+    });
+  }
+
+  /** /api/attribute/update: sets (or adds) the attributes' values. */
+  async updateAttributeItems(
+    ctx: CallContext,
+    items: AttributeItemInput<{ name: string; value: string | null }>[],
+  ) {
+    for (const item of items) {
+      const repeated = duplicates(item.attributes.map((attribute) => attribute.name));
+      if (repeated)
+        throw badRequest(`The attribute name ${shown(repeated)} appears twice for entity ${shown(item.id)}.`);
+    }
+    return this.#db.transaction(async (tx) => {
+      const tables = await entityTables(
+        tx,
+        ctx.datastore,
+        items.map((item) => item.id),
+      );
+      const known = (id: string) => isEntityId(id) && tables.has(id.toLowerCase());
+      const updated = await setAttributeValues(
+        tx,
+        this.#keyring,
+        ctx.datastore,
+        items
+          .filter((item) => known(item.id))
+          .flatMap((item) =>
+            item.attributes.map((attribute) => ({
+              entityId: item.id,
+              name: attribute.name,
+              value: attribute.value,
+            })),
+          ),
+      );
+      await recordAudit(tx, {
+        action: 'attribute.update',
+        datastore: ctx.datastore,
+        entityIds: items.filter((item) => known(item.id)).map((item) => item.id.toLowerCase()),
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { requested: items.length, updated },
+      });
+      return items.map((item) => ({
+        id: item.id,
+        attributes: item.attributes,
+        error: known(item.id)
+          ? null
+          : { code: 'not_found' as const, message: missingEntity(item.id, ctx.datastore) },
+      }));
+    });
+  }
+
+  /** /api/entity/get-by-id */
+  async getByIds(ctx: CallContext, ids: string[]) {
+    const entities = await loadEntities(this.#db, this.#keyring, ctx.datastore, ids);
+    const byId = new Map(entities.map((entity) => [entity.id, entity]));
+    await recordAudit(this.#db, {
+      action: 'entity.get-by-id',
+      datastore: ctx.datastore,
+      entityIds: entities.map((entity) => entity.id),
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+      details: { requested: ids.length, found: entities.length },
+    });
+    return ids.map((id) => {
+      const entity = byId.get(id.toLowerCase());
+      return entity
+        ? { ...entityView(entity), error: null }
+        : { id, error: { code: 'not_found' as const, message: missingEntity(id, ctx.datastore) } };
+    });
+  }
+
+  /** /api/entity/get-by-identity: through the blind index; emails match case-insensitively. */
+  async getByIdentities(ctx: CallContext, identities: string[]) {
+    const matches = await matchIdentities(this.#db, this.#keyring, ctx.datastore, identities);
+    const ids = [...new Set(matches.flat())];
+    const entities = new Map(
+      (await loadEntities(this.#db, this.#keyring, ctx.datastore, ids)).map((entity) => [entity.id, entity]),
+    );
+    await recordAudit(this.#db, {
+      action: 'entity.get-by-identity',
+      datastore: ctx.datastore,
+      entityIds: ids,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+      details: { requested: identities.length, found: ids.length },
+    });
+    return identities.map((identity, index) => {
+      const found = (matches[index] ?? []).flatMap((id) => {
+        const entity = entities.get(id);
+        return entity ? [entityView(entity)] : [];
+      });
+      return {
+        identity,
+        entities: found,
+        error:
+          found.length > 0
+            ? null
+            : {
+                code: 'not_found' as const,
+                message: `No entity in the datastore ${ctx.datastore} has this identity.`,
+              },
+      };
+    });
+  }
+
+  /** 404 unless the entity exists in the datastore (checked before an upload is read). */
+  async requireEntity(ctx: CallContext, entityId: string) {
+    const tables = await entityTables(this.#db, ctx.datastore, [entityId]);
+    if (!isEntityId(entityId) || !tables.has(entityId.toLowerCase())) {
+      throw notFound(missingEntity(entityId, ctx.datastore));
+    }
+  }
+
+  stageUpload(ctx: CallContext, contentType: string, source: AsyncIterable<Buffer>): Promise<StagedFile> {
+    return stageUpload(
+      this.#db,
+      this.#keyring,
+      ctx.datastore,
+      contentType,
+      source,
+      this.#config.maxFileBytes,
+    );
+  }
+
+  discardUpload(staged: StagedFile) {
+    return discardStaged(this.#db, staged.id);
+  }
+
+  /** Binds a staged upload to `<entity>.<name>`, replacing the previous file of that attribute. */
+  async completeUpload(
+    ctx: CallContext,
+    staged: StagedFile,
+    target: { entityId: string; name: string; fileName: string; contentType: string },
+  ) {
+    if (!isEntityId(target.entityId)) throw notFound(missingEntity(target.entityId, ctx.datastore));
+    const entityId = target.entityId.toLowerCase();
+    await this.#db.transaction(async (tx) => {
+      await bindStaged(tx, this.#keyring, ctx.datastore, staged, {
+        entityId,
+        attributeName: target.name,
+        fileName: target.fileName,
+      });
+      await recordAudit(tx, {
+        action: 'file.upload',
+        datastore: ctx.datastore,
+        entityId,
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        details: { attribute: target.name, size: staged.size },
+      });
+    });
+    return {
+      entityId,
+      name: target.name,
+      value: target.fileName,
+      contentType: target.contentType,
+      size: staged.size,
+    };
+  }
+
+  /** /api/file/download: the file's metadata and a stream of its bytes. */
+  async download(
+    ctx: CallContext,
+    input: { entityId: string; attributeName: string },
+  ): Promise<{ file: StoredFile; body: Readable }> {
+    if (!isEntityId(input.entityId)) throw notFound(missingEntity(input.entityId, ctx.datastore));
+    const entityId = input.entityId.toLowerCase();
+    await this.requireEntity(ctx, entityId);
+    const file = await findFile(this.#db, this.#keyring, ctx.datastore, entityId, input.attributeName);
+    if (!file) {
+      throw notFound(`The entity ${entityId} has no file attribute ${shown(input.attributeName)}.`);
+    }
+    await recordAudit(this.#db, {
+      action: 'file.download',
+      datastore: ctx.datastore,
+      entityId,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+      details: { attribute: input.attributeName, size: file.size },
+    });
+    return { file, body: readFile(this.#db, this.#keyring, ctx.datastore, file) };
+  }
+}

@@ -1,0 +1,324 @@
+// The subject data of Area B, in SQL: entities, their parent references and their sealed attributes.
+// Every function takes a Queryable so that a caller (the HTTP API, or the privacy-request engine running
+// a whole datastore in one transaction) decides the transaction; values cross this boundary decrypted.
+// It never decides an HTTP status and never writes the audit log.
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Queryable } from '../db/database.ts';
+import { blindIndex, openAttributeValue, openFileName, sealAttributeValue } from './sealing.ts';
+
+export interface SubjectEntity {
+  id: string;
+  datastore: string;
+  name: string;
+  parents: { parentId: string; parentName: string }[];
+  attributes: { name: string; value: string | null }[];
+  files: { name: string; fileName: string; contentType: string; size: number }[];
+  createdAt: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Entity ids are UUIDs; anything else can name no entity (and must not reach a uuid column). */
+export function isEntityId(value: string): boolean {
+  return UUID.test(value);
+}
+
+const entityIds = (ids: readonly string[]) => [
+  ...new Set(ids.filter(isEntityId).map((id) => id.toLowerCase())),
+];
+
+export async function listDatastoreNames(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM datastores ORDER BY name');
+  return rows.map((row) => row.name);
+}
+
+/** For each value, the ids of the entities holding an attribute equal to it, through the blind index. */
+export async function matchIdentities(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  values: readonly string[],
+): Promise<string[][]> {
+  if (values.length === 0) return [];
+  const indexes = values.map((value) => blindIndex(keyring, datastore, value));
+  const { rows } = await db.query<{ entity_id: string; blind_index: Uint8Array }>(
+    `SELECT a.entity_id, a.blind_index
+       FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+      WHERE a.datastore = $1 AND a.blind_index = ANY($2::bytea[])
+      ORDER BY e.created_at, e.id`,
+    [datastore, indexes],
+  );
+  return indexes.map((index) => [
+    ...new Set(rows.filter((row) => index.equals(Buffer.from(row.blind_index))).map((row) => row.entity_id)),
+  ]);
+}
+
+export async function findEntityIdsByIdentity(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  values: string[],
+): Promise<string[]> {
+  return [...new Set((await matchIdentities(db, keyring, datastore, values)).flat())];
+}
+
+/** The ids (and tables) of the roots found in the datastore and of every descendant, each once. */
+export async function subtreeOf(
+  db: Queryable,
+  datastore: string,
+  rootIds: readonly string[],
+): Promise<{ id: string; name: string }[]> {
+  const roots = entityIds(rootIds);
+  if (roots.length === 0) return [];
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `WITH RECURSIVE tree(id, depth) AS (
+       SELECT id, 0 FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
+       UNION
+       SELECT r.child_id, t.depth + 1 FROM entity_references r JOIN tree t ON r.parent_id = t.id
+     )
+     SELECT e.id, e.name
+       FROM tree t JOIN entities e ON e.id = t.id AND e.datastore = $1
+      GROUP BY e.id, e.name, e.created_at
+      ORDER BY min(t.depth), e.created_at, e.id`,
+    [datastore, roots],
+  );
+  return rows;
+}
+
+/** The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out. */
+export async function loadEntities(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  ids: readonly string[],
+): Promise<SubjectEntity[]> {
+  const wanted = entityIds(ids);
+  if (wanted.length === 0) return [];
+  const [entities, references, attributes, files] = [
+    await db.query<{ id: string; name: string; created_at: Date }>(
+      'SELECT id, name, created_at FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+      [datastore, wanted],
+    ),
+    await db.query<{ child_id: string; parent_id: string; parent_name: string }>(
+      `SELECT r.child_id, r.parent_id, p.name AS parent_name
+         FROM entity_references r JOIN entities p ON p.id = r.parent_id
+        WHERE r.child_id = ANY($1::uuid[]) ORDER BY p.created_at, p.id`,
+      [wanted],
+    ),
+    await db.query<{ entity_id: string; name: string; value_sealed: Uint8Array | null }>(
+      'SELECT entity_id, name, value_sealed FROM entity_attributes WHERE entity_id = ANY($1::uuid[]) ORDER BY name',
+      [wanted],
+    ),
+    await db.query<{
+      id: string;
+      entity_id: string;
+      attribute_name: string;
+      file_name_sealed: Uint8Array;
+      content_type: string;
+      size: number;
+    }>(
+      `SELECT id, entity_id, attribute_name, file_name_sealed, content_type, size
+         FROM entity_files WHERE complete AND entity_id = ANY($1::uuid[]) ORDER BY attribute_name`,
+      [wanted],
+    ),
+  ];
+  const byId = new Map<string, SubjectEntity>();
+  for (const row of entities.rows) {
+    byId.set(row.id, {
+      id: row.id,
+      datastore,
+      name: row.name,
+      parents: [],
+      attributes: [],
+      files: [],
+      createdAt: new Date(row.created_at).toISOString(),
+    });
+  }
+  for (const row of references.rows) {
+    byId.get(row.child_id)?.parents.push({ parentId: row.parent_id, parentName: row.parent_name });
+  }
+  for (const row of attributes.rows) {
+    byId.get(row.entity_id)?.attributes.push({
+      name: row.name,
+      value:
+        row.value_sealed === null
+          ? null
+          : openAttributeValue(keyring, datastore, row.entity_id, row.name, row.value_sealed),
+    });
+  }
+  for (const row of files.rows) {
+    byId.get(row.entity_id)?.files.push({
+      name: row.attribute_name,
+      fileName: openFileName(keyring, datastore, row.id, row.file_name_sealed),
+      contentType: row.content_type,
+      size: Number(row.size),
+    });
+  }
+  return wanted.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The roots and every descendant (entities referencing them, transitively), each once, roots first. */
+export async function loadSubtrees(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  rootIds: string[],
+): Promise<SubjectEntity[]> {
+  const tree = await subtreeOf(db, datastore, rootIds);
+  return loadEntities(
+    db,
+    keyring,
+    datastore,
+    tree.map((entity) => entity.id),
+  );
+}
+
+/** Sets (or creates) attribute values of entities of the datastore; null keeps the attribute with a null value. */
+export async function setAttributeValues(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  changes: { entityId: string; name: string; value: string | null }[],
+): Promise<number> {
+  let changed = 0;
+  for (const change of changes) {
+    if (!isEntityId(change.entityId)) continue;
+    const entityId = change.entityId.toLowerCase();
+    const sealed =
+      change.value === null
+        ? null
+        : sealAttributeValue(keyring, datastore, entityId, change.name, change.value);
+    const index = change.value === null ? null : blindIndex(keyring, datastore, change.value);
+    const { rowCount } = await db.query(
+      `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
+       SELECT id, $3, datastore, $4, $5 FROM entities WHERE id = $1 AND datastore = $2
+       ON CONFLICT (entity_id, name) DO UPDATE
+         SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index`,
+      [entityId, datastore, change.name, sealed, index],
+    );
+    changed += rowCount;
+  }
+  return changed;
+}
+
+/** Removes attributes (value and file attributes of that name) from entities of the datastore. */
+export async function deleteAttributes(
+  db: Queryable,
+  datastore: string,
+  items: { entityId: string; name: string }[],
+): Promise<number> {
+  const valid = items.filter((item) => isEntityId(item.entityId));
+  if (valid.length === 0) return 0;
+  const ids = valid.map((item) => item.entityId.toLowerCase());
+  const names = valid.map((item) => item.name);
+  const values = await db.query(
+    `DELETE FROM entity_attributes a USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
+      WHERE a.datastore = $1 AND a.entity_id = t.entity_id AND a.name = t.name`,
+    [datastore, ids, names],
+  );
+  const files = await db.query(
+    `DELETE FROM entity_files f USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
+      WHERE f.datastore = $1 AND f.complete AND f.entity_id = t.entity_id AND f.attribute_name = t.name`,
+    [datastore, ids, names],
+  );
+  return values.rowCount + files.rowCount;
+}
+
+/** Erases the roots, every descendant, their attributes, files and file chunks. Run it inside a transaction. */
+export async function forgetEntities(
+  db: Queryable,
+  datastore: string,
+  rootIds: string[],
+): Promise<{ entities: number; attributes: number; files: number }> {
+  const ids = (await subtreeOf(db, datastore, rootIds)).map((entity) => entity.id);
+  if (ids.length === 0) return { entities: 0, attributes: 0, files: 0 };
+  const { rows } = await db.query<{ attributes: number; files: number }>(
+    `SELECT (SELECT count(*) FROM entity_attributes WHERE entity_id = ANY($1::uuid[]))::int AS attributes,
+            (SELECT count(*) FROM entity_files WHERE complete AND entity_id = ANY($1::uuid[]))::int AS files`,
+    [ids],
+  );
+  const removed = await db.query('DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])', [
+    datastore,
+    ids,
+  ]);
+  const counts = rows[0] ?? { attributes: 0, files: 0 };
+  return { entities: removed.rowCount, attributes: Number(counts.attributes), files: Number(counts.files) };
+}
+
+/** Deletes the entities themselves (with their attributes and files; children lose the reference). */
+export async function deleteEntities(
+  db: Queryable,
+  datastore: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const wanted = entityIds(ids);
+  if (wanted.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>(
+    'DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[]) RETURNING id',
+    [datastore, wanted],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The table name of each entity of the datastore among `ids`, by lower-case id (non-UUIDs match nothing). */
+export async function entityTables(
+  db: Queryable,
+  datastore: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const wanted = entityIds(ids);
+  if (wanted.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+    [datastore, wanted],
+  );
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** Ids already taken by an entity of any datastore (entity ids are global). */
+export async function takenEntityIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const wanted = entityIds(ids);
+  if (wanted.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM entities WHERE id = ANY($1::uuid[])', [
+    wanted,
+  ]);
+  return new Set(rows.map((row) => row.id));
+}
+
+export interface NewEntity {
+  id: string;
+  name: string;
+  parentIds: string[];
+  attributes: { name: string; value: string | null }[];
+}
+
+/** Inserts one entity with its references and sealed attributes; the caller checked ids and parents. */
+export async function insertEntity(db: Queryable, keyring: Keyring, datastore: string, entity: NewEntity) {
+  await db.query('INSERT INTO entities (id, datastore, name) VALUES ($1, $2, $3)', [
+    entity.id,
+    datastore,
+    entity.name,
+  ]);
+  if (entity.parentIds.length > 0) {
+    await db.query(
+      `INSERT INTO entity_references (child_id, parent_id)
+       SELECT $1, p FROM unnest($2::uuid[]) AS p ON CONFLICT DO NOTHING`,
+      [entity.id, entity.parentIds],
+    );
+  }
+  for (const attribute of entity.attributes) {
+    await db.query(
+      `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [
+        entity.id,
+        attribute.name,
+        datastore,
+        attribute.value === null
+          ? null
+          : sealAttributeValue(keyring, datastore, entity.id, attribute.name, attribute.value),
+        attribute.value === null ? null : blindIndex(keyring, datastore, attribute.value),
+      ],
+    );
+  }
+}
