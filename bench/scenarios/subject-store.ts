@@ -55,7 +55,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   const issued = (await lethe.management('POST', '/v1/api-key', {
     name: 'bench',
     datastores: ['bench'],
-    rate_limit_per_minute: 100_000_000,
+    rate_limit_per_minute: 1_000_000,
   })) as { key: string };
   const headers = { 'api-key': issued.key, datastore: 'bench', 'content-type': 'application/json' };
   const api = async (urlPath: string, body: unknown) => {
