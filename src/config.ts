@@ -27,6 +27,22 @@ export interface Config {
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
+  /** Worker tuning below is not read from the environment; tests shorten it. */
+  /** How often an idle worker polls the queue for privacy-request work. */
+  jobPollingIntervalSeconds: number;
+  /**
+   * A worker running a request sends a heartbeat every half of this; a job whose worker stopped sending
+   * them (killed, frozen) is given to another worker after it (pg-boss needs at least 10).
+   */
+  jobHeartbeatSeconds: number;
+  /** How often pg-boss looks for jobs of dead workers (heartbeat lost) and returns them to the queue. */
+  jobSuperviseIntervalSeconds: number;
+  /** How often the sweep (paused-request expiry, identity purge) runs. */
+  sweepIntervalSeconds: number;
+  /** Requests one worker process advances at the same time. */
+  workerConcurrency: number;
+  /** First delay between tries of a one_way webhook; doubled for the next try. */
+  webhookRetryDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -112,5 +128,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
+    jobPollingIntervalSeconds: 1,
+    jobHeartbeatSeconds: 30,
+    jobSuperviseIntervalSeconds: 10,
+    sweepIntervalSeconds: 30,
+    workerConcurrency: 4,
+    webhookRetryDelayMs: 1000,
   };
 }
