@@ -99,7 +99,14 @@ export class CallbackClient {
         retryable: false,
       };
     } catch (error) {
-      return failure(targetHost, started, undefined, describe(error, this.#policy.webhookTimeoutMs), true);
+      const refusedByGuard = (error as { code?: string }).code === 'ERR_LETHE_INTERNAL_DESTINATION';
+      return failure(
+        targetHost,
+        started,
+        undefined,
+        describe(error, this.#policy.webhookTimeoutMs),
+        !refusedByGuard,
+      );
     }
   }
 

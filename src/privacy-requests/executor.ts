@@ -259,15 +259,14 @@ export class PrivacyRequestExecutor {
     if (answer.halt && timing === 'pre') {
       const now = new Date();
       entries.push(transitionEntry('in_processing', 'paused', `halted by webhook ${step.webhook_key}`));
-      return (await this.#finishStep(
+      await this.#finishStep(
         row,
         step,
         'paused',
         { ...changes, paused_at: now, paused_step: step.position },
         entries,
-      ))
-        ? 'stop'
-        : 'stop';
+      );
+      return 'stop';
     }
     return (await this.#finishStep(row, step, 'in_processing', changes, entries)) ? 'continue' : 'stop';
   }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
-import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import {
@@ -219,7 +219,7 @@ export class PrivacyRequestService {
   async resume(id: string, token: string | undefined, derived: DerivedIdentity | undefined): Promise<void> {
     if (derived !== undefined) {
       const problem = derivedIdentityProblem(derived);
-      if (problem) throw badRequest(problem);
+      if (problem) throw invalid(problem);
     }
     await this.#withReplyToken(id, token, 'resume', async (tx, row, step) => {
       if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
