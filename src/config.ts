@@ -27,21 +27,20 @@ export interface Config {
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
-  /** Worker tuning below is not read from the environment; tests shorten it. */
-  /** How often an idle worker polls the queue for privacy-request work. */
+  /** How often an idle worker polls the queue for privacy-request work (not an environment variable). */
   jobPollingIntervalSeconds: number;
   /**
    * A worker running a request sends a heartbeat every half of this; a job whose worker stopped sending
    * them (killed, frozen) is given to another worker after it (pg-boss needs at least 10).
    */
   jobHeartbeatSeconds: number;
-  /** How often pg-boss looks for jobs of dead workers (heartbeat lost) and returns them to the queue. */
+  /** How often pg-boss looks for jobs of dead workers (not an environment variable; tests shorten it). */
   jobSuperviseIntervalSeconds: number;
-  /** How often the sweep (paused-request expiry, identity purge) runs. */
+  /** How often the sweep (paused-request expiry, identity purge) runs (not an environment variable). */
   sweepIntervalSeconds: number;
   /** Requests one worker process advances at the same time. */
   workerConcurrency: number;
-  /** First delay between tries of a one_way webhook; doubled for the next try. */
+  /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
 }
 
@@ -129,10 +128,10 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
     jobPollingIntervalSeconds: 1,
-    jobHeartbeatSeconds: 30,
+    jobHeartbeatSeconds: integer(env, 'LETHE_WORKER_HEARTBEAT_SECONDS', 30, 10),
     jobSuperviseIntervalSeconds: 10,
     sweepIntervalSeconds: 30,
-    workerConcurrency: 4,
+    workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
   };
 }

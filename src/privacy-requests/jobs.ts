@@ -32,6 +32,8 @@ export async function createPrivacyRequestQueues(
     retryBackoff: true,
     retryDelayMax: 60,
   });
+  // The configured heartbeat wins over whatever the queue was created with.
+  await queue.boss.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
   await queue.boss.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
 }
 
