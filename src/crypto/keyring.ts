@@ -9,7 +9,8 @@ export type KeyPurpose =
   | `datastore-values:${string}`
   | `datastore-blind-index:${string}`
   | 'masking-hash'
-  | 'callback-signing';
+  | 'callback-signing'
+  | 'target-oauth-token';
 
 export class Keyring {
   readonly #master: Buffer;
