@@ -115,8 +115,18 @@ export class CallbackSigning {
       sealed = await connectionRepository.signingSecrets(this.#db, connectionKey);
     }
     if (!sealed?.current) return undefined;
-    const secrets = [openSigningSecret(this.#keyring, connectionKey, sealed.current)];
-    if (sealed.previous) secrets.push(openSigningSecret(this.#keyring, connectionKey, sealed.previous));
+    const secrets = [this.#open(connectionKey, sealed.current)];
+    if (sealed.previous) secrets.push(this.#open(connectionKey, sealed.previous));
     return signatureHeaderForAll(secrets, rawBody, Math.floor(Date.now() / 1000));
+  }
+
+  #open(connectionKey: string, sealed: Uint8Array): string {
+    try {
+      return openSigningSecret(this.#keyring, connectionKey, sealed);
+    } catch {
+      throw new Error(
+        `the signing secret of connection ${connectionKey} cannot be opened (was LETHE_ENCRYPTION_KEY changed?); rotate it`,
+      );
+    }
   }
 }

@@ -131,6 +131,9 @@ export async function requestAccessToken(
   try {
     text = await readCapped(response.body, TOKEN_RESPONSE_LIMIT);
   } catch (error) {
+    if (error instanceof ResponseTooLarge && (statusCode < 200 || statusCode >= 300)) {
+      throw fail('status', `token endpoint ${host} answered HTTP ${statusCode}`, statusCode);
+    }
     if (error instanceof ResponseTooLarge) {
       throw fail(
         'too_large',
