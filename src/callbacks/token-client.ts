@@ -112,7 +112,7 @@ export async function requestAccessToken(
       bodyTimeout: settings.webhookTimeoutMs,
     });
   } catch (error) {
-    if (deadline.aborted)
+    if (timedOut(deadline, error))
       throw fail('timeout', `token endpoint ${host} did not answer within ${settings.webhookTimeoutMs} ms`);
     throw fail('unreachable', `token endpoint ${host} could not be reached (${errorCode(error)})`);
   }
@@ -141,7 +141,7 @@ export async function requestAccessToken(
         statusCode,
       );
     }
-    if (deadline.aborted)
+    if (timedOut(deadline, error))
       throw fail(
         'timeout',
         `token endpoint ${host} did not finish its answer within ${settings.webhookTimeoutMs} ms`,
@@ -247,6 +247,15 @@ function pathOf(url: string): string {
 
 /** The system error code (ECONNREFUSED, ...) of a failed call: informative and free of any value sent. */
 function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
+  const failed = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = failed?.code ?? failed?.cause?.code;
   return typeof code === 'string' ? code : 'connection failed';
+}
+
+/** The overall deadline passed, or one of undici's own timeouts (same length) fired just before it. */
+function timedOut(deadline: AbortSignal, error: unknown): boolean {
+  return (
+    deadline.aborted ||
+    ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(errorCode(error))
+  );
 }
