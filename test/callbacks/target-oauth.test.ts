@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { TargetAuthError, TargetOAuth } from '../../src/callbacks/target-oauth.ts';
+import type { Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/open.ts';
 import { createConnection } from '../area-a/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startTokenEndpoint, type TokenEndpoint } from './token-endpoint.ts';
@@ -16,9 +18,9 @@ describe('OAuth to callback targets', () => {
   let endpoint: TokenEndpoint;
   let token: string;
   const instances: TargetOAuth[] = [];
-  const targetOAuth = (configChanges: Partial<TestService['config']> = {}) => {
+  const targetOAuth = (configChanges: Partial<TestService['config']> = {}, db = service.services.db) => {
     const instance = new TargetOAuth({
-      db: service.services.db,
+      db,
       keyring: service.services.keyring,
       config: { ...service.config, ...configChanges },
     });
@@ -34,8 +36,17 @@ describe('OAuth to callback targets', () => {
     );
     token = await service.rootToken();
   });
+  const extraConnections: Database[] = [];
+  async function secondConnection(): Promise<Database> {
+    if (service.services.db.kind !== 'postgres') return service.services.db;
+    const db = await openDatabase(service.config);
+    extraConnections.push(db);
+    return db;
+  }
+
   after(async () => {
     await Promise.all(instances.map((instance) => instance.close()));
+    await Promise.all(extraConnections.map((db) => db.close()));
     await service.stop();
     await endpoint.close();
   });
@@ -98,7 +109,9 @@ describe('OAuth to callback targets', () => {
   it('caches the token, shares it with a second instance on the same store, and shares one fetch in flight', async () => {
     const clientId = await oauthConnection('cached', '/token');
     const firstWorker = targetOAuth();
-    const secondWorker = targetOAuth();
+    // On PostgreSQL the second worker has a pool of its own, as a separate `lethe worker` process would;
+    // the embedded store admits one process only, so there it shares the service's.
+    const secondWorker = targetOAuth({}, await secondConnection());
     const concurrent = await Promise.all(Array.from({ length: 5 }, () => firstWorker.bearerFor('cached')));
     assert.equal(endpoint.callsFor(clientId).length, 1, 'five concurrent callers share one fetch');
     assert.equal(new Set(concurrent).size, 1);
@@ -117,7 +130,7 @@ describe('OAuth to callback targets', () => {
   it('fetches a new token after forget, for every instance', async () => {
     const clientId = await oauthConnection('forgotten', '/token');
     const firstWorker = targetOAuth();
-    const secondWorker = targetOAuth();
+    const secondWorker = targetOAuth({}, await secondConnection());
     const original = await firstWorker.bearerFor('forgotten');
     await secondWorker.forget('forgotten');
     const renewed = await firstWorker.bearerFor('forgotten');
