@@ -1,6 +1,7 @@
 // SQL of the rule runner beyond the subject store: where access packages go (storage destinations), and
 // which erasures of a privacy request already committed (their audit entries, written in the same
-// transaction as the erasure, are the proof a rerun reads). It never writes subject data.
+// transaction as the erasure, are the proof a rerun reads; index audit_log_actor_idx of migration 007
+// keeps that a lookup of the request's own few entries). It never writes subject data.
 import type { Queryable } from '../db/database.ts';
 
 export const ACCESS_ACTION = 'privacy_request.access';
@@ -32,12 +33,10 @@ export async function recordedErasures(
   datastore?: string,
 ): Promise<RecordedErasure[]> {
   const { rows } = await db.query<RecordedErasure>(
-    `SELECT datastore, details FROM audit_log
-      WHERE action = $1 AND actor = $2 AND ($3::text IS NULL OR datastore = $3)
-      ORDER BY seq`,
-    [ERASURE_ACTION, privacyRequestId, datastore ?? null],
+    `SELECT datastore, details FROM audit_log WHERE actor = $1 AND action = $2 ORDER BY seq`,
+    [privacyRequestId, ERASURE_ACTION],
   );
-  return rows;
+  return datastore === undefined ? rows : rows.filter((row) => row.datastore === datastore);
 }
 
 /**
