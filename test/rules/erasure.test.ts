@@ -372,6 +372,55 @@ describe('erasure rules', () => {
     assert.equal((await attributesOf(stores.crm, racing.crm.userId)).email, hashedEmail);
   });
 
+  it('a failure in one datastore rolls back only that datastore; the rerun finishes the rest', async () => {
+    await definePolicy(service, 'rewrite_everything', [
+      {
+        name: 'Rewrite',
+        key: 'rewrite_everything_rule',
+        action_type: 'erasure',
+        masking_strategy: { strategy: 'string_rewrite', configuration: { rewrite_value: 'gone' } },
+      },
+    ]);
+    const subject = await seedSubject(stores, 'interrupted');
+    const id = requestId();
+    const before = await snapshot(subject);
+    // The store refuses the shop's audit entry, as a crash at that point would: the shop's transaction fails.
+    await service.services.db.exec(`
+      CREATE FUNCTION refuse_shop_erasure() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'simulated failure'; END; $$;
+      CREATE TRIGGER refuse_shop_erasure BEFORE INSERT ON audit_log FOR EACH ROW
+        WHEN (NEW.datastore = 'shop' AND NEW.action = 'privacy_request.erasure')
+        EXECUTE FUNCTION refuse_shop_erasure();`);
+    try {
+      await assert.rejects(erase('rewrite_everything', subject, id), /simulated failure/);
+    } finally {
+      await service.services.db.exec(
+        'DROP TRIGGER refuse_shop_erasure ON audit_log; DROP FUNCTION refuse_shop_erasure();',
+      );
+    }
+    const halfway = await snapshot(subject);
+    assert.equal(halfway.user.attributes[0]?.value, 'gone', 'the crm committed');
+    assert.deepEqual(halfway.customer, before.customer, 'the shop rolled back whole');
+    assert.deepEqual(halfway.order, before.order);
+
+    const rerun = await erase('rewrite_everything', subject, id);
+    assert.deepEqual(
+      rerun.erasure.map((entry) => [entry.datastore, entry.already_applied, entry.attributes_masked]),
+      [
+        ['crm', true, 5],
+        ['shop', false, 4],
+      ],
+    );
+    assert.deepEqual(await attributesOf(stores.shop, subject.shop.orderId), {
+      address: 'gone',
+      total: 'gone',
+    });
+    assert.deepEqual(
+      (await auditOf(service, id)).items.map((entry) => entry.datastore),
+      ['crm', 'shop'],
+    );
+  });
+
   it('an access-only rerun rewrites the package from the data as it is', async () => {
     const subject = await seedSubject(stores, 'reread');
     const id = requestId();
