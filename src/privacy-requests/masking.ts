@@ -44,7 +44,13 @@ export function unionOfTargets(selections: readonly TargetSelection[]): TargetSe
   };
 }
 
-export type ValueMaskingStrategy = 'nullify' | 'hash' | 'random_string' | 'string_rewrite';
+export const VALUE_MASKING_STRATEGIES = ['nullify', 'hash', 'random_string', 'string_rewrite'] as const;
+export type ValueMaskingStrategy = (typeof VALUE_MASKING_STRATEGIES)[number];
+
+/** The strategies that rewrite values in place (the others, `delete` and `forget`, remove data). */
+export function isValueMaskingStrategy(name: string): name is ValueMaskingStrategy {
+  return (VALUE_MASKING_STRATEGIES as readonly string[]).includes(name);
+}
 
 export const DEFAULT_RANDOM_STRING_LENGTH = 30;
 const RANDOM_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

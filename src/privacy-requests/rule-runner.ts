@@ -29,7 +29,13 @@ import {
   selectForPackage,
   storeAccessPackage,
 } from './access-package.ts';
-import { parseTargets, type TargetSelection, unionOfTargets, valueMasker } from './masking.ts';
+import {
+  isValueMaskingStrategy,
+  parseTargets,
+  type TargetSelection,
+  unionOfTargets,
+  valueMasker,
+} from './masking.ts';
 import {
   ACCESS_ACTION,
   ERASURE_ACTION,
@@ -125,9 +131,11 @@ export async function runPolicyRules(services: RuleServices, input: RuleRunInput
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
   const context = { ...input, identityValues, datastores };
   const access = accessRules.length > 0 ? await runAccessRules(services, context, accessRules) : [];
-  const erasure = [];
-  for (const datastore of erasureRules.length > 0 ? datastores : []) {
-    erasure.push(...(await eraseDatastore(services, context, erasureRules, datastore)));
+  const erasure: ErasureSummary[] = [];
+  if (erasureRules.length > 0) {
+    for (const datastore of datastores) {
+      erasure.push(...(await eraseDatastore(services, context, erasureRules, datastore)));
+    }
   }
   return {
     privacy_request_id: input.privacyRequestId,
@@ -202,33 +210,12 @@ async function runAccessRules(
   }
   if (toBuild.length === 0) return summaries;
   // A destination without an earlier package (deleted by hand, or a rule added since) gets the data as it is.
-  trees ??= (await collectTrees(services, context, { stopWhenErased: false })) as Map<
-    string,
-    SubjectEntity[]
-  >;
+  trees ??= (await collectTrees(services, context, { stopWhenErased: false })) ?? new Map();
 
   const generatedAt = new Date().toISOString();
   const collected = new Map<string, { ids: Set<string>; rules: Set<string>; destinations: Set<string> }>();
   for (const [destination, rules] of toBuild) {
-    const selection = unionOfTargets(rules.map((rule) => parseTargets(rule.targets)));
-    const accessPackage: AccessPackage = {
-      privacy_request_id: context.privacyRequestId,
-      policy_key: context.policyKey,
-      generated_at: generatedAt,
-      rules: rules.map((rule) => ({
-        key: rule.key,
-        targets: rule.targets,
-        storage_destination_key: destination.key,
-      })),
-      datastores: context.datastores.map((datastore) => {
-        const tree = trees.get(datastore) ?? [];
-        return {
-          name: datastore,
-          matched_entities: tree.length,
-          entities: selectForPackage(tree, selection),
-        };
-      }),
-    };
+    const accessPackage = buildAccessPackage(context, destination, rules, trees, generatedAt);
     const bytes = await storeAccessPackage(
       services.config,
       services.keyring,
@@ -249,8 +236,6 @@ async function runAccessRules(
     }
   }
   for (const [datastore, entry] of collected) {
-    const tree = trees.get(datastore) ?? [];
-    const included = tree.filter((entity) => entry.ids.has(entity.id));
     await recordAudit(services.db, {
       action: ACCESS_ACTION,
       datastore,
@@ -261,12 +246,37 @@ async function runAccessRules(
         policy_key: context.policyKey,
         rule_keys: [...entry.rules],
         storage_destination_keys: [...entry.destinations],
-        matched_entities: tree.length,
-        entities: included.length,
+        matched_entities: trees.get(datastore)?.length ?? 0,
+        entities: entry.ids.size,
       },
     });
   }
   return summaries;
+}
+
+/** The package of one destination: what the union of its rules' targets selects in every matched tree. */
+function buildAccessPackage(
+  context: RunContext,
+  destination: StorageDestination,
+  rules: RuleRow[],
+  trees: Map<string, SubjectEntity[]>,
+  generatedAt: string,
+): AccessPackage {
+  const selection = unionOfTargets(rules.map((rule) => parseTargets(rule.targets)));
+  return {
+    privacy_request_id: context.privacyRequestId,
+    policy_key: context.policyKey,
+    generated_at: generatedAt,
+    rules: rules.map((rule) => ({
+      key: rule.key,
+      targets: rule.targets,
+      storage_destination_key: destination.key,
+    })),
+    datastores: context.datastores.map((datastore) => {
+      const tree = trees.get(datastore) ?? [];
+      return { name: datastore, matched_entities: tree.length, entities: selectForPackage(tree, selection) };
+    }),
+  };
 }
 
 /**
@@ -419,12 +429,7 @@ async function applyErasure(
     return { counts, changedIds: [...new Set([...names.values()].map((item) => item.entityId))] };
   }
 
-  if (
-    strategy.strategy !== 'nullify' &&
-    strategy.strategy !== 'hash' &&
-    strategy.strategy !== 'random_string' &&
-    strategy.strategy !== 'string_rewrite'
-  ) {
+  if (!isValueMaskingStrategy(strategy.strategy)) {
     throw new Error(`Unknown masking strategy ${strategy.strategy}.`);
   }
   const mask = valueMasker(services.keyring, strategy.strategy, strategy.configuration ?? {});
