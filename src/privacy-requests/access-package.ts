@@ -123,19 +123,33 @@ export async function loadAccessPackage(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const envelope = JSON.parse(text) as { format?: unknown; version?: unknown; sealed?: unknown };
+  const damaged = () =>
+    new Error(
+      `The access package of ${privacyRequestId} cannot be opened: the file is damaged or was sealed under another key.`,
+    );
+  let envelope: { format?: unknown; version?: unknown; sealed?: unknown };
+  try {
+    envelope = JSON.parse(text) as typeof envelope;
+  } catch {
+    throw damaged();
+  }
   if (
     envelope.format !== ENVELOPE_FORMAT ||
     envelope.version !== ENVELOPE_VERSION ||
     typeof envelope.sealed !== 'string'
   ) {
-    throw new Error(`The access package of ${privacyRequestId} has an unknown format.`);
+    throw damaged();
   }
-  const opened = openText(
-    keyring.key('access-package'),
-    Buffer.from(envelope.sealed, 'base64'),
-    associatedData(privacyRequestId),
-  );
+  let opened: string;
+  try {
+    opened = openText(
+      keyring.key('access-package'),
+      Buffer.from(envelope.sealed, 'base64'),
+      associatedData(privacyRequestId),
+    );
+  } catch {
+    throw damaged();
+  }
   return { accessPackage: JSON.parse(opened) as AccessPackage, bytes: Buffer.byteLength(text) };
 }
 

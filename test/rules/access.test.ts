@@ -1,7 +1,7 @@
 // Access rules over real datastores: the package's contents and target filtering, descendants,
 // case-insensitive and derived identities, sealed storage on disk, several storage destinations.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
@@ -246,6 +246,23 @@ describe('access rules', () => {
     assert.deepEqual(entityIn(merged, 'shop', subject.shop.customerId).attributes, [
       { name: 'email', value: subject.email.toLowerCase() },
     ]);
+  });
+
+  it('refuses a package file copied from another request, or damaged, with a clear error', async () => {
+    const original = requestId();
+    const input = { policyKey: 'default_access_policy', identityValues: [subject.email] };
+    await runPolicyRules(service.services, { ...input, privacyRequestId: original });
+    const folder = path.join(service.config.dataDir, 'access-packages');
+    const copied = requestId();
+    await writeFile(
+      path.join(folder, `${copied}.json`),
+      await readFile(path.join(folder, `${original}.json`)),
+    );
+    await assert.rejects(readAccessPackage(service.services, copied), /cannot be opened/);
+    const damaged = requestId();
+    await writeFile(path.join(folder, `${damaged}.json`), '{"format": "something else"');
+    await assert.rejects(readAccessPackage(service.services, damaged), /cannot be opened/);
+    assert.notEqual(await readAccessPackage(service.services, original), null);
   });
 
   it('stores an empty package when nothing matches, and refuses bad input changing nothing', async () => {
