@@ -9,6 +9,7 @@ export type KeyPurpose =
   | `datastore-values:${string}`
   | `datastore-blind-index:${string}`
   | 'masking-hash'
+  | 'access-package'
   | 'callback-signing'
   | 'target-oauth-token';
 
