@@ -224,6 +224,22 @@ export async function deleteAttributes(
   return values.rowCount + files.rowCount;
 }
 
+/** Removes only the file attributes of these names (value attributes of the same name stay). */
+export async function deleteFileAttributes(
+  db: Queryable,
+  datastore: string,
+  items: { entityId: string; name: string }[],
+): Promise<number> {
+  const valid = items.filter((item) => isEntityId(item.entityId));
+  if (valid.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `DELETE FROM entity_files f USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
+      WHERE f.datastore = $1 AND f.complete AND f.entity_id = t.entity_id AND f.attribute_name = t.name`,
+    [datastore, valid.map((item) => item.entityId.toLowerCase()), valid.map((item) => item.name)],
+  );
+  return rowCount;
+}
+
 /** Erases the roots, every descendant, their attributes, files and file chunks. Run it inside a transaction. */
 export async function forgetEntities(
   db: Queryable,
