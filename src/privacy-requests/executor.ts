@@ -4,10 +4,11 @@
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
 // Idempotency-Key) and never skips one. Webhook calls happen outside any transaction. It never logs an
 // identity, a header value or a response body.
+import type { CallbackSigning } from '../callbacks/signing.ts';
+import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
 import { authorizationAad } from '../connections/service.ts';
 import { openText } from '../crypto/secret-box.ts';
 import type { Services } from '../runtime/services.ts';
-import { runRules } from './access-results.ts';
 import type { CallbackClient, CallbackOutcome } from './callback-client.ts';
 import {
   type DerivedIdentity,
@@ -19,7 +20,9 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { issueReplyToken } from './reply-token.ts';
+import { runPolicyRules } from './rule-runner.ts';
 import {
+  type ConnectionTarget,
   type LogEntry,
   privacyRequestRepository as repo,
   type RequestChanges,
@@ -43,10 +46,17 @@ interface TwoWayAnswer {
 export class PrivacyRequestExecutor {
   readonly #services: Services;
   readonly #client: CallbackClient;
+  readonly #oauth: TargetOAuth;
+  readonly #signing: CallbackSigning;
 
-  constructor(services: Services, client: CallbackClient) {
+  constructor(
+    services: Services,
+    outbound: { client: CallbackClient; oauth: TargetOAuth; signing: CallbackSigning },
+  ) {
     this.#services = services;
-    this.#client = client;
+    this.#client = outbound.client;
+    this.#oauth = outbound.oauth;
+    this.#signing = outbound.signing;
   }
 
   get #db() {
@@ -112,18 +122,11 @@ export class PrivacyRequestExecutor {
     const started = performance.now();
     let summary: unknown;
     try {
-      const ran = await runRules(this.#services, {
+      summary = await runPolicyRules(this.#services, {
         privacyRequestId: row.id,
         policyKey: policy?.key ?? '',
         identityValues: identityValues(identity),
       });
-      summary = ran ? ran.summary : undefined;
-      if (!ran) {
-        const done = await this.#finishStep(row, step, 'in_processing', {}, [
-          { kind: 'rules', message: 'no rule runner is installed; the policy rules were not run' },
-        ]);
-        return done ? 'continue' : 'stop';
-      }
     } catch (error) {
       const reason = `the policy rules failed: ${error instanceof Error ? error.message : String(error)}`;
       await this.#fail(row, step, reason, [
@@ -152,13 +155,6 @@ export class PrivacyRequestExecutor {
     const target = step.connection_key
       ? await repo.connectionTarget(this.#db, step.connection_key)
       : undefined;
-    if (target?.secrets_authorization_sealed) {
-      headers.authorization = openText(
-        this.#services.keyring.key('connection-secrets'),
-        target.secrets_authorization_sealed,
-        authorizationAad(target.key),
-      );
-    }
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
@@ -188,20 +184,25 @@ export class PrivacyRequestExecutor {
     const entries: LogEntry[] = [];
     const tries = twoWay ? 1 : ONE_WAY_TRIES;
     let outcome: CallbackOutcome | undefined;
-    for (let attempt = 1; attempt <= tries; attempt++) {
-      outcome = target?.secrets_url
-        ? await this.#client.post(target.secrets_url, headers, body)
-        : missingTarget(step);
-      entries.push({
-        ...base,
-        targetHost: outcome.targetHost || null,
-        httpStatus: outcome.status ?? null,
-        durationMs: outcome.durationMs,
-        attempt,
-        error: outcome.error ?? null,
-      });
-      if (outcome.ok || !outcome.retryable || attempt === tries) break;
-      await delay(this.#services.config.webhookRetryDelayMs * 2 ** (attempt - 1));
+    try {
+      for (let attempt = 1; attempt <= tries; attempt++) {
+        outcome = target?.secrets_url
+          ? await this.#deliver(target, target.secrets_url, headers, body, (sent) =>
+              entries.push(attemptEntry(base, sent, attempt)),
+            )
+          : missingTarget(step);
+        if (!target?.secrets_url) entries.push(attemptEntry(base, outcome, attempt));
+        if (outcome.ok || !outcome.retryable || attempt === tries) break;
+        await delay(this.#services.config.webhookRetryDelayMs * 2 ** (attempt - 1));
+      }
+    } catch (error) {
+      if (!(error instanceof TargetAuthError)) throw error;
+      entries.push({ ...base, attempt: entries.length + 1, error: error.message });
+      if (timing !== 'pre_approval') {
+        await this.#fail(row, step, error.message, entries);
+        return 'stop';
+      }
+      outcome = { ...missingTarget(step), error: error.message };
     }
     const final = outcome as CallbackOutcome;
 
@@ -269,6 +270,41 @@ export class PrivacyRequestExecutor {
       return 'stop';
     }
     return (await this.#finishStep(row, step, 'in_processing', changes, entries)) ? 'continue' : 'stop';
+  }
+
+  /**
+   * One delivery: the connection's authorization (its OAuth bearer token, else the static secret) and the
+   * `Lethe-Signature` of this body, then the call. A 401 while presenting an OAuth token drops the cached
+   * token and tries once more with a fresh one. Reports every call made through `sent`.
+   */
+  async #deliver(
+    target: ConnectionTarget,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    sent: (outcome: CallbackOutcome) => void,
+  ): Promise<CallbackOutcome> {
+    const signed = { ...headers };
+    const signature = await this.#signing.headerFor(target.key, body);
+    if (signature) signed['lethe-signature'] = signature;
+    const bearer = await this.#oauth.bearerFor(target.key);
+    if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
+    else if (target.secrets_authorization_sealed) {
+      signed.authorization = openText(
+        this.#services.keyring.key('connection-secrets'),
+        target.secrets_authorization_sealed,
+        authorizationAad(target.key),
+      );
+    }
+    const outcome = await this.#client.post(url, signed, body);
+    sent(outcome);
+    if (outcome.status !== 401 || bearer === null) return outcome;
+    await this.#oauth.forget(target.key);
+    const fresh = await this.#oauth.bearerFor(target.key);
+    if (fresh === null) return outcome;
+    const again = await this.#client.post(url, { ...signed, authorization: `Bearer ${fresh}` }, body);
+    sent(again);
+    return again;
   }
 
   async #issueToken(row: RequestRow, step: StepRow): Promise<string> {
@@ -346,6 +382,17 @@ export class PrivacyRequestExecutor {
         await repo.appendLog(tx, row.id, [transitionEntry('in_processing', 'complete', 'every step done')]);
     });
   }
+}
+
+function attemptEntry(base: LogEntry, outcome: CallbackOutcome, attempt: number): LogEntry {
+  return {
+    ...base,
+    targetHost: outcome.targetHost || null,
+    httpStatus: outcome.status ?? null,
+    durationMs: outcome.durationMs,
+    attempt,
+    error: outcome.error ?? null,
+  };
 }
 
 function transitionEntry(from: Status, to: Status, message: string): LogEntry {

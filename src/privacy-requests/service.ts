@@ -19,8 +19,8 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
-import { readAccessResults } from './access-results.ts';
 import { openReplyToken } from './reply-token.ts';
+import { readAccessPackage } from './rule-runner.ts';
 import {
   type ListFilter,
   type LogRow,
@@ -151,7 +151,7 @@ export class PrivacyRequestService {
     const row = await this.#find(id);
     if (row.status !== 'complete')
       throw badRequest(`Access results exist once the request is complete; it is ${row.status}.`);
-    const results = await readAccessResults(this.#services, id);
+    const results = await readAccessPackage(this.#services, id);
     if (results === null) throw notFound(`Request ${id} has no access package.`);
     return results;
   }

@@ -2,6 +2,8 @@
 // that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
 // to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
 // executor; this module only wires them to the queue.
+import { CallbackSigning } from '../callbacks/signing.ts';
+import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Services } from '../runtime/services.ts';
 import { CallbackClient } from './callback-client.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
@@ -22,7 +24,12 @@ export async function startPrivacyRequestWorker(
   const { boss } = services.queue;
   const { config } = services;
   const client = new CallbackClient(config);
-  const executor = new PrivacyRequestExecutor(services, client);
+  const oauth = new TargetOAuth(services);
+  const executor = new PrivacyRequestExecutor(services, {
+    client,
+    oauth,
+    signing: new CallbackSigning(services),
+  });
 
   await boss.work<AdvanceJob>(
     ADVANCE_QUEUE,
@@ -51,6 +58,7 @@ export async function startPrivacyRequestWorker(
     async stop() {
       clearInterval(timer);
       await client.close();
+      await oauth.close();
     },
   };
 }

@@ -126,8 +126,16 @@ export interface WebhookSpec {
   path?: string;
 }
 
-/** Creates a connection pointing at `receiver.url + path` with a static authorization secret. */
-export async function connectionTo(service: TestService, key: string, url: string, authorization?: string) {
+/**
+ * Creates a connection pointing at `url` with an optional static authorization secret; answers the
+ * signing secret shown once at creation.
+ */
+export async function connectionTo(
+  service: TestService,
+  key: string,
+  url: string,
+  authorization?: string,
+): Promise<string> {
   const token = await service.rootToken();
   const created = await service.call('PATCH', '/v1/connection', {
     token,
@@ -139,6 +147,7 @@ export async function connectionTo(service: TestService, key: string, url: strin
     json: authorization === undefined ? { url } : { url, authorization },
   });
   assert.equal(secrets.status, 200, secrets.text);
+  return created.body.succeeded[0].signing_secret as string;
 }
 
 /** A policy with the given pre and post webhooks, each on its own connection to the receiver. */
