@@ -370,12 +370,14 @@ async function eraseDatastore(
         },
       });
       // The next rule works on what this one left: forgotten entities are gone, masked values changed.
-      entities = await loadEntities(
-        tx,
-        services.keyring,
-        datastore,
-        entities.map((entity) => entity.id),
-      );
+      if (rule !== erasureRules.at(-1)) {
+        entities = await loadEntities(
+          tx,
+          services.keyring,
+          datastore,
+          entities.map((entity) => entity.id),
+        );
+      }
     }
     return summaries;
   });
