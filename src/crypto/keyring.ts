@@ -10,7 +10,8 @@ export type KeyPurpose =
   | `datastore-blind-index:${string}`
   | 'masking-hash'
   | 'access-package'
-  | 'callback-signing';
+  | 'callback-signing'
+  | 'target-oauth-token';
 
 export class Keyring {
   readonly #master: Buffer;
