@@ -456,7 +456,7 @@ async function applyErasure(
 export async function readAccessPackage(
   services: RuleServices,
   privacyRequestId: string,
-): Promise<unknown | null> {
+): Promise<AccessPackage | null> {
   if (!isStorableRequestId(privacyRequestId)) return null;
   const packages: AccessPackage[] = [];
   for (const destination of await listStorageDestinations(services.db)) {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
+import Value from 'typebox/value';
+import { AccessPackageSchema, loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
 import { readAccessPackage, runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
@@ -71,6 +72,7 @@ describe('access rules', () => {
     ]);
 
     const accessPackage = (await readAccessPackage(service.services, id)) as AnyPackage;
+    assert.deepEqual([...Value.Errors(AccessPackageSchema, accessPackage)], [], 'the documented shape');
     assert.equal(accessPackage.privacy_request_id, id);
     assert.equal(accessPackage.policy_key, 'default_access_policy');
     assert.deepEqual(accessPackage.rules, [
@@ -226,6 +228,7 @@ describe('access rules', () => {
     assertNoValue(archiveFile, subject, 'the archive file');
 
     const merged = (await readAccessPackage(service.services, id)) as AnyPackage;
+    assert.deepEqual([...Value.Errors(AccessPackageSchema, merged)], [], 'the documented shape');
     assert.deepEqual(
       merged.rules.map((rule: { key: string; storage_destination_key: string }) => [
         rule.key,
