@@ -18,7 +18,7 @@ import {
   setAttributeValues,
   subtreeOf,
 } from '../datastore/subject-store.ts';
-import { notFound } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
@@ -119,7 +119,7 @@ async function matchedTrees(
 
 export async function runPolicyRules(services: RuleServices, input: RuleRunInput): Promise<RuleRunSummary> {
   if (!isStorableRequestId(input.privacyRequestId)) {
-    throw new Error('A privacy request id may only hold letters, digits, "_" and "-".');
+    throw badRequest('A privacy request id may only hold letters, digits, "_" and "-".');
   }
   const policy = await policyRepository.findByKey(services.db, input.policyKey);
   if (!policy) throw notFound(`No policy with key ${input.policyKey}.`);

@@ -295,17 +295,22 @@ describe('access rules', () => {
         policyKey: 'default_access_policy',
         identityValues: [subject.email],
       }),
-      /privacy request id/,
+      (error: Error & { kind?: string }) =>
+        error.kind === 'bad_request' && /privacy request id/.test(error.message),
     );
+    const unknownPolicy = requestId();
     await assert.rejects(
       runPolicyRules(service.services, {
-        privacyRequestId: requestId(),
+        privacyRequestId: unknownPolicy,
         policyKey: 'no_such_policy',
         identityValues: [subject.email],
       }),
       (error: Error & { kind?: string }) =>
         error.kind === 'not_found' && /no_such_policy/.test(error.message),
     );
-    assert.deepEqual(await packageFilesOnDisk(service, traversal), []);
+    await assert.rejects(readFile(path.join(service.config.dataDir, 'outside.json')), { code: 'ENOENT' });
+    assert.deepEqual(await packageFilesOnDisk(service, unknownPolicy), []);
+    assert.deepEqual((await auditOf(service, unknownPolicy)).items, []);
+    assert.deepEqual((await auditOf(service, traversal)).items, []);
   });
 });
