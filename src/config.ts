@@ -24,6 +24,8 @@ export interface Config {
   /** Sender address of mailed SAR reports. */
   smtpFrom: string;
   maxFileBytes: number;
+  /** Failed authentications an address may make in a minute before it is refused (429) until the minute ends. */
+  authFailuresPerMinute: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.LETHE_REDIS_KEY_PREFIX?.trim() || 'lethe:',
     smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
+    authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
     jobPollingIntervalSeconds: 1,

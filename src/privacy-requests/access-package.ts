@@ -6,30 +6,66 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import Type from 'typebox';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import type { TargetSelection } from './masking.ts';
 
-export interface PackageEntity {
-  id: string;
-  name: string;
-  references: { parentId: string; parentName: string }[];
-  attributes: { name: string; value: string | null }[];
-  files: { name: string; fileName: string; contentType: string; size: number }[];
-  createdAt: string;
-}
+const Strict = { additionalProperties: false } as const;
 
-export interface AccessPackage {
-  privacy_request_id: string;
-  policy_key: string;
-  generated_at: string;
-  /** The access rules whose targets chose what the package holds, with where each stores it. */
-  rules: { key: string; targets: string[]; storage_destination_key: string }[];
-  /** Every datastore searched, in name order, with the entities the targets selected. */
-  datastores: { name: string; matched_entities: number; entities: PackageEntity[] }[];
-}
+export const PackageEntitySchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String({ description: "the entity's table" }),
+    references: Type.Array(Type.Object({ parentId: Type.String(), parentName: Type.String() }, Strict)),
+    attributes: Type.Array(
+      Type.Object({ name: Type.String(), value: Type.Union([Type.String(), Type.Null()]) }, Strict),
+    ),
+    files: Type.Array(
+      Type.Object(
+        { name: Type.String(), fileName: Type.String(), contentType: Type.String(), size: Type.Integer() },
+        Strict,
+      ),
+      { description: 'file attributes: metadata only, not contents' },
+    ),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  Strict,
+);
+export type PackageEntity = Type.Static<typeof PackageEntitySchema>;
+
+/** The access package, as stored (sealed) and as `readAccessPackage` answers it. */
+export const AccessPackageSchema = Type.Object(
+  {
+    privacy_request_id: Type.String(),
+    policy_key: Type.String(),
+    generated_at: Type.String({ format: 'date-time' }),
+    rules: Type.Array(
+      Type.Object(
+        { key: Type.String(), targets: Type.Array(Type.String()), storage_destination_key: Type.String() },
+        Strict,
+      ),
+      { description: 'the access rules whose targets chose what the package holds' },
+    ),
+    datastores: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          matched_entities: Type.Integer({
+            description: 'entities found by the identities, with descendants',
+          }),
+          entities: Type.Array(PackageEntitySchema),
+        },
+        Strict,
+      ),
+      { description: 'every datastore searched, in name order' },
+    ),
+  },
+  { ...Strict, description: 'What the access rules of a privacy request collected from the datastores.' },
+);
+export type AccessPackage = Type.Static<typeof AccessPackageSchema>;
 
 const ENVELOPE_FORMAT = 'lethe-sealed-access-package';
 const ENVELOPE_VERSION = 1;

@@ -18,7 +18,7 @@ import {
   setAttributeValues,
   subtreeOf,
 } from '../datastore/subject-store.ts';
-import { notFound } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
@@ -119,7 +119,7 @@ async function matchedTrees(
 
 export async function runPolicyRules(services: RuleServices, input: RuleRunInput): Promise<RuleRunSummary> {
   if (!isStorableRequestId(input.privacyRequestId)) {
-    throw new Error('A privacy request id may only hold letters, digits, "_" and "-".');
+    throw badRequest('A privacy request id may only hold letters, digits, "_" and "-".');
   }
   const policy = await policyRepository.findByKey(services.db, input.policyKey);
   if (!policy) throw notFound(`No policy with key ${input.policyKey}.`);
@@ -370,12 +370,14 @@ async function eraseDatastore(
         },
       });
       // The next rule works on what this one left: forgotten entities are gone, masked values changed.
-      entities = await loadEntities(
-        tx,
-        services.keyring,
-        datastore,
-        entities.map((entity) => entity.id),
-      );
+      if (rule !== erasureRules.at(-1)) {
+        entities = await loadEntities(
+          tx,
+          services.keyring,
+          datastore,
+          entities.map((entity) => entity.id),
+        );
+      }
     }
     return summaries;
   });
@@ -454,7 +456,7 @@ async function applyErasure(
 export async function readAccessPackage(
   services: RuleServices,
   privacyRequestId: string,
-): Promise<unknown | null> {
+): Promise<AccessPackage | null> {
   if (!isStorableRequestId(privacyRequestId)) return null;
   const packages: AccessPackage[] = [];
   for (const destination of await listStorageDestinations(services.db)) {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
+import Value from 'typebox/value';
+import { AccessPackageSchema, loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
 import { readAccessPackage, runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
@@ -71,6 +72,7 @@ describe('access rules', () => {
     ]);
 
     const accessPackage = (await readAccessPackage(service.services, id)) as AnyPackage;
+    assert.deepEqual([...Value.Errors(AccessPackageSchema, accessPackage)], [], 'the documented shape');
     assert.equal(accessPackage.privacy_request_id, id);
     assert.equal(accessPackage.policy_key, 'default_access_policy');
     assert.deepEqual(accessPackage.rules, [
@@ -226,6 +228,7 @@ describe('access rules', () => {
     assertNoValue(archiveFile, subject, 'the archive file');
 
     const merged = (await readAccessPackage(service.services, id)) as AnyPackage;
+    assert.deepEqual([...Value.Errors(AccessPackageSchema, merged)], [], 'the documented shape');
     assert.deepEqual(
       merged.rules.map((rule: { key: string; storage_destination_key: string }) => [
         rule.key,
@@ -292,17 +295,22 @@ describe('access rules', () => {
         policyKey: 'default_access_policy',
         identityValues: [subject.email],
       }),
-      /privacy request id/,
+      (error: Error & { kind?: string }) =>
+        error.kind === 'bad_request' && /privacy request id/.test(error.message),
     );
+    const unknownPolicy = requestId();
     await assert.rejects(
       runPolicyRules(service.services, {
-        privacyRequestId: requestId(),
+        privacyRequestId: unknownPolicy,
         policyKey: 'no_such_policy',
         identityValues: [subject.email],
       }),
       (error: Error & { kind?: string }) =>
         error.kind === 'not_found' && /no_such_policy/.test(error.message),
     );
-    assert.deepEqual(await packageFilesOnDisk(service, traversal), []);
+    await assert.rejects(readFile(path.join(service.config.dataDir, 'outside.json')), { code: 'ENOENT' });
+    assert.deepEqual(await packageFilesOnDisk(service, unknownPolicy), []);
+    assert.deepEqual((await auditOf(service, unknownPolicy)).items, []);
+    assert.deepEqual((await auditOf(service, traversal)).items, []);
   });
 });
