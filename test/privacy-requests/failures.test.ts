@@ -17,7 +17,7 @@ describe('failing webhooks', () => {
   let receiver: Receiver;
   before(async () => {
     receiver = await startReceiver();
-    service = await startTestService({ ...engineConfig, webhookTimeoutMs: 2500 }, { worker: true });
+    service = await startTestService({ ...engineConfig, webhookTimeoutMs: 4000 }, { worker: true });
   });
   after(async () => {
     await service.stop();
@@ -30,7 +30,7 @@ describe('failing webhooks', () => {
     ['wrong_shape', { body: { halt: 'yes' } }, /halt must be true or false/],
     ['unknown_field', { body: { status: 'ok' } }, /status is not an accepted field/],
     ['bad_identity', { body: { derived_identity: { email: 'nope' } } }, /email must be an email address/],
-    ['slow', { delayMs: 5000 }, /no answer within 2500 ms/],
+    ['slow', { delayMs: 8000 }, /no answer within 4000 ms/],
     ['huge', { body: 'x'.repeat(1024 * 1024 + 10) }, /larger than 1048576 bytes/],
     ['redirect', { status: 302, headers: { location: '/elsewhere' } }, /redirect \(302\)/],
   ];
