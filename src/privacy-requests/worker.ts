@@ -7,7 +7,7 @@ import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Services } from '../runtime/services.ts';
 import { CallbackClient } from './callback-client.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
-import { ADVANCE_QUEUE, type AdvanceJob, SWEEP_QUEUE } from './jobs.ts';
+import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
@@ -63,8 +63,11 @@ export async function startPrivacyRequestWorker(
   };
 }
 
-/** One sweep pass: expire long pauses, purge expired identities, drop long-dead reply tokens. */
-export async function sweep(services: Pick<Services, 'db' | 'config'>): Promise<void> {
+/**
+ * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
+ * the store was down), purge expired identities, drop long-dead reply tokens.
+ */
+export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
   const { db, config } = services;
   for (;;) {
     const expired = await db.transaction(async (tx) => {
@@ -92,6 +95,24 @@ export async function sweep(services: Pick<Services, 'db' | 'config'>): Promise<
     });
     if (expired < SWEEP_BATCH) break;
   }
+  await requeueStalled(services);
   await repo.purgeExpiredIdentities(db);
   await repo.deleteOldTokens(db);
+}
+
+const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
+
+async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
+  const { db, config, queue } = services;
+  for (const id of await repo.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
+    const jobs = await queue.boss.findJobs(ADVANCE_QUEUE, { key: id });
+    if (jobs.some((job) => LIVE_JOB_STATES.has(job.state))) continue;
+    await db.transaction(async (tx) => {
+      await repo.appendLog(tx, id, [
+        { kind: 'note', message: 'no worker job was left for this request; queued it again' },
+      ]);
+      await repo.touch(tx, id);
+      await enqueueAdvance(queue, tx, id);
+    });
+  }
 }
