@@ -123,6 +123,34 @@ describe('SQL metacharacters are data', () => {
     ]);
   });
 
+  it('refuses a NUL character (which PostgreSQL text cannot hold) in a text field with 422, storing nothing', async () => {
+    const before = [
+      (await call('GET', '/v1/connection/meta_conn')).text,
+      (await call('GET', '/v1/datastore')).text,
+    ];
+    const refused: [string, string, unknown][] = [
+      [
+        'PATCH',
+        '/v1/connection',
+        [{ key: 'meta_conn', name: 'a\u0000b', connection_type: 'https', access: 'read' }],
+      ],
+      ['POST', '/v1/datastore', { name: 'nul-store', description: 'a\u0000b' }],
+      ['POST', '/v1/api-key', { name: 'a\u0000b', datastores: ['nul-store'] }],
+      ['PATCH', '/v1/dsr/policy', [{ key: 'meta_policy', name: 'a\u0000b' }]],
+    ];
+    for (const [method, path, json] of refused) {
+      const answer = await call(method, path, json);
+      assert.equal(answer.status, 422, `${method} ${path}: ${answer.text}`);
+      assert.match(answer.body.detail, /NUL character/);
+    }
+    const after = [
+      (await call('GET', '/v1/connection/meta_conn')).text,
+      (await call('GET', '/v1/datastore')).text,
+    ];
+    assert.deepEqual(after, before);
+    assert.ok(!(await call('GET', '/v1/api-key')).text.includes('\\u0000'));
+  });
+
   it('Area B: datastore descriptions and API key names round-trip verbatim', async () => {
     for (const [index, text] of HOSTILE.entries()) {
       const created = await call('POST', '/v1/datastore', { name: `meta-${index}`, description: text });
