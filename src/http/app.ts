@@ -11,6 +11,7 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
+import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
@@ -87,6 +88,7 @@ export async function buildApp(
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
+  await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerSubjectDataArea(app, services);
   return app;
 }
