@@ -49,3 +49,16 @@ export function isStoreUnavailable(error: unknown): boolean {
     '08006',
   ].includes(code);
 }
+
+/**
+ * Errors that mean "this text cannot be stored": PostgreSQL text holds no NUL character (U+0000), in
+ * PGlite and PostgreSQL alike. The caller's input, answered as a 4xx; the statement changed nothing.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === '22021' ||
+    code === '22P05' ||
+    (error instanceof Error && /invalid byte sequence for encoding "UTF8": 0x00/.test(error.message))
+  );
+}
