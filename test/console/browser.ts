@@ -1,0 +1,52 @@
+// Browser plumbing of the console end-to-end tests: Debian's Chromium driven by playwright-core, the
+// console build (made once if missing), sign-in, and screenshots kept under test-artifacts/.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { TestService } from '../helpers/service.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'console');
+
+/** `npm ci` builds the console (prepare); a working tree without a build gets one here. */
+export function ensureConsoleBuilt() {
+  if (existsSync(path.join(ROOT, 'console/dist/index.html'))) return;
+  execFileSync(path.join(ROOT, 'node_modules/.bin/vite'), ['build', 'console', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.LETHE_CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string, fullPage = true) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
+
+/** Opens the console and signs in with the service's root client. */
+export async function signIn(page: Page, service: TestService, at = '/console') {
+  const root = service.config.rootClient as { id: string; secret: string };
+  await page.goto(`${service.url}${at}`);
+  await page.getByLabel('Client id').fill(root.id);
+  await page.getByLabel('Client secret').fill(root.secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+}
