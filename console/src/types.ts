@@ -104,7 +104,19 @@ export interface PrivacyRequest {
   source?: string | null;
 }
 
-/** One line of a request's log: a transition or a webhook call (DECISIONS.md, "Privacy requests"). */
+/** One line of a request's log: a transition, a webhook call, the rules' run or a note. */
 export interface RequestLogEntry {
-  [field: string]: unknown;
+  time: string;
+  kind: 'transition' | 'webhook' | 'rules' | 'note';
+  from_status: string | null;
+  to_status: string | null;
+  webhook_key: string | null;
+  timing: 'pre_approval' | 'pre' | 'post' | null;
+  direction: string | null;
+  target_host: string | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  attempt: number | null;
+  error: string | null;
+  message: string | null;
 }

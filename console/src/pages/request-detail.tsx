@@ -22,68 +22,40 @@ const POLL_MS = 1500;
 /** Statuses a request leaves only by an operator's action (or never): no need to poll them fast. */
 const SETTLED = new Set(['complete', 'denied', 'canceled', 'error']);
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function numberOf(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
+const TIMING_LABELS: Record<string, string> = {
+  pre_approval: 'Pre-approval webhook',
+  pre: 'Pre-execution webhook',
+  post: 'Post-execution webhook',
+};
 
 interface TimelineLine {
-  at: string | undefined;
   title: string;
   detail: string[];
-  httpStatus: number | undefined;
-  durationMs: number | undefined;
-  error: string | undefined;
-  kind: 'transition' | 'webhook' | 'other';
 }
 
-/** Reads one log entry into a display line, naming only what the entry carries. */
-export function timelineLine(entry: RequestLogEntry): TimelineLine {
-  const at = text(entry.at) ?? text(entry.time) ?? text(entry.created_at) ?? text(entry.timestamp);
-  const webhookKey = text(entry.webhook_key);
-  const toStatus = text(entry.to_status) ?? text(entry.status);
-  const fromStatus = text(entry.from_status);
-  const httpStatus = numberOf(entry.http_status) ?? numberOf(entry.status_code);
-  const durationMs = numberOf(entry.duration_ms);
-  const error = text(entry.error) ?? text(entry.reason);
+/** The words of one log entry: what happened (title) and its particulars (detail). */
+export function describeLogEntry(entry: RequestLogEntry): TimelineLine {
   const detail: string[] = [];
-  if (webhookKey) {
-    const timing = text(entry.timing) ?? text(entry.callback_type);
-    const direction = text(entry.direction);
-    const host = text(entry.target_host) ?? text(entry.host);
-    if (direction) detail.push(direction.replace('_', ' '));
-    if (host) detail.push(`to ${host}`);
-    const attempt = numberOf(entry.attempt);
-    if (attempt && attempt > 1) detail.push(`attempt ${attempt}`);
-    const message = text(entry.message);
-    if (message) detail.push(message);
-    return {
-      at,
-      title: `${timing ? `${timing.replace(/_/g, '-')} webhook` : 'Webhook'} ${webhookKey}`,
-      detail,
-      httpStatus,
-      durationMs,
-      error,
-      kind: 'webhook',
-    };
+  switch (entry.kind) {
+    case 'webhook': {
+      if (entry.direction) detail.push(entry.direction.replace('_', ' '));
+      if (entry.target_host) detail.push(`to ${entry.target_host}`);
+      if (entry.attempt && entry.attempt > 1) detail.push(`attempt ${entry.attempt}`);
+      if (entry.message) detail.push(entry.message);
+      const timing = entry.timing ? TIMING_LABELS[entry.timing] : undefined;
+      return { title: `${timing ?? 'Webhook'} ${entry.webhook_key ?? ''}`.trim(), detail };
+    }
+    case 'transition': {
+      if (entry.message) detail.push(entry.message);
+      const to = entry.to_status ? statusLabel(entry.to_status) : '?';
+      return { title: entry.from_status ? `${statusLabel(entry.from_status)} → ${to}` : to, detail };
+    }
+    case 'rules':
+      if (entry.message) detail.push(entry.message);
+      return { title: 'Policy rules', detail };
+    default:
+      return { title: entry.message ?? entry.kind, detail };
   }
-  const message = text(entry.message) ?? text(entry.event) ?? text(entry.type) ?? text(entry.kind);
-  if (toStatus) {
-    if (message && message !== toStatus) detail.push(message);
-    return {
-      at,
-      title: fromStatus ? `${statusLabel(fromStatus)} → ${statusLabel(toStatus)}` : statusLabel(toStatus),
-      detail,
-      httpStatus,
-      durationMs,
-      error,
-      kind: 'transition',
-    };
-  }
-  return { at, title: message ?? 'event', detail, httpStatus, durationMs, error, kind: 'other' };
 }
 
 function PausedCountdown(props: { pausedAt: string; timeoutSeconds: number }) {
@@ -111,23 +83,22 @@ function Timeline(props: { entries: RequestLogEntry[] }) {
   return (
     <ol className="timeline" aria-label="Timeline">
       {props.entries.map((entry, index) => {
-        const line = timelineLine(entry);
-        const failed = Boolean(line.error) || (line.httpStatus !== undefined && line.httpStatus >= 400);
+        const line = describeLogEntry(entry);
+        const httpStatus = entry.http_status;
+        const failed = Boolean(entry.error) || (httpStatus !== null && httpStatus >= 400);
         return (
-          <li key={index} className={`timeline-${line.kind}${failed ? ' timeline-failed' : ''}`}>
-            <time dateTime={line.at}>{formatDateTime(line.at)}</time>
+          <li key={index} className={`timeline-${entry.kind}${failed ? ' timeline-failed' : ''}`}>
+            <time dateTime={entry.time}>{formatDateTime(entry.time)}</time>
             <div className="timeline-body">
               <strong>{line.title}</strong>
               {line.detail.length ? <span className="hint"> {line.detail.join(' · ')}</span> : null}
               <span className="timeline-metrics">
-                {line.httpStatus !== undefined ? (
-                  <span className={`http-status${line.httpStatus >= 400 ? ' bad' : ''}`}>
-                    HTTP {line.httpStatus}
-                  </span>
+                {httpStatus !== null ? (
+                  <span className={`http-status${httpStatus >= 400 ? ' bad' : ''}`}>HTTP {httpStatus}</span>
                 ) : null}
-                {line.durationMs !== undefined ? <span>{formatDuration(line.durationMs)}</span> : null}
+                {entry.duration_ms !== null ? <span>{formatDuration(entry.duration_ms)}</span> : null}
               </span>
-              {line.error ? <p className="timeline-error">{line.error}</p> : null}
+              {entry.error ? <p className="timeline-error">{entry.error}</p> : null}
             </div>
           </li>
         );
@@ -146,11 +117,11 @@ export function RequestDetailPage(props: { id: string }) {
   );
   const settled = request.data ? SETTLED.has(request.data.status) : false;
   const log = useResource(
-    () => api.get<RequestLogEntry[] | { items: RequestLogEntry[] }>(`${path}/log`),
+    () => api.get<RequestLogEntry[]>(`${path}/log`),
     `${path}/log`,
     settled ? undefined : POLL_MS,
   );
-  const entries = Array.isArray(log.data) ? log.data : (log.data?.items ?? []);
+  const entries = log.data ?? [];
   const data = request.data;
 
   return (

@@ -1,5 +1,7 @@
 // Privacy requests, soonest deadline first: status, policy, masked identity, days left; filters by status
-// and external id; approve, deny and retry in place. The list refreshes every few seconds.
+// and external id; approve, deny and retry in place. The API lists newest first, and deadlines depend on
+// each policy's timeframe, so the page reads the newest FETCH_SIZE matching requests, sorts them by days
+// left and pages through them itself; it refreshes every REFRESH_MS.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import type { Page } from '../api.ts';
@@ -23,8 +25,9 @@ export const STATUSES = [
   'error',
 ];
 
+const FETCH_SIZE = 500;
 const PAGE_SIZE = 50;
-const REFRESH_MS = 5000;
+const REFRESH_MS = 10_000;
 
 /** Soonest deadline first; requests without one last. Ties: oldest first. */
 export function byDeadline(a: PrivacyRequest, b: PrivacyRequest): number {
@@ -47,10 +50,9 @@ export function RequestsPage() {
       api.get<Page<PrivacyRequest>>('/v1/privacy-request', {
         status,
         external_id: externalId,
-        page,
-        size: PAGE_SIZE,
+        size: FETCH_SIZE,
       }),
-    JSON.stringify([status, externalId, page]),
+    JSON.stringify([status, externalId]),
     REFRESH_MS,
   );
 
@@ -60,11 +62,17 @@ export function RequestsPage() {
     setExternalId(externalIdDraft.trim());
   }
 
-  const items = [...(requests.data?.items ?? [])].sort(byDeadline);
+  const sorted = [...(requests.data?.items ?? [])].sort(byDeadline);
+  const items = sorted.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const total = requests.data?.total ?? 0;
   const filtered = Boolean(status || externalId);
   return (
     <>
-      <PageHeader title="Privacy requests" />
+      <PageHeader title="Privacy requests">
+        <button type="button" onClick={() => void requests.reload()}>
+          Refresh
+        </button>
+      </PageHeader>
       <form className="filters" onSubmit={applyExternalId} aria-label="Filter privacy requests">
         <Field label="Status">
           {(id) => (
@@ -155,7 +163,13 @@ export function RequestsPage() {
               ))}
             </tbody>
           </table>
-          <Pager page={page} size={PAGE_SIZE} total={requests.data.total} onPage={setPage} />
+          <Pager page={page} size={PAGE_SIZE} total={sorted.length} onPage={setPage} />
+          {total > sorted.length ? (
+            <p className="hint" role="note">
+              Showing the {sorted.length} most recent of {total} matching requests, by deadline. Filter by
+              status or external id to see older ones.
+            </p>
+          ) : null}
         </>
       ) : null}
     </>
