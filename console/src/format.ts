@@ -38,6 +38,13 @@ export function maskedIdentity(identity: PrivacyRequest['identity']): string {
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const clockTime = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+  hour12: false,
+});
 
 export function formatDateTime(value: string | null | undefined): string {
   if (!value) return '—';
@@ -51,7 +58,14 @@ export function formatDate(value: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? value : dateOnly.format(date);
 }
 
-/** "1 h 02 min", "3 min 05 s", "12 s", "0.4 s" */
+/** "10:58:07.412": the time of day to the millisecond, for steps that follow each other closely. */
+export function formatClockTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : clockTime.format(date);
+}
+
+/** "1 h 02 min", "3 min 05 s", "12 s", "43 ms" */
 export function formatDuration(milliseconds: number): string {
   if (milliseconds < 1000) return `${Math.max(0, Math.round(milliseconds))} ms`;
   const seconds = Math.floor(milliseconds / 1000);

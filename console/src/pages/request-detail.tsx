@@ -6,6 +6,7 @@ import { segment } from '../api.ts';
 import { Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components.tsx';
 import {
   daysLeftText,
+  formatClockTime,
   formatDate,
   formatDateTime,
   formatDuration,
@@ -88,7 +89,9 @@ function Timeline(props: { entries: RequestLogEntry[] }) {
         const failed = Boolean(entry.error) || (httpStatus !== null && httpStatus >= 400);
         return (
           <li key={index} className={`timeline-${entry.kind}${failed ? ' timeline-failed' : ''}`}>
-            <time dateTime={entry.time}>{formatDateTime(entry.time)}</time>
+            <time dateTime={entry.time} title={formatDateTime(entry.time)}>
+              {formatClockTime(entry.time)}
+            </time>
             <div className="timeline-body">
               <strong>{line.title}</strong>
               {line.detail.length ? <span className="hint"> {line.detail.join(' · ')}</span> : null}
