@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { ensureConsoleBuilt, launchBrowser, screenshot, signIn } from './browser.ts';
+import { accessibilityViolations, ensureConsoleBuilt, launchBrowser, screenshot, signIn } from './browser.ts';
 
 const DOCS_SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/images/request-timeline.png');
 
@@ -409,6 +409,47 @@ describe('the console in a browser', () => {
     }
   });
 
+  test('every page passes the WCAG 2.1 A and AA checks of axe-core', async () => {
+    const requestId = ((await api('GET', '/v1/privacy-request?size=1')) as { items: { id: string }[] })
+      .items[0]?.id;
+    const pages = [
+      '/console/requests',
+      `/console/requests/${requestId}`,
+      '/console/policies',
+      '/console/policies/default_access_policy',
+      '/console/connections',
+      '/console/connections/identity_service',
+      '/console/datastores',
+      '/console/audit-log',
+    ];
+    const fresh = await browser.newContext();
+    try {
+      const checked = await fresh.newPage();
+      const found: string[] = [];
+      await checked.goto(`${service.url}/console`);
+      await checked.getByRole('button', { name: 'Sign in' }).waitFor();
+      for (const violation of await accessibilityViolations(checked))
+        found.push(`sign-in: ${violation.id} (${violation.impact}) ${violation.help}`);
+      await signIn(checked, service);
+      for (const target of pages) {
+        // Client-side navigation keeps the in-memory session (a full load would sign out).
+        await checked.evaluate((url) => {
+          history.pushState(null, '', url);
+          dispatchEvent(new PopStateEvent('popstate'));
+        }, target);
+        await checked.getByRole('heading', { level: 1 }).waitFor();
+        await checked.waitForFunction(() => !document.querySelector('.loading'));
+        for (const violation of await accessibilityViolations(checked))
+          found.push(
+            `${target}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.targets.join(', ')}`,
+          );
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('at phone width every page fits the screen', async () => {
     const phone = await browser.newContext({
       viewport: { width: 390, height: 844 },
@@ -427,7 +468,7 @@ describe('the console in a browser', () => {
       ] as const) {
         await navLink(small, link).click();
         await small.getByRole('heading', { level: 1, name: heading }).waitFor();
-        await small.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+        await small.waitForFunction(() => !document.querySelector('.loading'));
         const width = await small.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(width <= 390, `${heading} is ${width} px wide at a 390 px viewport`);
       }
