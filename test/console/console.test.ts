@@ -19,7 +19,10 @@ interface ReceivedCall {
   body: { callback_type?: string; direction?: string; privacy_request_id?: string };
 }
 
-/** A webhook target on 127.0.0.1 that records each call and answers 200 `{}`. */
+/**
+ * A webhook target on 127.0.0.1 that records each call. `/halt` answers `{"halt": true}`, `/flaky` fails
+ * its first call with 500, everything else answers 200 `{}`.
+ */
 async function startReceiver(): Promise<{ server: Server; url: string; calls: ReceivedCall[] }> {
   const calls: ReceivedCall[] = [];
   const read = async (request: IncomingMessage) => {
@@ -29,8 +32,15 @@ async function startReceiver(): Promise<{ server: Server; url: string; calls: Re
   };
   const server = createServer(async (request, response) => {
     const text = await read(request);
-    calls.push({ path: request.url ?? '', body: text ? JSON.parse(text) : {} });
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const path = request.url ?? '';
+    calls.push({ path, body: text ? JSON.parse(text) : {} });
+    if (path === '/flaky' && calls.filter((call) => call.path === '/flaky').length === 1) {
+      response.writeHead(500, { 'content-type': 'text/plain' }).end('down for a moment');
+      return;
+    }
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(path === '/halt' ? '{"halt": true}' : '{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
@@ -404,6 +414,71 @@ describe('the console in a browser', () => {
         await mkdir(path.dirname(DOCS_SCREENSHOT), { recursive: true });
         await copyFile(file, DOCS_SCREENSHOT);
       }
+    } finally {
+      await new Promise((resolve) => receiver.server.close(resolve));
+    }
+  });
+
+  test('a paused request shows its resume window; a request in error is retried from its page', async () => {
+    const receiver = await startReceiver();
+    try {
+      for (const [key, hookPath] of [
+        ['halt_hooks', '/halt'],
+        ['flaky_hooks', '/flaky'],
+      ] as const) {
+        await api('PATCH', '/v1/connection', [{ name: key, key, connection_type: 'https', access: 'read' }]);
+        await api('PUT', `/v1/connection/${key}`, { url: `${receiver.url}${hookPath}` });
+        await api('PATCH', '/v1/dsr/policy', [{ name: `Console ${key}`, key: `console_${key}` }]);
+        await api('PUT', `/v1/policy/console_${key}/webhook/pre_execution`, [
+          { connection_config_key: key, direction: 'two_way', key: 'check', name: 'Check' },
+        ]);
+      }
+      const received = await api('POST', '/v1/privacy-request', [
+        {
+          identity: { email: 'paused@example.com' },
+          policy_key: 'console_halt_hooks',
+          external_id: 'ticket-halt',
+        },
+        {
+          identity: { email: 'flaky@example.com' },
+          policy_key: 'console_flaky_hooks',
+          external_id: 'ticket-flaky',
+        },
+      ]);
+      const [pausedId, flakyId] = received.succeeded.map((request: { id: string }) => request.id) as [
+        string,
+        string,
+      ];
+      await api('PATCH', '/v1/privacy-request/administrate/approve', { request_ids: [pausedId, flakyId] });
+      const status = async (id: string) =>
+        ((await api('GET', `/v1/privacy-request/${id}`)) as { status: string }).status;
+      await until(
+        () => status(pausedId),
+        (value) => value === 'paused',
+        'the halt pauses the request',
+      );
+      await until(
+        () => status(flakyId),
+        (value) => value === 'error',
+        'the failing webhook errs the request',
+      );
+
+      await navLink(page, 'Privacy requests').click();
+      await page.locator(`tr[data-request-id="${pausedId}"]`).getByRole('link').click();
+      const notice = page.getByRole('status').filter({ hasText: 'Paused by a two-way webhook' });
+      await notice.waitFor();
+      // The service under test waits LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT's default, one hour.
+      assert.match((await notice.textContent()) ?? '', /Expires in (59 min|1 h 00 min)/);
+      await screenshot(page, 'request-paused');
+
+      await page.getByRole('link', { name: 'All requests' }).click();
+      await page.locator(`tr[data-request-id="${flakyId}"]`).getByRole('link').click();
+      const timeline = page.getByRole('list', { name: 'Timeline' });
+      await timeline.getByText('HTTP 500').waitFor();
+      await page.getByRole('button', { name: `Retry ${flakyId}` }).click();
+      await page.locator('.facts .badge', { hasText: 'complete' }).waitFor({ timeout: 20_000 });
+      assert.equal(await status(flakyId), 'complete');
+      await timeline.getByText('HTTP 200').waitFor();
     } finally {
       await new Promise((resolve) => receiver.server.close(resolve));
     }
