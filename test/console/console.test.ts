@@ -474,11 +474,11 @@ describe('the console in a browser', () => {
       await page.getByRole('link', { name: 'All requests' }).click();
       await page.locator(`tr[data-request-id="${flakyId}"]`).getByRole('link').click();
       const timeline = page.getByRole('list', { name: 'Timeline' });
-      await timeline.getByText('HTTP 500').waitFor();
+      await timeline.getByText('HTTP 500').first().waitFor();
       await page.getByRole('button', { name: `Retry ${flakyId}` }).click();
       await page.locator('.facts .badge', { hasText: 'complete' }).waitFor({ timeout: 20_000 });
       assert.equal(await status(flakyId), 'complete');
-      await timeline.getByText('HTTP 200').waitFor();
+      await timeline.getByText('HTTP 200').first().waitFor();
     } finally {
       await new Promise((resolve) => receiver.server.close(resolve));
     }
