@@ -98,7 +98,7 @@ export interface PrivacyRequest {
   due_date: string | null;
   days_left: number | null;
   policy_id: string;
-  policy?: { key: string; name: string } | null;
+  policy?: { key: string; name: string; rules?: { action_type: string }[] } | null;
   identity?: Record<string, string | IdentityValue | null> | null;
   cancel_reason?: string | null;
   source?: string | null;

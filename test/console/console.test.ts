@@ -3,7 +3,7 @@
 // drop and by keyboard, and a pending request approved and watched to completion with its timeline. The
 // tests run in order on one service and build on each other (a connection made in one is used later).
 import assert from 'node:assert/strict';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -357,18 +357,26 @@ describe('the console in a browser', () => {
         },
       ]);
       const received = await api('POST', '/v1/privacy-request', [
-        {
-          identity: { email: 'jane.doe@example.com' },
-          policy_key: 'console_access',
-          external_id: 'ticket-4711',
-        },
         { identity: { email: 'max@example.com' }, policy_key: 'console_access', external_id: 'ticket-4712' },
       ]);
       assert.equal(received.failed.length, 0, JSON.stringify(received.failed));
-      const [approveId, denyId] = received.succeeded.map((request: { id: string }) => request.id) as [
-        string,
-        string,
-      ];
+      const denyId = received.succeeded[0].id as string;
+
+      // ticket-4711 is submitted through the console, on the data subject's behalf.
+      await navLink(page, 'Privacy requests').click();
+      await page.getByText("Submit a request on a data subject's behalf").click();
+      const submitForm = page.getByRole('form', { name: 'Submit a privacy request' });
+      await submitForm.getByLabel('Policy').selectOption('console_access');
+      await submitForm.getByLabel('Email').fill('jane.doe@example.com');
+      await submitForm.getByLabel('External id (optional)').fill('ticket-4711');
+      await submitForm.getByRole('button', { name: 'Submit request' }).click();
+      await submitForm.getByRole('status').filter({ hasText: 'received' }).waitFor();
+      const listed = (await api('GET', '/v1/privacy-request?external_id=ticket-4711')) as {
+        items: { id: string; identity: { email?: string } }[];
+      };
+      assert.equal(listed.items.length, 1);
+      assert.equal(listed.items[0]?.identity.email, 'jane.doe@example.com');
+      const approveId = listed.items[0]?.id as string;
       const status = async (id: string) =>
         ((await api('GET', `/v1/privacy-request/${id}`)) as { status: string }).status;
       await until(
@@ -377,7 +385,7 @@ describe('the console in a browser', () => {
         'the request waits for approval',
       );
 
-      await navLink(page, 'Privacy requests').click();
+      await page.getByRole('button', { name: 'Refresh' }).click();
       const row = page.locator(`tr[data-request-id="${approveId}"]`);
       await row.getByText('pending').waitFor();
       assert.equal(await row.getByRole('cell').nth(3).textContent(), 'j***@example.com');
@@ -409,6 +417,12 @@ describe('the console in a browser', () => {
       const timelineText = (await timeline.textContent()) ?? '';
       assert.match(timelineText, /open_ticket/);
       assert.match(timelineText, /close_ticket/);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download the access package (JSON)' }).click(),
+      ]);
+      const downloaded = JSON.parse(await readFile((await download.path()) as string, 'utf8'));
+      assert.deepEqual(downloaded, await api('GET', `/v1/privacy-request/${approveId}/access-results`));
       const file = await screenshot(page, 'request-timeline');
       if (process.env.LETHE_UPDATE_SCREENSHOTS) {
         await mkdir(path.dirname(DOCS_SCREENSHOT), { recursive: true });

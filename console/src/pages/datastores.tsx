@@ -194,7 +194,19 @@ function IssueKeyForm(props: { datastores: Datastore[]; onIssued: (key: IssuedAp
   );
 }
 
+/** A ready-to-paste call with the new key: create an entity in the key's first datastore. */
+function exampleCall(issued: IssuedApiKey): string {
+  const datastore =
+    issued.datastores[0] === '*' || !issued.datastores[0] ? 'DATASTORE' : issued.datastores[0];
+  return [
+    `curl -s ${window.location.origin}/api/entity/create \\`,
+    `  -H 'api-key: ${issued.key}' -H 'datastore: ${datastore}' -H 'content-type: application/json' \\`,
+    `  -d '[{"name": "users", "attributes": [{"name": "email", "value": "jane@example.com"}]}]'`,
+  ].join('\n');
+}
+
 function IssuedKeyPanel(props: { issued: IssuedApiKey; onDismiss: () => void }) {
+  const example = exampleCall(props.issued);
   return (
     <div className="card issued-key" role="region" aria-label="New API key">
       <h3>Key “{props.issued.name}” issued</h3>
@@ -207,7 +219,10 @@ function IssuedKeyPanel(props: { issued: IssuedApiKey; onDismiss: () => void }) 
           {props.issued.key}
         </code>
       </p>
-      <CopyButton value={props.issued.key} label="Copy key" />{' '}
+      <CopyButton value={props.issued.key} label="Copy key" />
+      <p>Try it against the subject data API:</p>
+      <pre className="example">{example}</pre>
+      <CopyButton value={example} label="Copy example" />{' '}
       <button type="button" onClick={props.onDismiss}>
         Done, hide it
       </button>

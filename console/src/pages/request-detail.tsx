@@ -13,7 +13,7 @@ import {
   maskedIdentity,
   statusLabel,
 } from '../format.ts';
-import { useNow, useResource } from '../hooks.ts';
+import { useAction, useNow, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest, RequestLogEntry } from '../types.ts';
 import { RequestActions } from './request-actions.tsx';
@@ -76,6 +76,36 @@ function PausedCountdown(props: { pausedAt: string; timeoutSeconds: number }) {
         <>The resume window has passed; the request is about to go to error.</>
       )}
     </p>
+  );
+}
+
+/** Fetches the access package with the session's token and hands it to the browser as a file download. */
+function AccessPackageButton(props: { id: string }) {
+  const { api } = useSession();
+  const download = useAction();
+  return (
+    <div className="access-package">
+      <button
+        type="button"
+        disabled={download.pending}
+        onClick={() =>
+          void download.run(async () => {
+            const results = await api.get<unknown>(`/v1/privacy-request/${segment(props.id)}/access-results`);
+            const url = URL.createObjectURL(
+              new Blob([JSON.stringify(results, null, 2)], { type: 'application/json' }),
+            );
+            const link = document.createElement('a');
+            link.href = url;
+            link.download = `${props.id}-access-package.json`;
+            link.click();
+            setTimeout(() => URL.revokeObjectURL(url), 10_000);
+          })
+        }
+      >
+        Download the access package (JSON)
+      </button>
+      <ErrorNotice message={download.error} />
+    </div>
   );
 }
 
@@ -184,6 +214,9 @@ export function RequestDetailPage(props: { id: string }) {
             />
           ) : null}
           <RequestActions request={data} onChanged={request.reload} />
+          {data.status === 'complete' && data.policy?.rules?.some((rule) => rule.action_type === 'access') ? (
+            <AccessPackageButton id={data.id} />
+          ) : null}
           <section aria-labelledby="timeline-heading">
             <h2 id="timeline-heading">Timeline</h2>
             <ErrorNotice message={log.error} />

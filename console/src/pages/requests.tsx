@@ -10,6 +10,7 @@ import { daysLeftText, formatDate, formatDateTime, maskedIdentity } from '../for
 import { useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../types.ts';
+import { NewRequestForm } from './new-request.tsx';
 import { RequestActions } from './request-actions.tsx';
 
 export const STATUSES = [
@@ -73,6 +74,7 @@ export function RequestsPage() {
           Refresh
         </button>
       </PageHeader>
+      <NewRequestForm onCreated={requests.reload} />
       <form className="filters" onSubmit={applyExternalId} aria-label="Filter privacy requests">
         <Field label="Status">
           {(id) => (
