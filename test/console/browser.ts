@@ -76,6 +76,18 @@ interface AxeResult {
   violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
 }
 
+/**
+ * Records what must never happen on a console page: an uncaught script error, or anything the browser
+ * blocked under the Content-Security-Policy (an inline script or style, a foreign origin).
+ */
+export function watchForPageProblems(page: Page, problems: string[]) {
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to (load|execute|apply|connect)/i.test(message.text()))
+      problems.push(`CSP: ${message.text()}`);
+  });
+}
+
 /** Opens the console and signs in with the service's root client. */
 export async function signIn(page: Page, service: TestService, at = '/console') {
   const root = service.config.rootClient as { id: string; secret: string };

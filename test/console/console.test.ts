@@ -10,7 +10,14 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { accessibilityViolations, ensureConsoleBuilt, launchBrowser, screenshot, signIn } from './browser.ts';
+import {
+  accessibilityViolations,
+  ensureConsoleBuilt,
+  launchBrowser,
+  screenshot,
+  signIn,
+  watchForPageProblems,
+} from './browser.ts';
 
 const DOCS_SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/images/request-timeline.png');
 
@@ -67,6 +74,7 @@ describe('the console in a browser', () => {
   let context: BrowserContext;
   let page: Page;
   let token: string;
+  const pageProblems: string[] = [];
 
   const api = async (method: string, urlPath: string, json?: unknown) => {
     const answer = await service.call(method, urlPath, { token, json });
@@ -89,6 +97,7 @@ describe('the console in a browser', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
     page = await context.newPage();
+    watchForPageProblems(page, pageProblems);
   });
 
   after(async () => {
@@ -514,6 +523,7 @@ describe('the console in a browser', () => {
     const fresh = await browser.newContext();
     try {
       const checked = await fresh.newPage();
+      watchForPageProblems(checked, pageProblems);
       const found: string[] = [];
       await checked.goto(`${service.url}/console`);
       await checked.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -547,6 +557,7 @@ describe('the console in a browser', () => {
     });
     try {
       const small = await phone.newPage();
+      watchForPageProblems(small, pageProblems);
       await signIn(small, service);
       for (const [link, heading] of [
         ['Privacy requests', 'Privacy requests'],
@@ -573,6 +584,7 @@ describe('the console in a browser', () => {
     const expiring = await browser.newContext();
     try {
       const other = await expiring.newPage();
+      watchForPageProblems(other, pageProblems);
       await other.clock.install();
       await signIn(other, service);
       await other.clock.fastForward('01:00:05');
@@ -581,5 +593,9 @@ describe('the console in a browser', () => {
     } finally {
       await expiring.close();
     }
+  });
+
+  test('no page threw a script error or had anything blocked by its CSP', () => {
+    assert.deepEqual(pageProblems, []);
   });
 });
