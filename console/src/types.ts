@@ -119,4 +119,6 @@ export interface RequestLogEntry {
   attempt: number | null;
   error: string | null;
   message: string | null;
+  /** For `rules` entries: the run's summary (access package and erasure counts). */
+  details?: unknown;
 }

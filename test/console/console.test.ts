@@ -426,6 +426,8 @@ describe('the console in a browser', () => {
       const timelineText = (await timeline.textContent()) ?? '';
       assert.match(timelineText, /open_ticket/);
       assert.match(timelineText, /close_ticket/);
+      // The entity created with the API key in an earlier test is the one the access rule finds.
+      assert.match(timelineText, /access: 1 entity, 1 attribute, 0 files/);
       const [download] = await Promise.all([
         page.waitForEvent('download'),
         page.getByRole('button', { name: 'Download the access package (JSON)' }).click(),

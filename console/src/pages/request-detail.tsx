@@ -29,6 +29,51 @@ const TIMING_LABELS: Record<string, string> = {
   post: 'Post-execution webhook',
 };
 
+function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}
+
+function total<T>(items: T[], count: (item: T) => unknown): number {
+  return items.reduce((sum, item) => sum + (Number(count(item)) || 0), 0);
+}
+
+/** "access: 1 entity, 2 attributes, 0 files" and "erasure: 3 attributes masked, …" from a rules summary. */
+export function describeRulesSummary(details: unknown): string[] {
+  if (!details || typeof details !== 'object') return [];
+  const summary = details as { access?: unknown; erasure?: unknown };
+  const lines: string[] = [];
+  if (Array.isArray(summary.access) && summary.access.length > 0) {
+    const perDatastore = summary.access.flatMap((item: { datastores?: unknown }) =>
+      Array.isArray(item.datastores) ? (item.datastores as Record<string, unknown>[]) : [],
+    );
+    lines.push(
+      `access: ${plural(
+        total(perDatastore, (item) => item.entities),
+        'entity',
+        'entities',
+      )}, ` +
+        `${plural(
+          total(perDatastore, (item) => item.attributes),
+          'attribute',
+        )}, ` +
+        `${plural(
+          total(perDatastore, (item) => item.files),
+          'file',
+        )}`,
+    );
+  }
+  if (Array.isArray(summary.erasure) && summary.erasure.length > 0) {
+    const items = summary.erasure as Record<string, unknown>[];
+    lines.push(
+      `erasure: ${total(items, (item) => item.attributes_masked)} attributes masked, ` +
+        `${total(items, (item) => item.attributes_deleted)} deleted, ` +
+        `${total(items, (item) => item.files_deleted)} files deleted, ` +
+        `${total(items, (item) => item.entities_forgotten)} entities forgotten`,
+    );
+  }
+  return lines;
+}
+
 interface TimelineLine {
   title: string;
   detail: string[];
@@ -51,9 +96,12 @@ export function describeLogEntry(entry: RequestLogEntry): TimelineLine {
       const to = entry.to_status ? statusLabel(entry.to_status) : '?';
       return { title: entry.from_status ? `${statusLabel(entry.from_status)} → ${to}` : to, detail };
     }
-    case 'rules':
-      if (entry.message) detail.push(entry.message);
+    case 'rules': {
+      const summary = describeRulesSummary(entry.details);
+      if (summary.length) detail.push(...summary);
+      else if (entry.message) detail.push(entry.message);
       return { title: 'Policy rules', detail };
+    }
     default:
       return { title: entry.message ?? entry.kind, detail };
   }
