@@ -36,6 +36,7 @@ export async function createBenchDatabase(adminUrl: string): Promise<{ url: stri
 export async function startLethe(
   adminUrl: string | undefined,
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<LetheUnderTest> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-'));
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
@@ -53,6 +54,7 @@ export async function startLethe(
       ...env,
     },
     '/health',
+    nodeArgs,
   );
   const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
     method: 'POST',

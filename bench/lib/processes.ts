@@ -45,10 +45,11 @@ export async function startChild(
   args: string[],
   env: Record<string, string>,
   readyPath: string,
+  nodeArgs: string[] = [],
 ): Promise<Child> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LETHE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

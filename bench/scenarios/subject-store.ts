@@ -17,7 +17,7 @@ interface Context {
 const ATTRIBUTES_PER_ENTITY = 5;
 const ENTITIES_PER_CALL = 100;
 
-function userBatch(offset: number, count: number) {
+export function userBatch(offset: number, count: number) {
   return Array.from({ length: count }, (_, index) => ({
     name: 'user',
     attributes: [
