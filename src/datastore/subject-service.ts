@@ -4,7 +4,7 @@
 // functions the privacy-request engine uses. Values are never written to the audit log or to errors.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { recordAudit } from '../audit/audit-log.ts';
+import { appendAudit, recordAudit } from '../audit/audit-log.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -198,7 +198,7 @@ export class SubjectService {
       entities: entities.map(entityView),
     };
     const delivery = await this.#mailer.send(input.email, report);
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'user.sar',
       datastore: ctx.datastore,
       entityId: rootId,
@@ -400,7 +400,7 @@ export class SubjectService {
   async getByIds(ctx: CallContext, ids: string[]) {
     const entities = await loadEntities(this.#db, this.#keyring, ctx.datastore, ids);
     const byId = new Map(entities.map((entity) => [entity.id, entity]));
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'entity.get-by-id',
       datastore: ctx.datastore,
       entityIds: entities.map((entity) => entity.id),
@@ -423,7 +423,7 @@ export class SubjectService {
     const entities = new Map(
       (await loadEntities(this.#db, this.#keyring, ctx.datastore, ids)).map((entity) => [entity.id, entity]),
     );
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'entity.get-by-identity',
       datastore: ctx.datastore,
       entityIds: ids,
@@ -517,7 +517,7 @@ export class SubjectService {
     if (!file) {
       throw notFound(`The entity ${entityId} has no file attribute ${shown(input.attributeName)}.`);
     }
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'file.download',
       datastore: ctx.datastore,
       entityId,
