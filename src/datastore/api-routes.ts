@@ -95,7 +95,11 @@ export function subjectApiRoutes({
 
     scope.addHook('onRequest', async (request, reply) => {
       try {
-        request.apiKey = await authenticateApiKey(db, presentedKey(request.headers));
+        request.apiKey = await authenticateApiKey(
+          db,
+          presentedKey(request.headers),
+          request.headers.datastore,
+        );
       } catch (error) {
         reply.header('www-authenticate', 'Bearer');
         throw error;
