@@ -25,7 +25,8 @@ import {
   deleteEntities,
   entityTables,
   forgetEntities,
-  insertEntity,
+  insertEntities,
+  type NewEntity,
   isEntityId,
   loadEntities,
   loadSubtrees,
@@ -239,6 +240,7 @@ export class SubjectService {
       );
       const tables = await entityTables(tx, ctx.datastore, parentIds);
       const created: string[] = [];
+      const toInsert: NewEntity[] = [];
       const results = [];
       for (const item of items) {
         const id = item.id?.toLowerCase() ?? randomUUID();
@@ -260,7 +262,7 @@ export class SubjectService {
         let error: ItemError | null = references.find((reference) => reference.error)?.error ?? null;
         if (taken.has(id)) error = { code: 'conflict', message: `An entity with id ${id} already exists.` };
         if (!error) {
-          await insertEntity(tx, this.#keyring, ctx.datastore, {
+          toInsert.push({
             id,
             name: item.name,
             parentIds: references.map((reference) => reference.parentId.toLowerCase()),
@@ -278,6 +280,7 @@ export class SubjectService {
           error,
         });
       }
+      await insertEntities(tx, this.#keyring, ctx.datastore, toInsert);
       await recordAudit(tx, {
         action: 'entity.create',
         datastore: ctx.datastore,

@@ -310,32 +310,53 @@ export interface NewEntity {
   attributes: { name: string; value: string | null }[];
 }
 
-/** Inserts one entity with its references and sealed attributes; the caller checked ids and parents. */
-export async function insertEntity(db: Queryable, keyring: Keyring, datastore: string, entity: NewEntity) {
-  await db.query('INSERT INTO entities (id, datastore, name) VALUES ($1, $2, $3)', [
-    entity.id,
-    datastore,
-    entity.name,
-  ]);
-  if (entity.parentIds.length > 0) {
+/**
+ * Inserts entities with their references and sealed attributes; the caller checked ids and parents.
+ * Three statements whatever the batch size (entities, references, attributes, each a multi-row INSERT
+ * over unnest of arrays): a create of 100 entities x 5 attributes was 600 round trips.
+ */
+export async function insertEntities(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  entities: readonly NewEntity[],
+): Promise<void> {
+  if (entities.length === 0) return;
+  await db.query(
+    'INSERT INTO entities (id, datastore, name) SELECT id, $1, name FROM unnest($2::uuid[], $3::text[]) AS t(id, name)',
+    [datastore, entities.map((entity) => entity.id), entities.map((entity) => entity.name)],
+  );
+  const references = entities.flatMap((entity) =>
+    entity.parentIds.map((parentId) => ({ childId: entity.id, parentId })),
+  );
+  if (references.length > 0) {
     await db.query(
       `INSERT INTO entity_references (child_id, parent_id)
-       SELECT $1, p FROM unnest($2::uuid[]) AS p ON CONFLICT DO NOTHING`,
-      [entity.id, entity.parentIds],
+       SELECT child_id, parent_id FROM unnest($1::uuid[], $2::uuid[]) AS t(child_id, parent_id)
+       ON CONFLICT DO NOTHING`,
+      [references.map((reference) => reference.childId), references.map((reference) => reference.parentId)],
     );
   }
-  for (const attribute of entity.attributes) {
+  const attributes = entities.flatMap((entity) =>
+    entity.attributes.map((attribute) => ({ entityId: entity.id, ...attribute })),
+  );
+  if (attributes.length > 0) {
     await db.query(
       `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
-       VALUES ($1, $2, $3, $4, $5)`,
+       SELECT entity_id, name, $1, value_sealed, blind_index
+         FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)`,
       [
-        entity.id,
-        attribute.name,
         datastore,
-        attribute.value === null
-          ? null
-          : sealAttributeValue(keyring, datastore, entity.id, attribute.name, attribute.value),
-        attribute.value === null ? null : blindIndex(keyring, datastore, attribute.value),
+        attributes.map((attribute) => attribute.entityId),
+        attributes.map((attribute) => attribute.name),
+        attributes.map((attribute) =>
+          attribute.value === null
+            ? null
+            : sealAttributeValue(keyring, datastore, attribute.entityId, attribute.name, attribute.value),
+        ),
+        attributes.map((attribute) =>
+          attribute.value === null ? null : blindIndex(keyring, datastore, attribute.value),
+        ),
       ],
     );
   }
