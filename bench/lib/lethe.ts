@@ -9,8 +9,12 @@ import { type Child, ROOT, startChild } from './processes.ts';
 
 export interface LetheUnderTest extends Child {
   token: string;
+  /** The master key the process runs with, for the seeder to seal values as Lethe does. */
+  encryptionKey: Buffer;
   databaseUrl: string | undefined;
   management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
+  /** The environment the process runs with, for a worker process on the same store. */
+  env: Record<string, string>;
   dispose(): Promise<void>;
 }
 
@@ -42,20 +46,16 @@ export async function startLethe(
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
   const clientId = 'bench-root';
   const clientSecret = randomBytes(24).toString('hex');
-  const child = await startChild(
-    path.join(ROOT, 'src/cli.ts'),
-    ['serve'],
-    {
-      LETHE_DATA_DIR: dataDir,
-      LETHE_ROOT_CLIENT_ID: clientId,
-      LETHE_ROOT_CLIENT_SECRET: clientSecret,
-      LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ...(database ? { DATABASE_URL: database.url } : {}),
-      ...env,
-    },
-    '/health',
-    nodeArgs,
-  );
+  const encryptionKey = randomBytes(32);
+  const letheEnv = {
+    LETHE_DATA_DIR: dataDir,
+    LETHE_ROOT_CLIENT_ID: clientId,
+    LETHE_ROOT_CLIENT_SECRET: clientSecret,
+    LETHE_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  };
+  const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', nodeArgs);
   const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
     method: 'POST',
     body: new URLSearchParams({
@@ -83,6 +83,8 @@ export async function startLethe(
   return {
     ...child,
     token,
+    encryptionKey,
+    env: letheEnv,
     databaseUrl: database?.url,
     management,
     async dispose() {

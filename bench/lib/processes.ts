@@ -61,11 +61,7 @@ export async function startChild(
   return {
     url,
     pid: child.pid as number,
-    async rssMb() {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      return kb / 1024;
-    },
+    rssMb: () => rssOf(child.pid as number),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -75,4 +71,59 @@ export async function startChild(
       clearTimeout(timer);
     },
   };
+}
+
+/** A process with no HTTP listener (a Lethe worker): ready once `readyLine` appears on its output. */
+export async function startBackgroundProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyLine: string,
+): Promise<Omit<Child, 'url'>> {
+  let output = '';
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LETHE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const onExit = (code: number | null) => {
+    output += `\nexited with ${code}`;
+  };
+  child.once('exit', onExit);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for "${readyLine}":\n${output}`)),
+      60_000,
+    );
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      if (output.includes(readyLine)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`process exited early:\n${output}`));
+    });
+  });
+  return {
+    pid: child.pid as number,
+    rssMb: () => rssOf(child.pid as number),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
