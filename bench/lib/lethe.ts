@@ -1,7 +1,7 @@
 // A Lethe under measurement: a child process on a fresh store, plus the management calls the scenarios
 // need to set it up.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,6 +16,15 @@ export interface LetheUnderTest extends Child {
   /** The environment the process runs with, for a worker process on the same store. */
   env: Record<string, string>;
   dispose(): Promise<void>;
+}
+
+/** The V8 flags `npm start` runs Lethe with, so the bench measures the process users run. */
+export async function startFlags(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('src/cli.ts')).filter((word) => word.startsWith('--'));
 }
 
 export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -55,7 +64,10 @@ export async function startLethe(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   };
-  const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', nodeArgs);
+  const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', [
+    ...(await startFlags()),
+    ...nodeArgs,
+  ]);
   const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
     method: 'POST',
     body: new URLSearchParams({

@@ -79,9 +79,10 @@ export async function startBackgroundProcess(
   args: string[],
   env: Record<string, string>,
   readyLine: string,
+  nodeArgs: string[] = [],
 ): Promise<Omit<Child, 'url'>> {
   let output = '';
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, LETHE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@
 // `finished_processing_at - requested_at`. Then the same load with a second worker process, and (full
 // mode, PostgreSQL) the API's RSS before and after 100,000 requests paused on a halting webhook.
 import path from 'node:path';
-import { type LetheUnderTest, startLethe } from '../lib/lethe.ts';
+import { type LetheUnderTest, startFlags, startLethe } from '../lib/lethe.ts';
 import { ROOT, startBackgroundProcess } from '../lib/processes.ts';
 import { type Figure, figure } from '../lib/report.ts';
 import { benchUser, seedUsers } from '../lib/seed.ts';
@@ -277,6 +277,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
         ['worker'],
         lethe.env,
         'Lethe worker running',
+        await startFlags(),
       );
       try {
         const two = await sustainedRun(lethe, 'two', seconds, population);
