@@ -34,7 +34,6 @@ interface Page<Item> {
 }
 
 const SUBMIT_BATCH = 50;
-const BACKLOG = 300;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -170,12 +169,17 @@ interface Sustained {
   rssPeakMb: number;
 }
 
-async function sustainedRun(
-  lethe: LetheUnderTest,
-  tag: string,
-  seconds: number,
-  population: number,
-): Promise<Sustained> {
+interface RunShape {
+  seconds: number;
+  /** Submitted but not yet complete requests the submitter keeps at most. */
+  backlog: number;
+  /** How long to wait after the run for the backlog to complete, so its latencies count too. */
+  drainSeconds: number;
+  population: number;
+}
+
+async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: RunShape): Promise<Sustained> {
+  const { seconds, backlog, population } = shape;
   const before = await countWithStatus(lethe, 'complete');
   let completed = before;
   let submittedTotal = 0;
@@ -192,7 +196,7 @@ async function sustainedRun(
       finishedAt = performance.now();
     })();
     submittedTotal = await submitter(lethe, 'bench_access', tag, population, async (submitted) => {
-      while (performance.now() < deadline && submitted - (completed - before) >= BACKLOG) await sleep(50);
+      while (performance.now() < deadline && submitted - (completed - before) >= backlog) await sleep(50);
       return performance.now() < deadline;
     });
     await tracker;
@@ -200,7 +204,7 @@ async function sustainedRun(
   const rssPeakMb = await peakRss(lethe, run);
   const perSecond = (completed - before) / ((finishedAt - started) / 1000);
   // Let the backlog drain (bounded) so the latencies include the requests submitted last.
-  const drainUntil = performance.now() + 60_000;
+  const drainUntil = performance.now() + shape.drainSeconds * 1000;
   while (
     performance.now() < drainUntil &&
     (await countWithStatus(lethe, 'complete')) - before < submittedTotal
@@ -221,8 +225,11 @@ async function sustainedRun(
 
 export async function privacyRequestFigures(context: Context): Promise<Figure[]> {
   const { log, quick } = context;
-  const seconds = quick ? 5 : 30;
   const population = quick ? 1_000 : 10_000;
+  const shape: RunShape = quick
+    ? { seconds: 5, backlog: 50, drainSeconds: 10, population }
+    : { seconds: 30, backlog: 300, drainSeconds: 60, population };
+  const { seconds } = shape;
   const figures: Figure[] = [];
   const lethe = await startLethe(context.adminUrl, {
     LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
@@ -233,7 +240,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     await setUp(lethe, context.receiverUrl, population);
 
     log(`privacy requests: 1 worker, ${seconds} s`);
-    const one = await sustainedRun(lethe, 'one', seconds, population);
+    const one = await sustainedRun(lethe, 'one', shape);
     log(`  ${one.submitted} submitted, ${one.perSecond.toFixed(1)} completed/s`);
     figures.push(
       figure({
@@ -280,7 +287,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
         await startFlags(),
       );
       try {
-        const two = await sustainedRun(lethe, 'two', seconds, population);
+        const two = await sustainedRun(lethe, 'two', shape);
         log(`  ${two.submitted} submitted, ${two.perSecond.toFixed(1)} completed/s`);
         figures.push(
           figure({
@@ -306,7 +313,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
       const alreadyPaused = await countWithStatus(lethe, 'paused');
       let reached = alreadyPaused;
       const submitted = await submitter(lethe, 'bench_pause', 'paused', population, async (count) => {
-        while (count - (reached - alreadyPaused) >= BACKLOG * 4) {
+        while (count - (reached - alreadyPaused) >= 1000) {
           await sleep(200);
           reached = await countWithStatus(lethe, 'paused');
         }
