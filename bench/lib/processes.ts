@@ -57,7 +57,12 @@ export async function startChild(
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}${readyPath}`, child, () => output, 60_000);
+  try {
+    await waitFor(`${url}${readyPath}`, child, () => output, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     url,
     pid: child.pid as number,
@@ -109,6 +114,9 @@ export async function startBackgroundProcess(
       clearTimeout(timer);
       reject(new Error(`process exited early:\n${output}`));
     });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
   });
   return {
     pid: child.pid as number,
