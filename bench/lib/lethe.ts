@@ -67,7 +67,11 @@ export async function startLethe(
   const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', [
     ...(await startFlags()),
     ...nodeArgs,
-  ]);
+  ]).catch(async (error: unknown) => {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
     method: 'POST',
     body: new URLSearchParams({
