@@ -49,6 +49,10 @@ export async function seedUsers(options: {
   };
   try {
     await Promise.all(Array.from({ length: options.lanes ?? 3 }, lane));
+    // What autovacuum does after a bulk load, done at once: with the statistics of a datastore 100 times
+    // smaller, the planner scans the whole datastore (entities_datastore_idx) instead of probing the
+    // primary key, and forget of 1,000 entities took 2.7 s instead of 0.2 s at 1,000,000 entities.
+    await db.exec('ANALYZE entities, entity_attributes, entity_references');
   } finally {
     await db.close();
   }
