@@ -236,6 +236,14 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
   });
   try {
+    const engine = await fetch(`${lethe.url}/v1/privacy-request`, {
+      headers: { authorization: `Bearer ${lethe.token}` },
+    });
+    await engine.arrayBuffer();
+    if (engine.status === 404) {
+      log('privacy requests: skipped (this build has no /v1/privacy-request)');
+      return figures;
+    }
     log(`privacy requests: setting up (datastore of ${population} entities)`);
     await setUp(lethe, context.receiverUrl, population);
 
