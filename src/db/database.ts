@@ -31,7 +31,7 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (typeof code !== 'string') {
     return (
       error instanceof Error &&
-      /Connection terminated|timeout exceeded when trying to connect/i.test(error.message)
+      /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(error.message)
     );
   }
   return [
