@@ -36,6 +36,18 @@ function describeValidation(error: FastifyError): string {
   return `${field} ${first.message ?? 'is invalid'}.`;
 }
 
+/**
+ * SQLSTATEs by which PostgreSQL refuses a value a caller sent (data exceptions, an index entry too large).
+ * They mean the input checks let something through: the caller's fault, never a 500. The statement
+ * failed, so nothing was written by it.
+ */
+const UNSTORABLE_VALUE_CODES = new Set(['22001', '22003', '22021', '22P02', '22P05', '54000']);
+
+function isUnstorableValue(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNSTORABLE_VALUE_CODES.has(code);
+}
+
 export function answerError(
   error: FastifyError | DomainError | Error,
   request: FastifyRequest,
@@ -51,6 +63,11 @@ export function answerError(
   } else if ((error as FastifyError).validation) {
     status = plain ? 400 : 422;
     message = describeValidation(error as FastifyError);
+  } else if (isUnstorableValue(error)) {
+    status = plain ? 400 : 422;
+    message =
+      'A value cannot be stored: it holds a NUL character, or is too long or out of range for its field.';
+    request.log.warn({ err: error }, 'value refused by the database');
   } else if (isStoreUnavailable(error)) {
     status = 503;
     message = 'The database is unavailable; try again shortly.';
