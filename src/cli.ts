@@ -2,13 +2,20 @@
 import { parseArgs } from 'node:util';
 import { SCOPES } from './auth/scopes.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { runApiKeyCommand } from './datastore/api-key-command.ts';
+import { API_KEY_USAGE, parseApiKeyCommand, runApiKeyCommand } from './datastore/api-key-command.ts';
+import {
+  DATASTORE_USAGE,
+  parseDatastoreCommand,
+  runDatastoreCommand,
+} from './datastore/datastore-command.ts';
+import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './datastore/import-command.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { DomainError } from './errors.ts';
 import { createServices, type RunningService, startService } from './runtime/start.ts';
+import type { Services } from './runtime/services.ts';
 
-const USAGE = `Usage: lethe <command>
+const USAGE = `Usage: lethe <command> [--help]
 
   serve                      run the API and one in-process worker (the default of npm start)
   worker                     run a worker only, against the same DATABASE_URL as the API
@@ -17,7 +24,38 @@ const USAGE = `Usage: lethe <command>
                              create a management OAuth client and print its id and secret once
   api-key create --name N --datastore D [--datastore D2 | --datastore '*'] [--rate-limit N]
                              issue an API key for the subject data API and print it once
+  api-key list               list API keys (never their secrets)
+  api-key revoke ID          revoke an API key
+  datastore create NAME [--description D]
+                             create a datastore
+  datastore list             list datastores
+  import --datastore D FILE.ndjson [--batch-size N] [--restart]
+                             load entities from an NDJSON file, resumably
+
+Commands other than serve and worker act on the store directly (DATABASE_URL, or the embedded store
+in LETHE_DATA_DIR: stop a running lethe serve on that data dir first).
 `;
+
+const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
+`;
+
+/** The usage text shown by \`lethe <command> --help\`. */
+const HELP: Record<string, string> = {
+  client: CLIENT_USAGE,
+  'api-key': API_KEY_USAGE,
+  datastore: DATASTORE_USAGE,
+  import: IMPORT_USAGE,
+};
+
+/** Opens the store for one operator command and always closes it. */
+async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
+  const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
+  try {
+    return await work(services);
+  } finally {
+    await services.db.close();
+  }
+}
 
 function stopOnSignals(running: RunningService) {
   const shutdown = (signal: string) => {
@@ -63,7 +101,12 @@ async function createClient(config: Config, argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
   const [command, subcommand] = positionals;
+  if (argv.includes('--help') || argv.includes('-h') || command === 'help') {
+    process.stdout.write((command && HELP[command]) ?? USAGE);
+    return 0;
+  }
   const config = loadConfig();
+  const rest = argv.slice(argv.indexOf(command as string) + 1);
   switch (command) {
     case 'serve':
     case undefined: {
@@ -93,17 +136,22 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(USAGE);
       return 2;
     case 'api-key': {
-      const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
-      try {
-        process.stdout.write(await runApiKeyCommand(services, argv.slice(argv.indexOf('api-key') + 1)));
-      } finally {
-        await services.db.close();
-      }
+      const parsed = parseApiKeyCommand(rest);
+      process.stdout.write(await withServices(config, (services) => runApiKeyCommand(services, parsed)));
       return 0;
     }
+    case 'datastore': {
+      const parsed = parseDatastoreCommand(rest);
+      process.stdout.write(await withServices(config, (services) => runDatastoreCommand(services, parsed)));
+      return 0;
+    }
+    case 'import': {
+      const parsed = parseImportCommand(rest);
+      return withServices(config, (services) => runImportCommand(services, parsed));
+    }
     default:
-      process.stderr.write(USAGE);
-      return command === 'help' || command === '--help' ? 0 : 2;
+      process.stderr.write(`lethe: unknown command ${command}\n${USAGE}`);
+      return 2;
   }
 }
 
@@ -114,7 +162,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ConfigError || error instanceof DomainError) {
       process.stderr.write(`lethe: ${error.message}\n`);
-      process.exit(2);
+      // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
+      process.exit(error instanceof ConfigError ? 2 : 1);
     }
     process.stderr.write(
       `lethe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

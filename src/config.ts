@@ -24,9 +24,26 @@ export interface Config {
   /** Sender address of mailed SAR reports. */
   smtpFrom: string;
   maxFileBytes: number;
+  /** Failed authentications an address may make in a minute before it is refused (429) until the minute ends. */
+  authFailuresPerMinute: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
+  /** How often an idle worker polls the queue for privacy-request work (not an environment variable). */
+  jobPollingIntervalSeconds: number;
+  /**
+   * A worker running a request sends a heartbeat every half of this; a job whose worker stopped sending
+   * them (killed, frozen) is given to another worker after it (pg-boss needs at least 10).
+   */
+  jobHeartbeatSeconds: number;
+  /** How often pg-boss looks for jobs of dead workers (not an environment variable; tests shorten it). */
+  jobSuperviseIntervalSeconds: number;
+  /** How often the sweep (paused-request expiry, identity purge) runs (not an environment variable). */
+  sweepIntervalSeconds: number;
+  /** Requests one worker process advances at the same time. */
+  workerConcurrency: number;
+  /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
+  webhookRetryDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -110,7 +127,14 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.LETHE_REDIS_KEY_PREFIX?.trim() || 'lethe:',
     smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
+    authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
+    jobPollingIntervalSeconds: 1,
+    jobHeartbeatSeconds: integer(env, 'LETHE_WORKER_HEARTBEAT_SECONDS', 30, 10),
+    jobSuperviseIntervalSeconds: 10,
+    sweepIntervalSeconds: 30,
+    workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
+    webhookRetryDelayMs: 1000,
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { DomainError } from '../errors.ts';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
@@ -48,10 +49,11 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           tags: ['management auth'],
           summary: 'Exchange client credentials for an access token (form or JSON body).',
           body: TokenRequest,
-          response: { 200: TokenResponse, 401: ErrorDetail, 422: ErrorDetail },
+          response: { 200: TokenResponse, 401: ErrorDetail, 422: ErrorDetail, 429: ErrorDetail },
         },
       },
       async (request, reply) => {
+        await app.addressThrottle.assertNotBlocked(request, reply);
         const basic = basicCredentials(request.headers.authorization);
         const id = request.body.client_id ?? basic?.id;
         const secret = request.body.client_secret ?? basic?.secret;
@@ -62,7 +64,14 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
             .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
         }
         reply.header('cache-control', 'no-store');
-        return auth.issueToken(id, secret);
+        try {
+          return await auth.issueToken(id, secret);
+        } catch (error) {
+          if (error instanceof DomainError && error.kind === 'unauthorized') {
+            await app.addressThrottle.recordFailure(request);
+          }
+          throw error;
+        }
       },
     );
 

@@ -10,6 +10,7 @@ export interface ConnectionViewRow {
   description: string | null;
   secrets_url: string | null;
   has_authorization: boolean;
+  has_signing_secret: boolean;
   oauth_grant_type: string | null;
   oauth_token_url: string | null;
   oauth_scope: string | null;
@@ -54,6 +55,7 @@ export interface WebhookUse {
 const VIEW = `
   SELECT c.key, c.name, c.connection_type, c.access, c.description, c.secrets_url,
          c.secrets_authorization_sealed IS NOT NULL AS has_authorization,
+         c.signing_secret_sealed IS NOT NULL AS has_signing_secret,
          c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
          c.created_at, c.updated_at,
          ((SELECT count(*) FROM policy_webhooks w WHERE w.connection_key = c.key)
@@ -79,16 +81,25 @@ export const connectionRepository = {
     return rows[0]?.total ?? 0;
   },
 
-  async upsert(db: Queryable, connection: ConnectionDefinition): Promise<void> {
-    await db.query(
-      `INSERT INTO connections (key, name, connection_type, access, description)
-       VALUES ($1, $2, $3, $4, $5)
+  /**
+   * Creates or updates a connection; answers whether it was created. The signing secret is stored only by
+   * the creation: an update never replaces it (rotation does).
+   */
+  async upsert(
+    db: Queryable,
+    connection: ConnectionDefinition,
+    signingSecretSealed: Buffer,
+  ): Promise<boolean> {
+    const { rows } = await db.query<{ created: boolean }>(
+      `INSERT INTO connections (key, name, connection_type, access, description, signing_secret_sealed)
+       VALUES ($1, $2, $3, $4, $5, $7)
        ON CONFLICT (key) DO UPDATE SET
          name = EXCLUDED.name,
          connection_type = EXCLUDED.connection_type,
          access = EXCLUDED.access,
          description = CASE WHEN $6 THEN EXCLUDED.description ELSE connections.description END,
-         updated_at = now()`,
+         updated_at = now()
+       RETURNING (xmax = 0) AS created`,
       [
         connection.key,
         connection.name,
@@ -96,7 +107,58 @@ export const connectionRepository = {
         connection.access,
         connection.description ?? null,
         connection.description !== undefined,
+        signingSecretSealed,
       ],
+    );
+    return rows[0]?.created === true;
+  },
+
+  /**
+   * Installs a new signing secret. With a grace period the current one becomes the previous secret until
+   * then (a previous one still in its grace is dropped); without, the current one is gone at once.
+   * Answers when the previous secret stops signing, null for no grace, undefined for no connection.
+   */
+  async rotateSigningSecret(
+    db: Queryable,
+    key: string,
+    sealed: Buffer,
+    graceSeconds: number,
+  ): Promise<{ previous_expires_at: Date | null } | undefined> {
+    const { rows } = await db.query<{ previous_expires_at: Date | null }>(
+      `UPDATE connections SET
+         previous_signing_secret_sealed = CASE WHEN $3::int > 0 THEN signing_secret_sealed END,
+         previous_signing_secret_expires_at =
+           CASE WHEN $3::int > 0 AND signing_secret_sealed IS NOT NULL
+             THEN now() + make_interval(secs => $3::int) END,
+         signing_secret_sealed = $2,
+         updated_at = now()
+       WHERE key = $1
+       RETURNING previous_signing_secret_expires_at AS previous_expires_at`,
+      [key, sealed, graceSeconds],
+    );
+    return rows[0];
+  },
+
+  /** The sealed secrets a callback is signed with now: the current one and a previous one still in its grace. */
+  async signingSecrets(
+    db: Queryable,
+    key: string,
+  ): Promise<{ current: Uint8Array | null; previous: Uint8Array | null } | undefined> {
+    const { rows } = await db.query<{ current: Uint8Array | null; previous: Uint8Array | null }>(
+      `SELECT signing_secret_sealed AS current,
+              CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret_sealed END
+                AS previous
+         FROM connections WHERE key = $1`,
+      [key],
+    );
+    return rows[0];
+  },
+
+  /** Gives a connection made before signing existed its first secret, unless another process just did. */
+  async addMissingSigningSecret(db: Queryable, key: string, sealed: Buffer): Promise<void> {
+    await db.query(
+      'UPDATE connections SET signing_secret_sealed = $2 WHERE key = $1 AND signing_secret_sealed IS NULL',
+      [key, sealed],
     );
   },
 

@@ -8,10 +8,13 @@ import { BulkBody, BulkResponse } from '../validation/bulk.ts';
 import {
   ConnectionItem,
   ConnectionKeyParams,
+  ConnectionUpsertView,
   ConnectionView,
   OAuthBody,
   OAuthPatchBody,
   SecretsBody,
+  SigningSecretAnswer,
+  SigningSecretRotationBody,
 } from './schemas.ts';
 import { ConnectionService } from './service.ts';
 
@@ -27,10 +30,11 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         preHandler: app.authorize('connection:create_or_update'),
         schema: {
           tags,
-          summary: 'Create or update up to 50 connections; each item succeeds or fails on its own.',
+          summary:
+            'Create or update up to 50 connections; each item succeeds or fails on its own. A created connection shows its signing_secret once.',
           security,
           body: BulkBody(ConnectionItem),
-          response: { 200: BulkResponse(ConnectionView), ...managementErrors },
+          response: { 200: BulkResponse(ConnectionUpsertView), ...managementErrors },
         },
       },
       async (request) => {
@@ -171,6 +175,38 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const answer = await connections.deleteOAuth(request.params.connection_key);
         request.log.info({ connection_key: request.params.connection_key }, 'connection oauth deleted');
+        return answer;
+      },
+    );
+
+    app.post<{ Params: KeyParams; Body: SigningSecretRotationBody }>(
+      '/connection/:connection_key/signing-secret',
+      {
+        // The body is optional: a bare POST rotates with the defaults.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        preHandler: app.authorize('connection:create_or_update'),
+        schema: {
+          tags,
+          summary:
+            'Rotate the callback signing secret; the answer shows the new one once. Body optional: {grace_period_seconds}.',
+          security,
+          params: ConnectionKeyParams,
+          body: SigningSecretRotationBody,
+          response: { 200: SigningSecretAnswer, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const gracePeriodSeconds = request.body.grace_period_seconds ?? 0;
+        const answer = await connections.rotateSigningSecret(
+          request.params.connection_key,
+          gracePeriodSeconds,
+        );
+        request.log.info(
+          { connection_key: request.params.connection_key, grace_period_seconds: gracePeriodSeconds },
+          'connection signing secret rotated',
+        );
         return answer;
       },
     );

@@ -2,6 +2,7 @@
 // masks in place of secrets; nothing here ever holds a secret value.
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
+import { MAX_SIGNING_GRACE_SECONDS } from './signing-secret.ts';
 
 /** Shown in place of a stored secret. */
 export const SECRET_MASK = '**********';
@@ -54,7 +55,7 @@ export const OAuthPatchBody = Type.Object(
 );
 export type OAuthPatchBody = Type.Static<typeof OAuthPatchBody>;
 
-export const ConnectionView = Type.Object({
+const connectionViewFields = {
   key: Type.String(),
   name: Type.String(),
   connection_type: Type.String(),
@@ -79,5 +80,51 @@ export const ConnectionView = Type.Object({
   ),
   /** How many policy and pre-approval webhooks call through this connection. */
   webhooks_using: Type.Integer(),
-});
+  /** Whether callbacks through this connection are signed; the secret itself is shown only once. */
+  has_signing_secret: Type.Boolean(),
+};
+
+export const ConnectionView = Type.Object(connectionViewFields);
+
 export type ConnectionView = Type.Static<typeof ConnectionView>;
+
+/** An item of the bulk upsert's `succeeded`: a newly created connection shows its signing secret this once. */
+export const ConnectionUpsertView = Type.Object({
+  ...connectionViewFields,
+  signing_secret: Type.Optional(
+    Type.String({
+      description:
+        'Only when this item created the connection: the secret its callbacks are signed with (Lethe-Signature). Shown once.',
+    }),
+  ),
+});
+export type ConnectionUpsertView = Type.Static<typeof ConnectionUpsertView>;
+
+export const SigningSecretRotationBody = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SIGNING_GRACE_SECONDS,
+        description:
+          'How long the previous secret keeps signing alongside the new one (a second v1 entry). Default 0: it stops at once.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SigningSecretRotationBody = Type.Static<typeof SigningSecretRotationBody>;
+
+export const SigningSecretAnswer = Type.Object({
+  signing_secret: Type.String({
+    description: 'The new signing secret. Shown once; it cannot be read again.',
+  }),
+  previous_secret_expires_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Until when callbacks also carry a signature by the previous secret; null when they do not.',
+    }),
+  ),
+});
+export type SigningSecretAnswer = Type.Static<typeof SigningSecretAnswer>;

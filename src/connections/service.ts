@@ -1,6 +1,7 @@
 // Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints and the sealing
-// of their secrets (authorization header value, OAuth client secret) with AES-256-GCM, bound to the
-// connection key and the field. It must never return, log or put in an error message a secret value.
+// of their secrets (authorization header value, OAuth client secret, callback signing secret) with
+// AES-256-GCM, bound to the connection key and the field. It must never return, log or put in an error
+// message a secret value; the one exception is a new signing secret, answered once to whoever made it.
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { seal } from '../crypto/secret-box.ts';
@@ -12,12 +13,15 @@ import { type ConnectionViewRow, connectionRepository, type WebhookUse } from '.
 import {
   CONNECTION_FIELDS,
   ConnectionItem,
+  type ConnectionUpsertView,
   type ConnectionView,
   type OAuthBody,
   type OAuthPatchBody,
   SECRET_MASK,
   type SecretsBody,
+  type SigningSecretAnswer,
 } from './schemas.ts';
+import { generateSigningSecret, sealSigningSecret } from './signing-secret.ts';
 
 /** Associated data the engine opens the sealed columns with; changing it makes stored secrets unreadable. */
 export const authorizationAad = (key: string) => `connection:${key}:authorization`;
@@ -28,11 +32,13 @@ const checkItem = itemValidator(ConnectionItem);
 export class ConnectionService {
   readonly #db: Database;
   readonly #config: Config;
+  readonly #keyring: Keyring;
   readonly #sealingKey: Buffer;
 
   constructor(services: { db: Database; config: Config; keyring: Keyring }) {
     this.#db = services.db;
     this.#config = services.config;
+    this.#keyring = services.keyring;
     this.#sealingKey = services.keyring.key('connection-secrets');
   }
 
@@ -50,9 +56,12 @@ export class ConnectionService {
     return toView(row);
   }
 
-  /** Creates or updates each item on its own: a failing item is reported and the others still apply. */
-  async upsert(items: readonly unknown[]): Promise<BulkResult<ConnectionView>> {
-    const result: BulkResult<ConnectionView> = { succeeded: [], failed: [] };
+  /**
+   * Creates or updates each item on its own: a failing item is reported and the others still apply.
+   * A created connection gets its signing secret, shown in its `succeeded` item and never again.
+   */
+  async upsert(items: readonly unknown[]): Promise<BulkResult<ConnectionUpsertView>> {
+    const result: BulkResult<ConnectionUpsertView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
     for (const item of items) {
       const fail = (message: string) =>
@@ -72,14 +81,20 @@ export class ConnectionService {
         continue;
       }
       seen.add(connection.key);
-      await connectionRepository.upsert(this.#db, {
-        key: connection.key,
-        name: connection.name,
-        connectionType: connection.connection_type,
-        access: connection.access,
-        description: connection.description,
-      });
-      result.succeeded.push(await this.get(connection.key));
+      const signingSecret = generateSigningSecret();
+      const created = await connectionRepository.upsert(
+        this.#db,
+        {
+          key: connection.key,
+          name: connection.name,
+          connectionType: connection.connection_type,
+          access: connection.access,
+          description: connection.description,
+        },
+        sealSigningSecret(this.#keyring, connection.key, signingSecret),
+      );
+      const view = await this.get(connection.key);
+      result.succeeded.push(created ? { ...view, signing_secret: signingSecret } : view);
     }
     return result;
   }
@@ -170,6 +185,25 @@ export class ConnectionService {
     return this.get(key);
   }
 
+  /**
+   * Replaces the signing secret and answers the new one (its only appearance). With a grace period the
+   * previous secret keeps signing alongside it until then, so receivers can switch without a gap.
+   */
+  async rotateSigningSecret(key: string, gracePeriodSeconds: number): Promise<SigningSecretAnswer> {
+    const signingSecret = generateSigningSecret();
+    const rotated = await connectionRepository.rotateSigningSecret(
+      this.#db,
+      key,
+      sealSigningSecret(this.#keyring, key, signingSecret),
+      gracePeriodSeconds,
+    );
+    if (!rotated) throw notFound(`No connection with key ${key}.`);
+    return {
+      signing_secret: signingSecret,
+      previous_secret_expires_at: rotated.previous_expires_at?.toISOString() ?? null,
+    };
+  }
+
   async deleteOAuth(key: string): Promise<ConnectionView> {
     await this.#db.transaction(async (tx) => {
       const current = await connectionRepository.findOAuth(tx, key);
@@ -213,5 +247,6 @@ function toView(row: ConnectionViewRow): ConnectionView {
           }
         : null,
     webhooks_using: row.webhooks_using,
+    has_signing_secret: row.has_signing_secret,
   };
 }

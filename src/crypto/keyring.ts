@@ -9,7 +9,9 @@ export type KeyPurpose =
   | `datastore-values:${string}`
   | `datastore-blind-index:${string}`
   | 'masking-hash'
-  | 'callback-signing';
+  | 'access-package'
+  | 'callback-signing'
+  | 'target-oauth-token';
 
 export class Keyring {
   readonly #master: Buffer;

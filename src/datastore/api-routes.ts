@@ -1,7 +1,9 @@
-// The seed's Area B endpoints under /api, each for POST and GET. Every call passes, in this order: the API
-// key (401), maintenance (503 + Retry-After), the key's rate limit (429 + Retry-After, RateLimit-*), the
-// datastore header (400 missing, 403 not granted, 404 not created); then its input is normalised
-// (api-input.ts) and handed to SubjectService. Errors are text/plain sentences (config.plainErrors).
+// The seed's Area B endpoints under /api, each for POST and GET. Every call passes, in this order: the
+// caller's address not blocked for failed authentications (429, src/http/address-throttle.ts), the API
+// key (401, counted against the address), maintenance (503 + Retry-After), the key's rate limit (429 +
+// Retry-After, RateLimit-*), the datastore header (400 missing, 403 not granted, 404 not created); then
+// its input is normalised (api-input.ts) and handed to SubjectService. Errors are text/plain sentences
+// (config.plainErrors).
 import multipart from '@fastify/multipart';
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -101,8 +103,15 @@ export function subjectApiRoutes({
     );
 
     scope.addHook('onRequest', async (request, reply) => {
+      await scope.addressThrottle.assertNotBlocked(request, reply);
       try {
-        request.apiKey = await authenticateApiKey(db, presentedKey(request.headers));
+        const presented = presentedKey(request.headers);
+        try {
+          request.apiKey = await authenticateApiKey(db, presented);
+        } catch (error) {
+          await scope.addressThrottle.recordFailure(request);
+          throw error;
+        }
       } catch (error) {
         reply.header('www-authenticate', 'Bearer');
         throw error;

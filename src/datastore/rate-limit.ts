@@ -1,6 +1,7 @@
-// Per-API-key request limits through @fastify/rate-limit. The counters live where every API process
-// sees them: Redis when LETHE_REDIS_URL is set, else PostgreSQL when DATABASE_URL is set (one upsert per
-// request), else in this process's memory (the embedded store serves one process anyway).
+// Request counters through @fastify/rate-limit: the per-API-key limits, and the per-address count of failed
+// authentications (src/http/address-throttle.ts). The counters live where every API process sees them:
+// Redis when LETHE_REDIS_URL is set, else PostgreSQL when DATABASE_URL is set (one upsert per request),
+// else in this process's memory (the embedded store serves one process anyway).
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
@@ -39,6 +40,18 @@ function postgresStore(db: Database) {
       );
     }
 
+    /** The window's count without counting (`{ increment: false }`); 0 when no window is open. */
+    read(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void) {
+      db.query<{ hits: number; ttl_ms: number }>(
+        `SELECT hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms
+           FROM rate_limit_counters WHERE key = $1 AND window_ends_at > now()`,
+        [key],
+      ).then(
+        ({ rows }) => callback(null, { current: rows[0]?.hits ?? 0, ttl: rows[0]?.ttl_ms ?? 0 }),
+        (error: Error) => callback(error),
+      );
+    }
+
     child() {
       return this;
     }
@@ -54,7 +67,8 @@ export function rateLimitBackend(config: Pick<Config, 'redisUrl' | 'databaseUrl'
 
 /**
  * Registers the limiter on `scope` and answers a function that counts one request of the key
- * `keyOf(request)` against `limitOf(request)` requests a minute.
+ * `keyOf(request)` against `limitOf(request)` requests a minute; with `{ count: false }` it only reads
+ * where the key's window stands.
  */
 export async function createKeyRateLimiter(
   scope: FastifyInstance,
@@ -62,7 +76,7 @@ export async function createKeyRateLimiter(
   db: Database,
   keyOf: (request: FastifyRequest) => string,
   limitOf: (request: FastifyRequest) => number,
-): Promise<(request: FastifyRequest) => Promise<RateLimitState>> {
+): Promise<(request: FastifyRequest, options?: { count?: boolean }) => Promise<RateLimitState>> {
   const backend = rateLimitBackend(config);
   let redis: Redis | undefined;
   if (backend === 'redis') {
@@ -81,8 +95,8 @@ export async function createKeyRateLimiter(
     ...(backend === 'postgres' ? { store: postgresStore(db) } : {}),
   });
   const limiter = scope.createRateLimit();
-  return async (request) => {
-    const result = await limiter(request);
+  return async (request, options = {}) => {
+    const result = await limiter(request, { increment: options.count ?? true });
     if (result.isAllowed) {
       return { limit: 0, remaining: 0, resetSeconds: 0, exceeded: false };
     }

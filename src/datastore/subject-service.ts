@@ -68,6 +68,14 @@ export interface EntityInput {
   attributes?: { name: string; value: string | null }[];
 }
 
+export interface CreatedItem {
+  id: string | null;
+  name: string;
+  references: { parentId: string; parentName: string; error: ItemError | null }[];
+  attributes: { name: string; value: string | null }[];
+  error: ItemError | null;
+}
+
 export interface AttributeItemInput<Attribute> {
   id: string;
   attributes: Attribute[];
@@ -222,8 +230,16 @@ export class SubjectService {
     };
   }
 
-  /** /api/entity/create: items in order; a failed item (taken id, bad parent) does not stop the others. */
-  async createEntities(ctx: CallContext, items: EntityInput[]) {
+  /**
+   * /api/entity/create: items in order; a failed item (taken id, bad parent) does not stop the others.
+   * `alsoInTransaction` runs in the same transaction after the items, before the commit: `lethe import`
+   * writes its checkpoint there, so a batch and its checkpoint commit together or not at all.
+   */
+  async createEntities(
+    ctx: CallContext,
+    items: EntityInput[],
+    alsoInTransaction?: (tx: Queryable, results: CreatedItem[]) => Promise<void>,
+  ): Promise<CreatedItem[]> {
     for (const item of items) {
       const repeated = duplicates((item.attributes ?? []).map((attribute) => attribute.name));
       if (repeated) throw badRequest(`The attribute name ${shown(repeated)} appears twice in one entity.`);
@@ -239,7 +255,7 @@ export class SubjectService {
       );
       const tables = await entityTables(tx, ctx.datastore, parentIds);
       const created: string[] = [];
-      const results = [];
+      const results: CreatedItem[] = [];
       for (const item of items) {
         const id = item.id?.toLowerCase() ?? randomUUID();
         const references = (item.references ?? []).map((reference) => {
@@ -286,6 +302,7 @@ export class SubjectService {
         requestId: ctx.requestId,
         details: { requested: items.length, created: created.length },
       });
+      await alsoInTransaction?.(tx, results);
       return results;
     });
   }

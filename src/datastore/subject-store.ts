@@ -173,32 +173,51 @@ export async function loadSubtrees(
   );
 }
 
-/** Sets (or creates) attribute values of entities of the datastore; null keeps the attribute with a null value. */
+/** Rows per statement when setting values: large erasures go in a few statements, not one per value. */
+const SET_VALUES_BATCH = 500;
+
+/**
+ * Sets (or creates) attribute values of entities of the datastore; null keeps the attribute with a null
+ * value. Answers how many of the changes named an entity of the datastore (a change repeated for one
+ * attribute counts each time; the last one wins).
+ */
 export async function setAttributeValues(
   db: Queryable,
   keyring: Keyring,
   datastore: string,
   changes: { entityId: string; name: string; value: string | null }[],
 ): Promise<number> {
-  let changed = 0;
-  for (const change of changes) {
-    if (!isEntityId(change.entityId)) continue;
-    const entityId = change.entityId.toLowerCase();
-    const sealed =
-      change.value === null
-        ? null
-        : sealAttributeValue(keyring, datastore, entityId, change.name, change.value);
-    const index = change.value === null ? null : blindIndex(keyring, datastore, change.value);
-    const { rowCount } = await db.query(
+  const valid = changes
+    .filter((change) => isEntityId(change.entityId))
+    .map((change) => ({ ...change, entityId: change.entityId.toLowerCase() }));
+  const lastChange = new Map(valid.map((change) => [`${change.entityId}:${change.name}`, change]));
+  const rows = [...lastChange.values()];
+  const existing = new Set<string>();
+  for (let start = 0; start < rows.length; start += SET_VALUES_BATCH) {
+    const batch = rows.slice(start, start + SET_VALUES_BATCH);
+    const { rows: written } = await db.query<{ entity_id: string }>(
       `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
-       SELECT id, $3, datastore, $4, $5 FROM entities WHERE id = $1 AND datastore = $2
+       SELECT e.id, t.name, e.datastore, t.value_sealed, t.blind_index
+         FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)
+         JOIN entities e ON e.id = t.entity_id AND e.datastore = $1
        ON CONFLICT (entity_id, name) DO UPDATE
-         SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index`,
-      [entityId, datastore, change.name, sealed, index],
+         SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index
+       RETURNING entity_id`,
+      [
+        datastore,
+        batch.map((change) => change.entityId),
+        batch.map((change) => change.name),
+        batch.map((change) =>
+          change.value === null
+            ? null
+            : sealAttributeValue(keyring, datastore, change.entityId, change.name, change.value),
+        ),
+        batch.map((change) => (change.value === null ? null : blindIndex(keyring, datastore, change.value))),
+      ],
     );
-    changed += rowCount;
+    for (const row of written) existing.add(row.entity_id);
   }
-  return changed;
+  return valid.filter((change) => existing.has(change.entityId)).length;
 }
 
 /** Removes attributes (value and file attributes of that name) from entities of the datastore. */
@@ -222,6 +241,22 @@ export async function deleteAttributes(
     [datastore, ids, names],
   );
   return values.rowCount + files.rowCount;
+}
+
+/** Removes only the file attributes of these names (value attributes of the same name stay). */
+export async function deleteFileAttributes(
+  db: Queryable,
+  datastore: string,
+  items: { entityId: string; name: string }[],
+): Promise<number> {
+  const valid = items.filter((item) => isEntityId(item.entityId));
+  if (valid.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `DELETE FROM entity_files f USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
+      WHERE f.datastore = $1 AND f.complete AND f.entity_id = t.entity_id AND f.attribute_name = t.name`,
+    [datastore, valid.map((item) => item.entityId.toLowerCase()), valid.map((item) => item.name)],
+  );
+  return rowCount;
 }
 
 /** Erases the roots, every descendant, their attributes, files and file chunks. Run it inside a transaction. */

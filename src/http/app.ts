@@ -11,9 +11,11 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
+import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { registerAddressThrottle } from './address-throttle.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
@@ -80,11 +82,13 @@ export async function buildApp(
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(authorizePlugin, { auth: services.auth });
+  await registerAddressThrottle(app, services.config, services.db);
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
+  await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerSubjectDataArea(app, services);
   return app;
 }

@@ -8,15 +8,21 @@ export class Queue {
   readonly boss: PgBoss;
   #running = false;
 
-  constructor(config: Pick<Config, 'databaseUrl'>, db: Database) {
+  constructor(config: Pick<Config, 'databaseUrl' | 'jobSuperviseIntervalSeconds'>, db: Database) {
     const adapter = db.queueDatabase();
+    // Expired and heartbeat-lost jobs are returned to the queue by the supervisor's monitor pass.
+    const supervision = {
+      superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
+      monitorIntervalSeconds: config.jobSuperviseIntervalSeconds,
+    };
     this.boss = adapter
-      ? new PgBoss({ db: adapter, backend: 'pglite', schema: 'pgboss' })
+      ? new PgBoss({ db: adapter, backend: 'pglite', schema: 'pgboss', ...supervision })
       : new PgBoss({
           connectionString: config.databaseUrl,
           schema: 'pgboss',
           max: 5,
           connectionTimeoutMillis: 5000,
+          ...supervision,
         });
   }
 

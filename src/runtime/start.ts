@@ -8,6 +8,8 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
+import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
+import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import type { Services } from './services.ts';
 
@@ -54,6 +56,10 @@ export async function startService(config: Config, options: StartOptions): Promi
   const services = await createServices(config, announce);
   const logError = (error: Error) => announce(`queue error: ${error.message}`);
   await services.queue.start(logError);
+  await createPrivacyRequestQueues(services.queue, services.config);
+  const worker: RunningWorker | undefined = options.worker
+    ? await startPrivacyRequestWorker(services, logError)
+    : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -67,6 +73,7 @@ export async function startService(config: Config, options: StartOptions): Promi
     stopping ??= (async () => {
       await app?.close();
       await services.queue.stop();
+      await worker?.stop();
       await services.db.close();
     })();
     return stopping;

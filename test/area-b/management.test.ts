@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
-import { runApiKeyCommand } from '../../src/datastore/api-key-command.ts';
+import { parseApiKeyCommand, runApiKeyCommand } from '../../src/datastore/api-key-command.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { apiClient, createDatastore, issueKey, rowCounts } from './helpers.ts';
 
@@ -252,15 +252,10 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
 
   it('issues a key from the command line (lethe api-key create), printed once and usable at once', async () => {
     await createDatastore(service, 'cli-store');
-    const printed = await runApiKeyCommand(service.services, [
-      'create',
-      '--name',
-      'ops',
-      '--datastore',
-      'cli-store',
-      '--rate-limit',
-      '120',
-    ]);
+    const printed = await runApiKeyCommand(
+      service.services,
+      parseApiKeyCommand(['create', '--name', 'ops', '--datastore', 'cli-store', '--rate-limit', '120']),
+    );
     const issued = JSON.parse(printed);
     assert.equal(issued.name, 'ops');
     assert.deepEqual(issued.datastores, ['cli-store']);
@@ -283,7 +278,7 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
       ['create', '--name', 'x', '--datastore', 'cli-store', '--colour', 'red'],
       ['delete', '--name', 'x', '--datastore', 'cli-store'],
     ]) {
-      await assert.rejects(runApiKeyCommand(service.services, argv), ConfigError, argv.join(' '));
+      assert.throws(() => parseApiKeyCommand(argv), ConfigError, argv.join(' '));
     }
     assert.deepEqual((await service.call('GET', '/v1/api-key', { token: root })).body, before.body);
   });

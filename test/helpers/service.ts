@@ -74,6 +74,8 @@ function testConfig(overrides: Partial<Config>): Config {
     encryptionKey: randomBytes(32),
     rootClient: { id: 'root-test-client', secret: randomBytes(24).toString('base64url') },
     logLevel: 'silent',
+    // Suites that fail authentication on purpose many times; test/security/ tests the real default.
+    authFailuresPerMinute: 100_000,
     ...overrides,
   };
 }

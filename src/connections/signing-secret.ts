@@ -1,0 +1,27 @@
+// A connection's callback signing secret: how one is made and how it is sealed at rest. The secret is shown
+// once (when the connection is created or the secret rotated) and otherwise only ever opened to sign.
+// This module must never log or return a secret on its own.
+import { randomBytes } from 'node:crypto';
+import type { Keyring } from '../crypto/keyring.ts';
+import { openText, seal } from '../crypto/secret-box.ts';
+
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+
+/** Longest grace period a rotation may give the previous secret: one day covers a staged receiver rollout. */
+export const MAX_SIGNING_GRACE_SECONDS = 86_400;
+
+/** `whsec_` and 32 random bytes in base64url: 256 bits, safe in headers, configs and shells. */
+export function generateSigningSecret(): string {
+  return `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** Associated data binding a sealed signing secret to its connection; the previous secret shares it. */
+const signingSecretAad = (connectionKey: string) => `connection:${connectionKey}:signing_secret`;
+
+export function sealSigningSecret(keyring: Keyring, connectionKey: string, secret: string): Buffer {
+  return seal(keyring.key('callback-signing'), secret, signingSecretAad(connectionKey));
+}
+
+export function openSigningSecret(keyring: Keyring, connectionKey: string, sealed: Uint8Array): string {
+  return openText(keyring.key('callback-signing'), sealed, signingSecretAad(connectionKey));
+}

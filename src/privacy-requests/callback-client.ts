@@ -1,0 +1,170 @@
+// The HTTP client of webhook callbacks: one keep-alive undici Agent whose DNS goes through the SSRF guard,
+// https unless insecure webhooks are allowed, a timeout per call, redirects never followed (a 3xx is a
+// failure), response bodies read up to 1 MiB. It answers what happened; it never decides what a failure
+// means for a request, and never logs or returns a request header (they carry secrets).
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { Config } from '../config.ts';
+import { guardedLookup, isInternalAddress } from '../net/destination-guard.ts';
+
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export interface CallbackOutcome {
+  /** A 2xx status with a body under the limit. */
+  ok: boolean;
+  status: number | undefined;
+  durationMs: number;
+  targetHost: string;
+  /** Why the call failed, safe to log: never a header value nor the body. */
+  error: string | undefined;
+  /** The response body as text (only when ok). */
+  body: string | undefined;
+  /** A network error or a 5xx: worth another try. */
+  retryable: boolean;
+}
+
+type Policy = Pick<Config, 'allowInsecureWebhooks' | 'webhookAllowedHosts' | 'webhookTimeoutMs'>;
+
+export class CallbackClient {
+  readonly #agent: Agent;
+  readonly #policy: Policy;
+
+  constructor(policy: Policy) {
+    this.#policy = policy;
+    this.#agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 64,
+      connect: { lookup: guardedLookup(policy) as never, timeout: policy.webhookTimeoutMs },
+      headersTimeout: policy.webhookTimeoutMs,
+      bodyTimeout: policy.webhookTimeoutMs,
+    });
+  }
+
+  /** Why this URL may not be called, checked before connecting (address literals skip the DNS guard). */
+  #refusal(url: URL): string | undefined {
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#policy.allowInsecureWebhooks))
+      return `the callback URL must use https (http needs LETHE_ALLOW_INSECURE_WEBHOOKS)`;
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (this.#policy.webhookAllowedHosts.includes(host)) return undefined;
+    if ((isIP(host) && isInternalAddress(host)) || host === 'localhost' || host.endsWith('.localhost'))
+      return `refused to call the internal address ${host}; list it in LETHE_WEBHOOK_ALLOWED_HOSTS to allow it`;
+    return undefined;
+  }
+
+  async post(target: string, headers: Record<string, string>, body: string): Promise<CallbackOutcome> {
+    const started = performance.now();
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return failure('', started, undefined, 'the connection has no valid callback URL', false);
+    }
+    const targetHost = url.host;
+    const refused = this.#refusal(url);
+    if (refused) return failure(targetHost, started, undefined, refused, false);
+
+    const signal = AbortSignal.timeout(this.#policy.webhookTimeoutMs);
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.#agent,
+        headers,
+        body,
+        signal,
+      });
+      const status = response.statusCode;
+      let text: string;
+      try {
+        text = await readCapped(response.body);
+      } catch (error) {
+        return failure(targetHost, started, status, describe(error, this.#policy.webhookTimeoutMs), false);
+      }
+      if (status >= 300 && status < 400)
+        return failure(
+          targetHost,
+          started,
+          status,
+          `answered a redirect (${status}); redirects are not followed`,
+          false,
+        );
+      if (status < 200 || status >= 300)
+        return failure(targetHost, started, status, `answered HTTP ${status}`, status >= 500);
+      return {
+        ok: true,
+        status,
+        durationMs: elapsed(started),
+        targetHost,
+        error: undefined,
+        body: text,
+        retryable: false,
+      };
+    } catch (error) {
+      const refusedByGuard = (error as { code?: string }).code === 'ERR_LETHE_INTERNAL_DESTINATION';
+      return failure(
+        targetHost,
+        started,
+        undefined,
+        describe(error, this.#policy.webhookTimeoutMs),
+        !refusedByGuard,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+class TooLarge extends Error {}
+
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw new TooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof TooLarge) return `the response body is larger than ${MAX_RESPONSE_BYTES} bytes`;
+  const err = error as {
+    name?: string;
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  const code = err.code ?? err.cause?.code;
+  if (
+    err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  if (code === 'ERR_LETHE_INTERNAL_DESTINATION') return err.message ?? 'refused an internal address';
+  return `network error${code ? ` ${code}` : ''}`;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+function failure(
+  targetHost: string,
+  started: number,
+  status: number | undefined,
+  error: string,
+  retryable: boolean,
+): CallbackOutcome {
+  return { ok: false, status, durationMs: elapsed(started), targetHost, error, body: undefined, retryable };
+}

@@ -1,0 +1,441 @@
+// Runs a privacy request's snapshotted plan, one step after the other, from its cursor (`next_step`).
+// A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
+// in one transaction guarded by a compare-and-set on status and cursor, so a worker killed at any instant
+// leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
+// Idempotency-Key) and never skips one. Webhook calls happen outside any transaction. It never logs an
+// identity, a header value or a response body.
+import type { CallbackSigning } from '../callbacks/signing.ts';
+import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
+import { authorizationAad } from '../connections/service.ts';
+import { openText } from '../crypto/secret-box.ts';
+import type { Services } from '../runtime/services.ts';
+import type { CallbackClient, CallbackOutcome } from './callback-client.ts';
+import {
+  type DerivedIdentity,
+  derivedIdentityProblem,
+  type Identity,
+  identityValues,
+  mergeIdentity,
+  openIdentity,
+  sealIdentity,
+} from './identity.ts';
+import { issueReplyToken } from './reply-token.ts';
+import { runPolicyRules } from './rule-runner.ts';
+import {
+  type ConnectionTarget,
+  type LogEntry,
+  privacyRequestRepository as repo,
+  type RequestChanges,
+  type RequestRow,
+  type Status,
+  type StepRow,
+} from './repository.ts';
+import { loadPolicyEmbeds, toPrivacyRequestView } from './view.ts';
+
+const ONE_WAY_TRIES = 3;
+/** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
+const MAX_STEPS_PER_RUN = 500;
+
+type StepResult = 'continue' | 'stop';
+
+interface TwoWayAnswer {
+  derived: DerivedIdentity | undefined;
+  halt: boolean;
+}
+
+export class PrivacyRequestExecutor {
+  readonly #services: Services;
+  readonly #client: CallbackClient;
+  readonly #oauth: TargetOAuth;
+  readonly #signing: CallbackSigning;
+
+  constructor(
+    services: Services,
+    outbound: { client: CallbackClient; oauth: TargetOAuth; signing: CallbackSigning },
+  ) {
+    this.#services = services;
+    this.#client = outbound.client;
+    this.#oauth = outbound.oauth;
+    this.#signing = outbound.signing;
+  }
+
+  get #db() {
+    return this.#services.db;
+  }
+
+  /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
+  async advance(id: string): Promise<void> {
+    for (let round = 0; round < MAX_STEPS_PER_RUN; round++) {
+      const row = await repo.find(this.#db, id);
+      if (!row) return;
+      if (row.status === 'approved') {
+        await this.#db.transaction(async (tx) => {
+          if (
+            await repo.transition(tx, id, 'approved', 'in_processing', { started_processing_at: new Date() })
+          ) {
+            await repo.appendLog(tx, id, [transitionEntry('approved', 'in_processing', 'execution started')]);
+          }
+        });
+        continue;
+      }
+      if (row.status !== 'pending' && row.status !== 'in_processing') return;
+      const steps = await repo.steps(this.#db, id);
+      const step = steps.find((candidate) => candidate.position === row.next_step);
+      if (!step) {
+        if (row.status === 'in_processing') await this.#complete(row);
+        return;
+      }
+      if (row.status === 'pending' && step.kind !== 'pre_approval') return;
+      if (step.kind === 'pre_approval' && row.status !== 'pending') {
+        const skipped = await this.#finishStep(row, step, row.status, {}, [
+          {
+            kind: 'note',
+            webhookKey: step.webhook_key,
+            timing: 'pre_approval',
+            message: 'not called: the request was already approved',
+          },
+        ]);
+        if (!skipped) return;
+        continue;
+      }
+      if (!row.identity_sealed) {
+        await this.#fail(
+          row,
+          step,
+          'the identities of this request have expired and were purged; resubmit it',
+          [],
+        );
+        return;
+      }
+      const identity = openIdentity(this.#services.keyring, id, row.identity_sealed);
+      const result =
+        step.kind === 'rules'
+          ? await this.#runRules(row, step, identity)
+          : await this.#callWebhook(row, step, identity);
+      if (result === 'stop') return;
+    }
+    throw new Error(`request ${id} did not settle within ${MAX_STEPS_PER_RUN} steps`);
+  }
+
+  async #runRules(row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+    const policy = (await loadPolicyEmbeds(this.#db, [row.policy_id])).get(row.policy_id);
+    const started = performance.now();
+    let summary: unknown;
+    try {
+      summary = await runPolicyRules(this.#services, {
+        privacyRequestId: row.id,
+        policyKey: policy?.key ?? '',
+        identityValues: identityValues(identity),
+      });
+    } catch (error) {
+      const reason = `the policy rules failed: ${error instanceof Error ? error.message : String(error)}`;
+      await this.#fail(row, step, reason, [
+        { kind: 'rules', error: reason, durationMs: Math.round(performance.now() - started) },
+      ]);
+      return 'stop';
+    }
+    const done = await this.#finishStep(row, step, 'in_processing', {}, [
+      {
+        kind: 'rules',
+        message: 'policy rules ran',
+        durationMs: Math.round(performance.now() - started),
+        details: summary,
+      },
+    ]);
+    return done ? 'continue' : 'stop';
+  }
+
+  async #callWebhook(row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+    const timing = step.kind;
+    const twoWay = step.direction === 'two_way';
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
+    };
+    const target = step.connection_key
+      ? await repo.connectionTarget(this.#db, step.connection_key)
+      : undefined;
+    if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
+      const token = await this.#issueToken(row, step);
+      headers['reply-to-token'] = token;
+      if (timing === 'pre_approval') {
+        headers['reply-to-eligible'] = `/privacy-request/${row.id}/pre-approve/eligible`;
+        headers['reply-to-not-eligible'] = `/privacy-request/${row.id}/pre-approve/not-eligible`;
+      } else {
+        headers['reply-to'] = `/privacy-request/${row.id}/resume`;
+      }
+    }
+    const policy = (await loadPolicyEmbeds(this.#db, [row.policy_id])).get(row.policy_id);
+    const body = JSON.stringify({
+      privacy_request_id: row.id,
+      timestamp: new Date().toISOString(),
+      direction: timing === 'pre_approval' ? 'one_way' : step.direction,
+      callback_type: timing,
+      identity,
+      privacy_request: toPrivacyRequestView(row, policy as never),
+    });
+
+    const base: LogEntry = {
+      kind: 'webhook',
+      webhookKey: step.webhook_key,
+      timing,
+      direction: timing === 'pre_approval' ? null : step.direction,
+    };
+    const entries: LogEntry[] = [];
+    const tries = twoWay ? 1 : ONE_WAY_TRIES;
+    let outcome: CallbackOutcome | undefined;
+    try {
+      for (let attempt = 1; attempt <= tries; attempt++) {
+        outcome = target?.secrets_url
+          ? await this.#deliver(target, target.secrets_url, headers, body, (sent) =>
+              entries.push(attemptEntry(base, sent, attempt)),
+            )
+          : missingTarget(step);
+        if (!target?.secrets_url) entries.push(attemptEntry(base, outcome, attempt));
+        if (outcome.ok || !outcome.retryable || attempt === tries) break;
+        await delay(this.#services.config.webhookRetryDelayMs * 2 ** (attempt - 1));
+      }
+    } catch (error) {
+      if (!(error instanceof TargetAuthError)) throw error;
+      entries.push({ ...base, attempt: entries.length + 1, error: error.message });
+      if (timing !== 'pre_approval') {
+        await this.#fail(row, step, error.message, entries);
+        return 'stop';
+      }
+      outcome = { ...missingTarget(step), error: error.message };
+    }
+    const final = outcome as CallbackOutcome;
+
+    if (!twoWay) {
+      const status: Status = row.status;
+      if (!final.ok) {
+        entries.push({
+          kind: 'note',
+          webhookKey: step.webhook_key,
+          timing,
+          message:
+            timing === 'pre_approval'
+              ? 'the pre-approval webhook could not be called; the request awaits manual review'
+              : `the one_way webhook failed after ${entries.length} tries; the request goes on`,
+        });
+      }
+      return (await this.#finishStep(row, step, status, {}, entries)) ? 'continue' : 'stop';
+    }
+
+    if (!final.ok) {
+      await this.#fail(row, step, `two_way webhook ${step.webhook_key} failed: ${final.error}`, entries);
+      return 'stop';
+    }
+    const answer = parseTwoWayAnswer(final.body ?? '');
+    if (typeof answer === 'string') {
+      const reason = `two_way webhook ${step.webhook_key} answered an invalid body: ${answer}`;
+      const last = entries.at(-1);
+      if (last) last.error = reason;
+      await this.#fail(row, step, reason, entries);
+      return 'stop';
+    }
+    const changes: RequestChanges = {};
+    if (answer.derived && Object.keys(answer.derived).length > 0) {
+      changes.identity_sealed = sealIdentity(
+        this.#services.keyring,
+        row.id,
+        mergeIdentity(identity, answer.derived),
+      );
+      entries.push({
+        kind: 'note',
+        webhookKey: step.webhook_key,
+        timing,
+        message: 'derived identities saved',
+        details: { derived_identity_types: Object.keys(answer.derived) },
+      });
+    }
+    if (answer.halt && timing === 'post') {
+      entries.push({
+        kind: 'note',
+        webhookKey: step.webhook_key,
+        timing,
+        message: 'halt from a post-execution webhook ignored',
+      });
+    }
+    if (answer.halt && timing === 'pre') {
+      const now = new Date();
+      entries.push(transitionEntry('in_processing', 'paused', `halted by webhook ${step.webhook_key}`));
+      await this.#finishStep(
+        row,
+        step,
+        'paused',
+        { ...changes, paused_at: now, paused_step: step.position },
+        entries,
+      );
+      return 'stop';
+    }
+    return (await this.#finishStep(row, step, 'in_processing', changes, entries)) ? 'continue' : 'stop';
+  }
+
+  /**
+   * One delivery: the connection's authorization (its OAuth bearer token, else the static secret) and the
+   * `Lethe-Signature` of this body, then the call. A 401 while presenting an OAuth token drops the cached
+   * token and tries once more with a fresh one. Reports every call made through `sent`.
+   */
+  async #deliver(
+    target: ConnectionTarget,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    sent: (outcome: CallbackOutcome) => void,
+  ): Promise<CallbackOutcome> {
+    const signed = { ...headers };
+    const signature = await this.#signing.headerFor(target.key, body);
+    if (signature) signed['lethe-signature'] = signature;
+    const bearer = await this.#oauth.bearerFor(target.key);
+    if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
+    else if (target.secrets_authorization_sealed) {
+      signed.authorization = openText(
+        this.#services.keyring.key('connection-secrets'),
+        target.secrets_authorization_sealed,
+        authorizationAad(target.key),
+      );
+    }
+    const outcome = await this.#client.post(url, signed, body);
+    sent(outcome);
+    if (outcome.status !== 401 || bearer === null) return outcome;
+    await this.#oauth.forget(target.key);
+    const fresh = await this.#oauth.bearerFor(target.key);
+    if (fresh === null) return outcome;
+    const again = await this.#client.post(url, { ...signed, authorization: `Bearer ${fresh}` }, body);
+    sent(again);
+    return again;
+  }
+
+  async #issueToken(row: RequestRow, step: StepRow): Promise<string> {
+    const { token, claims } = await issueReplyToken(this.#services.keyring, {
+      webhook_id: step.webhook_id as string,
+      privacy_request_id: row.id,
+    });
+    await repo.insertToken(this.#db, {
+      jti: claims.jti,
+      id: row.id,
+      step: step.position,
+      kind: step.kind === 'pre_approval' ? 'pre_approval' : 'resume',
+      ttlSeconds: this.#services.config.privacyRequestDelayTimeoutSeconds,
+    });
+    return token;
+  }
+
+  /**
+   * Records a step as done and moves the cursor past it, only if nobody moved the request meanwhile.
+   * Answers whether this worker's record won.
+   */
+  async #finishStep(
+    row: RequestRow,
+    step: StepRow,
+    to: Status,
+    changes: RequestChanges,
+    entries: LogEntry[],
+  ): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const moved = await repo.transition(
+        tx,
+        row.id,
+        row.status,
+        to,
+        { ...changes, next_step: step.position + 1 },
+        step.position,
+      );
+      if (!moved) return false;
+      await repo.completeStep(tx, row.id, step.position);
+      await repo.appendLog(tx, row.id, entries);
+      return true;
+    });
+  }
+
+  async #fail(row: RequestRow, step: StepRow, reason: string, entries: LogEntry[]) {
+    await this.#db.transaction(async (tx) => {
+      const moved = await repo.transition(
+        tx,
+        row.id,
+        row.status,
+        'error',
+        { error_reason: reason },
+        step.position,
+      );
+      if (!moved) return;
+      await repo.appendLog(tx, row.id, [
+        ...entries,
+        { ...transitionEntry(row.status, 'error', reason), error: reason },
+      ]);
+    });
+  }
+
+  async #complete(row: RequestRow) {
+    await this.#db.transaction(async (tx) => {
+      const now = new Date();
+      const moved = await repo.transition(
+        tx,
+        row.id,
+        'in_processing',
+        'complete',
+        { finished_processing_at: now, finalized_at: now },
+        row.next_step,
+      );
+      if (moved)
+        await repo.appendLog(tx, row.id, [transitionEntry('in_processing', 'complete', 'every step done')]);
+    });
+  }
+}
+
+function attemptEntry(base: LogEntry, outcome: CallbackOutcome, attempt: number): LogEntry {
+  return {
+    ...base,
+    targetHost: outcome.targetHost || null,
+    httpStatus: outcome.status ?? null,
+    durationMs: outcome.durationMs,
+    attempt,
+    error: outcome.error ?? null,
+  };
+}
+
+function transitionEntry(from: Status, to: Status, message: string): LogEntry {
+  return { kind: 'transition', fromStatus: from, toStatus: to, message };
+}
+
+function missingTarget(step: StepRow): CallbackOutcome {
+  return {
+    ok: false,
+    status: undefined,
+    durationMs: 0,
+    targetHost: '',
+    error: `connection ${step.connection_key} has no callback URL`,
+    body: undefined,
+    retryable: false,
+  };
+}
+
+/** A two_way answer: empty, or `{derived_identity?, halt?}`; a string says why it is not acceptable. */
+export function parseTwoWayAnswer(text: string): TwoWayAnswer | string {
+  if (text.trim() === '') return { derived: undefined, halt: false };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not a JSON object';
+  const answer = parsed as Record<string, unknown>;
+  for (const key of Object.keys(answer)) {
+    if (key !== 'derived_identity' && key !== 'halt') return `${key.slice(0, 64)} is not an accepted field`;
+  }
+  if (answer.halt !== undefined && typeof answer.halt !== 'boolean') return 'halt must be true or false';
+  if (answer.derived_identity !== undefined && answer.derived_identity !== null) {
+    const problem = derivedIdentityProblem(answer.derived_identity);
+    if (problem) return problem;
+  }
+  return {
+    derived: (answer.derived_identity ?? undefined) as DerivedIdentity | undefined,
+    halt: answer.halt === true,
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,125 @@
+// A data subject's identities: their shape (email, E.164 phone number, custom `{label, value}` entries),
+// how a derived identity merges into the known set, and their sealing at rest under the identity-cache
+// key bound to the request id. It must never log an identity nor put one in an error message.
+import type { Keyring } from '../crypto/keyring.ts';
+import { openText, seal } from '../crypto/secret-box.ts';
+
+export interface CustomIdentity {
+  label: string;
+  value: string;
+}
+
+/** Known identities: `email`, `phone_number` and any number of custom entries keyed by a name. */
+export type Identity = { email?: string; phone_number?: string } & Record<
+  string,
+  string | CustomIdentity | undefined
+>;
+
+export interface DerivedIdentity {
+  email?: string;
+  phone_number?: string;
+  custom_identity?: CustomIdentity;
+}
+
+export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
+/** Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is not ours to judge. */
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+export const CUSTOM_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
+
+const e164 = new RegExp(E164_PATTERN);
+const email = new RegExp(EMAIL_PATTERN);
+
+/** Why an identity is not acceptable (naming the field, never the value), or undefined when it is. */
+export function identityProblem(identity: Record<string, unknown>, field = 'identity'): string | undefined {
+  const keys = Object.keys(identity);
+  if (keys.length === 0) return `${field} must name at least one identity.`;
+  for (const key of keys) {
+    const value = identity[key];
+    if (key === 'email') {
+      if (typeof value !== 'string' || !email.test(value) || value.length > 320)
+        return `${field}.email must be an email address.`;
+    } else if (key === 'phone_number') {
+      if (typeof value !== 'string' || !e164.test(value))
+        return `${field}.phone_number must be an E.164 phone number such as +14155550123.`;
+    } else {
+      if (!new RegExp(CUSTOM_KEY_PATTERN).test(key))
+        return `${field}.${key.slice(0, 64)} is not an accepted identity name (letters, digits, underscore).`;
+      if (!isCustomIdentity(value)) return `${field}.${key} must be an object {label, value} of two strings.`;
+    }
+  }
+  return undefined;
+}
+
+function isCustomIdentity(value: unknown): value is CustomIdentity {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entry = value as Record<string, unknown>;
+  return (
+    Object.keys(entry).length === 2 &&
+    typeof entry.label === 'string' &&
+    entry.label.length > 0 &&
+    entry.label.length <= 200 &&
+    typeof entry.value === 'string' &&
+    entry.value.length > 0 &&
+    entry.value.length <= 1000
+  );
+}
+
+/** Why a `derived_identity` object is not acceptable, or undefined. */
+export function derivedIdentityProblem(derived: unknown, field = 'derived_identity'): string | undefined {
+  if (typeof derived !== 'object' || derived === null || Array.isArray(derived))
+    return `${field} must be an object.`;
+  for (const [key, value] of Object.entries(derived)) {
+    if (key === 'email') {
+      if (typeof value !== 'string' || !email.test(value)) return `${field}.email must be an email address.`;
+    } else if (key === 'phone_number') {
+      if (typeof value !== 'string' || !e164.test(value))
+        return `${field}.phone_number must be an E.164 phone number.`;
+    } else if (key === 'custom_identity') {
+      if (!isCustomIdentity(value)) return `${field}.custom_identity must be an object {label, value}.`;
+    } else {
+      return `${field}.${key.slice(0, 64)} is not an accepted field.`;
+    }
+  }
+  return undefined;
+}
+
+/** The key a derived custom identity is stored under: the existing entry with its label, or its slug. */
+function customKeyFor(known: Identity, label: string): string {
+  for (const [key, value] of Object.entries(known)) {
+    if (typeof value === 'object' && value?.label === label) return key;
+  }
+  const slug = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 60);
+  const base = /^[a-z_]/.test(slug) ? slug : `custom_${slug}`;
+  return base === 'email' || base === 'phone_number' || base === '' ? `custom_${base}` : base;
+}
+
+/** Merge by type: each identity the derived set names replaces the known one; the others stay. */
+export function mergeIdentity(known: Identity, derived: DerivedIdentity): Identity {
+  const merged: Identity = { ...known };
+  if (derived.email !== undefined) merged.email = derived.email;
+  if (derived.phone_number !== undefined) merged.phone_number = derived.phone_number;
+  if (derived.custom_identity) {
+    merged[customKeyFor(known, derived.custom_identity.label)] = { ...derived.custom_identity };
+  }
+  return merged;
+}
+
+/** The values the datastore run matches entities with. */
+export function identityValues(identity: Identity): string[] {
+  const values = Object.values(identity).map((value) => (typeof value === 'string' ? value : value?.value));
+  return [...new Set(values.filter((value): value is string => typeof value === 'string'))];
+}
+
+const aad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:identity`;
+
+export function sealIdentity(keyring: Keyring, privacyRequestId: string, identity: Identity): Buffer {
+  return seal(keyring.key('identity-cache'), JSON.stringify(identity), aad(privacyRequestId));
+}
+
+export function openIdentity(keyring: Keyring, privacyRequestId: string, sealed: Uint8Array): Identity {
+  return JSON.parse(openText(keyring.key('identity-cache'), sealed, aad(privacyRequestId))) as Identity;
+}

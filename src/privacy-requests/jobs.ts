@@ -1,0 +1,51 @@
+// The privacy-request queues on pg-boss. `privacy-request-advance` holds "advance this request" jobs:
+// policy `singleton` with the request id as singletonKey, so at most one worker runs a given request at
+// a time while any number run different ones; a worker heartbeats while it runs, and a job whose worker
+// died is given back to the queue once its heartbeat is lost. Jobs are sent inside the transaction of
+// the change that calls for them (approval, resume, retry), so a committed change always has its job.
+// `privacy-request-sweep` runs the paused-request expiry and the identity purge, at most once per interval
+// across every worker. This module never runs a step itself.
+import type { Config } from '../config.ts';
+import type { Queryable } from '../db/database.ts';
+import type { Queue } from '../jobs/queue.ts';
+
+export const ADVANCE_QUEUE = 'privacy-request-advance';
+export const SWEEP_QUEUE = 'privacy-request-sweep';
+
+export interface AdvanceJob {
+  privacyRequestId: string;
+}
+
+/** Creates the queues (idempotent); every process that sends or works on them calls it at start. */
+export async function createPrivacyRequestQueues(
+  queue: Queue,
+  config: Pick<Config, 'jobHeartbeatSeconds'>,
+): Promise<void> {
+  await queue.boss.createQueue(ADVANCE_QUEUE, {
+    policy: 'singleton',
+    heartbeatSeconds: config.jobHeartbeatSeconds,
+    // A run can be long (the datastore step); liveness is the heartbeat's job, not the expiry's.
+    expireInSeconds: 6 * 3600,
+    // Throwing means the store or the worker failed, not the request: try again, backing off.
+    retryLimit: 50,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 60,
+  });
+  // The configured heartbeat wins over whatever the queue was created with.
+  await queue.boss.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
+  await queue.boss.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
+}
+
+/** Queues an "advance this request" job inside the caller's transaction. */
+export async function enqueueAdvance(queue: Queue, tx: Queryable, privacyRequestId: string): Promise<void> {
+  await queue.boss.send(ADVANCE_QUEUE, { privacyRequestId } satisfies AdvanceJob, {
+    singletonKey: privacyRequestId,
+    db: {
+      executeSql: async (text: string, values?: unknown[]) => {
+        const { rows } = await tx.query(text, values ?? []);
+        return { rows };
+      },
+    },
+  });
+}

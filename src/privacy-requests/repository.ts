@@ -1,0 +1,445 @@
+// SQL for privacy requests, their snapshotted execution plan, their log and their reply-to-tokens. Sealed
+// identities go in and out as opaque bytes; only identity.ts seals and opens them.
+import type { Queryable } from '../db/database.ts';
+
+export type Status =
+  | 'identity_unverified'
+  | 'requires_input'
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'in_processing'
+  | 'paused'
+  | 'complete'
+  | 'canceled'
+  | 'error';
+
+export const STATUSES: readonly Status[] = [
+  'identity_unverified',
+  'requires_input',
+  'pending',
+  'approved',
+  'denied',
+  'in_processing',
+  'paused',
+  'complete',
+  'canceled',
+  'error',
+];
+
+export type StepKind = 'pre_approval' | 'pre' | 'rules' | 'post';
+
+export interface RequestRow {
+  id: string;
+  external_id: string | null;
+  status: Status;
+  policy_id: string;
+  client_id: string | null;
+  submitted_by: string | null;
+  origin: string | null;
+  source: string | null;
+  location: string | null;
+  custom_fields: unknown[];
+  requested_at: Date;
+  started_processing_at: Date | null;
+  finished_processing_at: Date | null;
+  reviewed_at: Date | null;
+  reviewed_by: string | null;
+  finalized_at: Date | null;
+  finalized_by: string | null;
+  identity_verified_at: Date | null;
+  cancel_reason: string | null;
+  canceled_at: Date | null;
+  paused_at: Date | null;
+  paused_step: number | null;
+  error_reason: string | null;
+  identity_sealed: Uint8Array | null;
+  identity_expires_at: Date;
+  identity_purged_at: Date | null;
+  next_step: number;
+}
+
+export interface StepRow {
+  privacy_request_id: string;
+  position: number;
+  kind: StepKind;
+  webhook_id: string | null;
+  webhook_key: string | null;
+  webhook_name: string | null;
+  direction: 'one_way' | 'two_way' | null;
+  connection_key: string | null;
+  completed_at: Date | null;
+  answer: 'eligible' | 'not_eligible' | null;
+  answered_at: Date | null;
+}
+
+export interface NewStep {
+  kind: StepKind;
+  webhookId: string | null;
+  webhookKey: string | null;
+  webhookName: string | null;
+  direction: 'one_way' | 'two_way' | null;
+  connectionKey: string | null;
+}
+
+export interface LogEntry {
+  kind: 'transition' | 'webhook' | 'rules' | 'note';
+  fromStatus?: Status | null;
+  toStatus?: Status | null;
+  webhookKey?: string | null;
+  timing?: StepKind | null;
+  direction?: string | null;
+  targetHost?: string | null;
+  httpStatus?: number | null;
+  durationMs?: number | null;
+  attempt?: number | null;
+  error?: string | null;
+  message?: string | null;
+  details?: unknown;
+}
+
+export interface LogRow {
+  seq: number;
+  at: Date;
+  kind: LogEntry['kind'];
+  from_status: string | null;
+  to_status: string | null;
+  webhook_key: string | null;
+  timing: string | null;
+  direction: string | null;
+  target_host: string | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  attempt: number | null;
+  error: string | null;
+  message: string | null;
+  details: unknown;
+}
+
+export interface NewRequest {
+  id: string;
+  externalId: string | null;
+  policyId: string;
+  clientId: string;
+  source: string | null;
+  location: string | null;
+  customFields: unknown[];
+  identitySealed: Buffer;
+  identityTtlSeconds: number;
+}
+
+export interface ListFilter {
+  requestId?: string;
+  status?: Status;
+  externalId?: string;
+}
+
+export interface ConnectionTarget {
+  key: string;
+  secrets_url: string | null;
+  secrets_authorization_sealed: Uint8Array | null;
+}
+
+export interface PolicyWebhookRow {
+  id: string;
+  key: string;
+  name: string;
+  direction: 'one_way' | 'two_way';
+  connection_key: string;
+  timing: 'pre' | 'post';
+}
+
+/** Columns a transition may set, besides status. */
+export type RequestChanges = Partial<
+  Pick<
+    RequestRow,
+    | 'started_processing_at'
+    | 'finished_processing_at'
+    | 'reviewed_at'
+    | 'reviewed_by'
+    | 'finalized_at'
+    | 'finalized_by'
+    | 'paused_at'
+    | 'paused_step'
+    | 'error_reason'
+    | 'next_step'
+  >
+> & { identity_sealed?: Buffer };
+
+const CHANGEABLE = [
+  'started_processing_at',
+  'finished_processing_at',
+  'reviewed_at',
+  'reviewed_by',
+  'finalized_at',
+  'finalized_by',
+  'paused_at',
+  'paused_step',
+  'error_reason',
+  'next_step',
+  'identity_sealed',
+] as const;
+
+function filterClause(filter: ListFilter): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filter.requestId !== undefined) {
+    params.push(filter.requestId);
+    conditions.push(`id = $${params.length}`);
+  }
+  if (filter.status !== undefined) {
+    params.push(filter.status);
+    conditions.push(`status = $${params.length}`);
+  }
+  if (filter.externalId !== undefined) {
+    params.push(filter.externalId);
+    conditions.push(`external_id = $${params.length}`);
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+export const privacyRequestRepository = {
+  async insert(tx: Queryable, request: NewRequest): Promise<void> {
+    await tx.query(
+      `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
+                                     location, custom_fields, identity_sealed, identity_expires_at)
+       VALUES ($1, $2, 'pending', $3, $4, $4, NULL, $5, $6, $7::jsonb, $8,
+               now() + make_interval(secs => $9::int))`,
+      [
+        request.id,
+        request.externalId,
+        request.policyId,
+        request.clientId,
+        request.source,
+        request.location,
+        JSON.stringify(request.customFields),
+        request.identitySealed,
+        request.identityTtlSeconds,
+      ],
+    );
+  },
+
+  async find(db: Queryable, id: string): Promise<RequestRow | undefined> {
+    const { rows } = await db.query<RequestRow>('SELECT * FROM privacy_requests WHERE id = $1', [id]);
+    return rows[0];
+  },
+
+  async lock(tx: Queryable, id: string): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>('SELECT * FROM privacy_requests WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
+    return rows[0];
+  },
+
+  async page(db: Queryable, filter: ListFilter, limit: number, offset: number): Promise<RequestRow[]> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<RequestRow>(
+      `SELECT * FROM privacy_requests ${where} ORDER BY requested_at DESC, id
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+    return rows;
+  },
+
+  async count(db: Queryable, filter: ListFilter): Promise<number> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM privacy_requests ${where}`,
+      params,
+    );
+    return rows[0]?.total ?? 0;
+  },
+
+  /**
+   * Sets the status (and the given columns) only if the request is still in `from` and, when given, its
+   * cursor still at `atStep`: the compare-and-set that keeps two workers from both advancing one request.
+   */
+  async transition(
+    tx: Queryable,
+    id: string,
+    from: Status,
+    to: Status,
+    changes: RequestChanges = {},
+    atStep?: number,
+  ): Promise<boolean> {
+    const sets = ['status = $3', 'updated_at = now()'];
+    const params: unknown[] = [id, from, to];
+    for (const column of CHANGEABLE) {
+      if (column in changes) {
+        params.push(changes[column] ?? null);
+        sets.push(`${column} = $${params.length}`);
+      }
+    }
+    let guard = '';
+    if (atStep !== undefined) {
+      params.push(atStep);
+      guard = ` AND next_step = $${params.length}`;
+    }
+    const { rowCount } = await tx.query(
+      `UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard}`,
+      params,
+    );
+    return rowCount === 1;
+  },
+
+  async insertSteps(tx: Queryable, id: string, from: number, steps: readonly NewStep[]): Promise<void> {
+    if (steps.length === 0) return;
+    await tx.query(
+      `INSERT INTO privacy_request_steps
+         (privacy_request_id, position, kind, webhook_id, webhook_key, webhook_name, direction, connection_key)
+       SELECT $1, $2::int + ordinality - 1, step->>'kind', step->>'webhookId', step->>'webhookKey',
+              step->>'webhookName', step->>'direction', step->>'connectionKey'
+         FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS plan(step, ordinality)`,
+      [id, from, JSON.stringify(steps)],
+    );
+  },
+
+  async steps(db: Queryable, id: string): Promise<StepRow[]> {
+    const { rows } = await db.query<StepRow>(
+      'SELECT * FROM privacy_request_steps WHERE privacy_request_id = $1 ORDER BY position',
+      [id],
+    );
+    return rows;
+  },
+
+  async completeStep(tx: Queryable, id: string, position: number): Promise<void> {
+    await tx.query(
+      'UPDATE privacy_request_steps SET completed_at = now() WHERE privacy_request_id = $1 AND position = $2',
+      [id, position],
+    );
+  },
+
+  async reopenStep(tx: Queryable, id: string, position: number): Promise<void> {
+    await tx.query(
+      `UPDATE privacy_request_steps SET completed_at = NULL
+        WHERE privacy_request_id = $1 AND position = $2`,
+      [id, position],
+    );
+  },
+
+  async answerStep(tx: Queryable, id: string, position: number, answer: 'eligible' | 'not_eligible') {
+    await tx.query(
+      `UPDATE privacy_request_steps SET answer = $3, answered_at = now()
+        WHERE privacy_request_id = $1 AND position = $2`,
+      [id, position, answer],
+    );
+  },
+
+  async policyWebhooks(db: Queryable, policyId: string): Promise<PolicyWebhookRow[]> {
+    const { rows } = await db.query<PolicyWebhookRow>(
+      `SELECT id, key, name, direction, connection_key, timing FROM policy_webhooks
+        WHERE policy_id = $1 ORDER BY timing DESC, position`,
+      [policyId],
+    );
+    return rows;
+  },
+
+  async preApprovalWebhooks(db: Queryable): Promise<Omit<PolicyWebhookRow, 'direction' | 'timing'>[]> {
+    const { rows } = await db.query<Omit<PolicyWebhookRow, 'direction' | 'timing'>>(
+      'SELECT id, key, name, connection_key FROM pre_approval_webhooks ORDER BY position',
+    );
+    return rows;
+  },
+
+  async connectionTarget(db: Queryable, key: string): Promise<ConnectionTarget | undefined> {
+    const { rows } = await db.query<ConnectionTarget>(
+      'SELECT key, secrets_url, secrets_authorization_sealed FROM connections WHERE key = $1',
+      [key],
+    );
+    return rows[0];
+  },
+
+  async appendLog(tx: Queryable, id: string, entries: readonly LogEntry[]): Promise<void> {
+    for (const entry of entries) {
+      await tx.query(
+        `INSERT INTO privacy_request_log (privacy_request_id, kind, from_status, to_status, webhook_key, timing,
+                                          direction, target_host, http_status, duration_ms, attempt, error,
+                                          message, details)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)`,
+        [
+          id,
+          entry.kind,
+          entry.fromStatus ?? null,
+          entry.toStatus ?? null,
+          entry.webhookKey ?? null,
+          entry.timing ?? null,
+          entry.direction ?? null,
+          entry.targetHost ?? null,
+          entry.httpStatus ?? null,
+          entry.durationMs ?? null,
+          entry.attempt ?? null,
+          entry.error ?? null,
+          entry.message ?? null,
+          entry.details === undefined ? null : JSON.stringify(entry.details),
+        ],
+      );
+    }
+  },
+
+  async log(db: Queryable, id: string): Promise<LogRow[]> {
+    const { rows } = await db.query<LogRow>(
+      'SELECT * FROM privacy_request_log WHERE privacy_request_id = $1 ORDER BY seq',
+      [id],
+    );
+    return rows;
+  },
+
+  async insertToken(
+    tx: Queryable,
+    token: { jti: string; id: string; step: number; kind: 'resume' | 'pre_approval'; ttlSeconds: number },
+  ): Promise<void> {
+    await tx.query(
+      `INSERT INTO reply_tokens (jti, privacy_request_id, step, kind, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::int))`,
+      [token.jti, token.id, token.step, token.kind, token.ttlSeconds],
+    );
+  },
+
+  async lockToken(
+    tx: Queryable,
+    jti: string,
+  ): Promise<
+    | { privacy_request_id: string; step: number; kind: string; used_at: Date | null; expired: boolean }
+    | undefined
+  > {
+    const { rows } = await tx.query<{
+      privacy_request_id: string;
+      step: number;
+      kind: string;
+      used_at: Date | null;
+      expired: boolean;
+    }>(
+      `SELECT privacy_request_id, step, kind, used_at, expires_at <= now() AS expired
+         FROM reply_tokens WHERE jti = $1 FOR UPDATE`,
+      [jti],
+    );
+    return rows[0];
+  },
+
+  async useToken(tx: Queryable, jti: string): Promise<void> {
+    await tx.query('UPDATE reply_tokens SET used_at = now() WHERE jti = $1', [jti]);
+  },
+
+  /** Paused requests whose pause began more than `seconds` ago, locked and skipped by concurrent sweeps. */
+  async lockExpiredPauses(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'paused' AND paused_at <= now() - make_interval(secs => $1::int)
+        ORDER BY paused_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
+  },
+
+  async purgeExpiredIdentities(db: Queryable): Promise<number> {
+    const { rowCount } = await db.query(
+      `UPDATE privacy_requests SET identity_sealed = NULL, identity_purged_at = now(), updated_at = now()
+        WHERE identity_sealed IS NOT NULL AND identity_expires_at <= now()`,
+    );
+    return rowCount;
+  },
+
+  async deleteOldTokens(db: Queryable): Promise<void> {
+    await db.query(`DELETE FROM reply_tokens WHERE expires_at < now() - interval '1 day'`);
+  },
+};

@@ -1,0 +1,262 @@
+// HTTP face of privacy requests: schemas, scopes and status codes. Management routes need a management
+// token with the route's scope; resume and the pre-approval answers authenticate with a reply-to-token
+// instead. The rules live in PrivacyRequestService.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { badRequest, notFound } from '../errors.ts';
+import { bearerToken, principalOf } from '../http/authorize.ts';
+import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
+import type { Services } from '../runtime/services.ts';
+import type { BulkResult } from '../validation/bulk.ts';
+import type { Status } from './repository.ts';
+import {
+  AccessResults,
+  ApproveBody,
+  CreateBody,
+  CreateResponse,
+  DenyBody,
+  IdParams,
+  ListQuery,
+  LogEntryView,
+  PreApprovalBody,
+  PrivacyRequestView,
+  ReplyAnswer,
+  ResumeBody,
+  ReviewResponse,
+} from './schemas.ts';
+import { PrivacyRequestService } from './service.ts';
+
+const tags = ['privacy requests'];
+const errors = { 404: ErrorDetail, ...managementErrors };
+const replyErrors = {
+  400: ErrorDetail,
+  401: ErrorDetail,
+  403: ErrorDetail,
+  404: ErrorDetail,
+  422: ErrorDetail,
+};
+
+type IdRoute = { Params: { id: string } };
+
+/** A review answers its `{succeeded, failed}`; when nothing succeeded the call changed nothing: 400 (404 if no id exists). */
+function reviewAnswer<T>(result: BulkResult<T>): BulkResult<T> {
+  if (result.succeeded.length > 0) return result;
+  const messages = result.failed.map((failure) => failure.message);
+  if (messages.every((message) => message.startsWith('No privacy request')))
+    throw notFound(messages.join(' '));
+  throw badRequest(messages.join('; '));
+}
+
+export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
+  const requests = new PrivacyRequestService(services);
+  return async (app) => {
+    // The reply-to calls may come without a body; they mean `{}`.
+    const emptyBodyIsObject = async (request: FastifyRequest) => {
+      request.body ??= {};
+    };
+
+    app.post<{ Body: unknown[] }>(
+      '/privacy-request',
+      {
+        preHandler: app.authorize('privacy-request:create'),
+        schema: {
+          tags,
+          summary: 'Receive up to 50 privacy requests; each succeeds or fails on its own.',
+          security,
+          body: CreateBody,
+          response: { 200: CreateResponse, ...managementErrors },
+        },
+      },
+      async (request) => {
+        const result = await requests.create(request.body, principalOf(request));
+        request.log.info(
+          { succeeded: result.succeeded.map((item) => item.id), failed: result.failed.length },
+          'privacy requests received',
+        );
+        return result;
+      },
+    );
+
+    app.get<{ Querystring: Type.Static<typeof ListQuery> }>(
+      '/privacy-request',
+      {
+        preHandler: app.authorize('privacy-request:read'),
+        schema: {
+          tags,
+          summary: 'List privacy requests, newest first, filtered by request_id, status or external_id.',
+          security,
+          querystring: ListQuery,
+          response: { 200: Page(PrivacyRequestView), ...managementErrors },
+        },
+      },
+      async (request) => {
+        const { request_id: requestId, status, external_id: externalId } = request.query;
+        return requests.list(
+          { requestId, status: status as Status | undefined, externalId },
+          request.query.page ?? 1,
+          request.query.size ?? 50,
+        );
+      },
+    );
+
+    app.get<IdRoute>(
+      '/privacy-request/:id',
+      {
+        preHandler: app.authorize('privacy-request:read'),
+        schema: {
+          tags,
+          summary: 'One privacy request with its policy, due date and known identities.',
+          security,
+          params: IdParams,
+          response: { 200: PrivacyRequestView, ...errors },
+        },
+      },
+      async (request) => requests.get(request.params.id),
+    );
+
+    app.get<IdRoute>(
+      '/privacy-request/:id/log',
+      {
+        preHandler: app.authorize('privacy-request:read'),
+        schema: {
+          tags,
+          summary:
+            'Every transition and webhook call of the request, oldest first; never secrets nor bodies.',
+          security,
+          params: IdParams,
+          response: { 200: Type.Array(LogEntryView), ...errors },
+        },
+      },
+      async (request) =>
+        (await requests.log(request.params.id)).map((row) => ({
+          time: row.at.toISOString(),
+          kind: row.kind,
+          from_status: row.from_status,
+          to_status: row.to_status,
+          webhook_key: row.webhook_key,
+          timing: row.timing,
+          direction: row.direction,
+          target_host: row.target_host,
+          http_status: row.http_status,
+          duration_ms: row.duration_ms,
+          attempt: row.attempt,
+          error: row.error,
+          message: row.message,
+          details: row.details,
+        })),
+    );
+
+    app.get<IdRoute>(
+      '/privacy-request/:id/access-results',
+      {
+        preHandler: app.authorize('privacy-request:read'),
+        schema: {
+          tags,
+          summary: 'The access package of a completed access request.',
+          security,
+          params: IdParams,
+          response: { 200: AccessResults, ...errors },
+        },
+      },
+      async (request) => requests.accessResults(request.params.id),
+    );
+
+    app.patch<{ Body: Type.Static<typeof ApproveBody> }>(
+      '/privacy-request/administrate/approve',
+      {
+        preHandler: app.authorize('privacy-request:review'),
+        schema: {
+          tags,
+          summary: 'Approve pending requests; each succeeds or fails on its own (400 when none could be).',
+          security,
+          body: ApproveBody,
+          response: { 200: ReviewResponse, ...errors },
+        },
+      },
+      async (request) => reviewAnswer(await requests.approve(request.body.request_ids, principalOf(request))),
+    );
+
+    app.patch<{ Body: Type.Static<typeof DenyBody> }>(
+      '/privacy-request/administrate/deny',
+      {
+        preHandler: app.authorize('privacy-request:review'),
+        schema: {
+          tags,
+          summary: 'Deny pending requests with a reason; each succeeds or fails on its own.',
+          security,
+          body: DenyBody,
+          response: { 200: ReviewResponse, ...errors },
+        },
+      },
+      async (request) =>
+        reviewAnswer(
+          await requests.deny(request.body.request_ids, request.body.reason, principalOf(request)),
+        ),
+    );
+
+    app.post<IdRoute>(
+      '/privacy-request/:id/retry',
+      {
+        preHandler: app.authorize('privacy-request:review'),
+        schema: {
+          tags,
+          summary: 'Run a request in error again from the step that failed.',
+          security,
+          params: IdParams,
+          response: { 200: PrivacyRequestView, ...errors },
+        },
+      },
+      async (request) => requests.retry(request.params.id, principalOf(request)),
+    );
+
+    app.post<IdRoute & { Body: Type.Static<typeof ResumeBody> | undefined }>(
+      '/privacy-request/:id/resume',
+      {
+        preValidation: emptyBodyIsObject,
+        schema: {
+          tags,
+          summary: 'Resume a paused request; Authorization: Bearer <reply-to-token>.',
+          params: IdParams,
+          body: ResumeBody,
+          response: { 200: ReplyAnswer, ...replyErrors },
+        },
+      },
+      async (request) => {
+        await requests.resume(request.params.id, replyToken(request), request.body?.derived_identity);
+        return replyAnswer(request.params.id);
+      },
+    );
+
+    for (const [segment, answer] of [
+      ['eligible', 'eligible'],
+      ['not-eligible', 'not_eligible'],
+    ] as const) {
+      app.post<IdRoute>(
+        `/privacy-request/:id/pre-approve/${segment}`,
+        {
+          preValidation: emptyBodyIsObject,
+          schema: {
+            tags,
+            summary: `A pre-approval webhook's answer: ${segment}; Authorization: Bearer <reply-to-token>.`,
+            params: IdParams,
+            body: PreApprovalBody,
+            response: { 200: ReplyAnswer, ...replyErrors },
+          },
+        },
+        async (request) => {
+          await requests.answerPreApproval(request.params.id, replyToken(request), answer);
+          return replyAnswer(request.params.id);
+        },
+      );
+    }
+
+    async function replyAnswer(id: string) {
+      const current = await requests.get(id);
+      return { privacy_request_id: id, status: current.status };
+    }
+  };
+}
+
+function replyToken(request: FastifyRequest): string | undefined {
+  return bearerToken(request);
+}

@@ -1,0 +1,163 @@
+// Shapes of the privacy-request endpoints. Identities are checked field by field in identity.ts (so that
+// a message names the field and never the value); the rest here.
+import Type from 'typebox';
+import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
+import { STATUSES } from './repository.ts';
+
+/** Fields a failed item echoes back; never the identity. */
+export const PRIVACY_REQUEST_FIELDS = ['policy_key', 'external_id', 'source', 'location'] as const;
+
+const ShortText = Type.String({ minLength: 1, maxLength: 200 });
+
+export const PrivacyRequestItem = Type.Object(
+  {
+    identity: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: '`email`, `phone_number` (E.164) and custom identities `<name>: {label, value}`.',
+      },
+    ),
+    policy_key: ResourceKey,
+    external_id: Type.Optional(ShortText),
+    source: Type.Optional(ShortText),
+    location: Type.Optional(ShortText),
+    custom_fields: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems: 50 }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateBody = BulkBody(PrivacyRequestItem);
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Nullable(Timestamp);
+const NullableText = Nullable(Type.String());
+
+const RuleEmbed = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  key: Type.String(),
+  action_type: Type.String(),
+  masking_strategy: Nullable(
+    Type.Object({
+      strategy: Type.String(),
+      configuration: Type.Object({}, { additionalProperties: true }),
+    }),
+  ),
+  storage_destination_id: NullableText,
+});
+
+const PolicyEmbed = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  key: Type.String(),
+  drp_action: NullableText,
+  execution_timeframe: Type.Integer(),
+  client_id: NullableText,
+  rules: Type.Array(RuleEmbed),
+});
+
+export const PrivacyRequestView = Type.Object({
+  id: Type.String({ description: 'pri_<uuid>' }),
+  external_id: NullableText,
+  status: Type.Enum([...STATUSES]),
+  requested_at: Timestamp,
+  started_processing_at: NullableTimestamp,
+  finished_processing_at: NullableTimestamp,
+  reviewed_at: NullableTimestamp,
+  reviewed_by: NullableText,
+  finalized_at: NullableTimestamp,
+  finalized_by: NullableText,
+  submitted_by: NullableText,
+  custom_privacy_request_fields_approved_by: NullableText,
+  custom_privacy_request_fields_approved_at: NullableTimestamp,
+  identity_verified_at: NullableTimestamp,
+  client_id: NullableText,
+  origin: NullableText,
+  policy_id: Type.String(),
+  policy: PolicyEmbed,
+  property_id: NullableText,
+  cancel_reason: NullableText,
+  canceled_at: NullableTimestamp,
+  consent_preferences: Type.Array(Type.Unknown()),
+  source: NullableText,
+  paused_at: NullableTimestamp,
+  due_date: Timestamp,
+  days_left: Type.Integer(),
+  custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
+  location: NullableText,
+  identity: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'The known identities (after derived ones merged); `{}` once purged.',
+    },
+  ),
+});
+
+export const CreateResponse = BulkResponse(PrivacyRequestView);
+
+export const ListQuery = Type.Object({
+  request_id: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(Type.Enum([...STATUSES])),
+  external_id: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const RequestIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50 });
+
+export const ApproveBody = Type.Object({ request_ids: RequestIds }, { additionalProperties: false });
+export const DenyBody = Type.Object(
+  { request_ids: RequestIds, reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+);
+
+export const ReviewResponse = BulkResponse(PrivacyRequestView);
+
+export const ResumeBody = Type.Object(
+  {
+    derived_identity: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(Type.String()),
+          phone_number: Type.Optional(Type.String()),
+          custom_identity: Type.Optional(
+            Type.Object({ label: Type.String(), value: Type.String() }, { additionalProperties: false }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PreApprovalBody = Type.Object({}, { additionalProperties: false });
+
+export const ReplyAnswer = Type.Object({ privacy_request_id: Type.String(), status: Type.String() });
+
+export const LogEntryView = Type.Object({
+  time: Timestamp,
+  kind: Type.Enum(['transition', 'webhook', 'rules', 'note']),
+  from_status: NullableText,
+  to_status: NullableText,
+  webhook_key: NullableText,
+  timing: Nullable(Type.Enum(['pre_approval', 'pre', 'post'])),
+  direction: NullableText,
+  target_host: NullableText,
+  http_status: Nullable(Type.Integer()),
+  duration_ms: Nullable(Type.Integer()),
+  attempt: Nullable(Type.Integer()),
+  error: NullableText,
+  message: NullableText,
+  details: Type.Unknown(),
+});
+
+export const AccessResults = Type.Unknown({
+  description: 'The access package of a completed access request.',
+});

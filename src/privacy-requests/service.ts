@@ -1,0 +1,383 @@
+// The privacy-request lifecycle as the API drives it: receipt (with automatic approval or pre-approval),
+// approve, deny, retry, resume with a reply-to-token, pre-approval answers, and the reads. Every
+// transition is a compare-and-set on the status inside one transaction that also writes the log and
+// queues the work; nothing here calls a webhook (workers do, src/privacy-requests/executor.ts). It never
+// logs an identity nor puts one in an error message.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/scopes.ts';
+import type { Queryable } from '../db/database.ts';
+import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import type { Services } from '../runtime/services.ts';
+import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import {
+  type DerivedIdentity,
+  derivedIdentityProblem,
+  type Identity,
+  identityProblem,
+  mergeIdentity,
+  openIdentity,
+  sealIdentity,
+} from './identity.ts';
+import { enqueueAdvance } from './jobs.ts';
+import { openReplyToken } from './reply-token.ts';
+import { readAccessPackage } from './rule-runner.ts';
+import {
+  type ListFilter,
+  type LogRow,
+  type NewStep,
+  privacyRequestRepository as repo,
+  type RequestRow,
+  type Status,
+} from './repository.ts';
+import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
+import { loadPolicyEmbeds, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+
+export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
+
+const checkItem = itemValidator(PrivacyRequestItem);
+
+/** The verbs of the 400 sentence naming an illegal transition. */
+const VERB = { approve: 'approve', deny: 'deny', retry: 'retry', resume: 'resume' } as const;
+
+export class PrivacyRequestService {
+  readonly #services: Services;
+
+  constructor(services: Services) {
+    this.#services = services;
+  }
+
+  get #db() {
+    return this.#services.db;
+  }
+
+  /** Receives each request on its own: a failing item is reported and the others are still received. */
+  async create(
+    items: readonly unknown[],
+    caller: Principal,
+  ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
+    const preApproval = await repo.preApprovalWebhooks(this.#db);
+    for (const item of items) {
+      const fail = (message: string) =>
+        result.failed.push({ message, data: echoFields(item, PRIVACY_REQUEST_FIELDS) });
+      const checked = checkItem(item);
+      if (!checked.ok) {
+        fail(checked.message);
+        continue;
+      }
+      const request = checked.value;
+      const problem = identityProblem(request.identity as Record<string, unknown>);
+      if (problem) {
+        fail(problem);
+        continue;
+      }
+      const { rows } = await this.#db.query<{ id: string }>('SELECT id FROM policies WHERE key = $1', [
+        request.policy_key,
+      ]);
+      const policyId = rows[0]?.id;
+      if (!policyId) {
+        fail(`No policy with key ${request.policy_key}.`);
+        continue;
+      }
+      const id = `pri_${randomUUID()}`;
+      await this.#db.transaction(async (tx) => {
+        await repo.insert(tx, {
+          id,
+          externalId: request.external_id ?? null,
+          policyId,
+          clientId: caller.clientId,
+          source: request.source ?? null,
+          location: request.location ?? null,
+          customFields: request.custom_fields ?? [],
+          identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
+          identityTtlSeconds: this.#services.config.defaultTtlSeconds,
+        });
+        await repo.appendLog(tx, id, [
+          { kind: 'transition', fromStatus: null, toStatus: 'pending', message: 'request received' },
+        ]);
+        if (preApproval.length > 0) {
+          await repo.insertSteps(
+            tx,
+            id,
+            0,
+            preApproval.map((webhook) => ({
+              kind: 'pre_approval',
+              webhookId: webhook.id,
+              webhookKey: webhook.key,
+              webhookName: webhook.name,
+              direction: null,
+              connectionKey: webhook.connection_key,
+            })),
+          );
+          await enqueueAdvance(this.#services.queue, tx, id);
+        } else if (!this.#services.config.requireManualApproval) {
+          const row = (await repo.lock(tx, id)) as RequestRow;
+          await this.#approve(tx, row, null, 'approved automatically: no pre-approval webhooks');
+        }
+      });
+      result.succeeded.push(await this.get(id));
+    }
+    return result;
+  }
+
+  async list(filter: ListFilter, page: number, size: number) {
+    const [rows, total] = await Promise.all([
+      repo.page(this.#db, filter, size, (page - 1) * size),
+      repo.count(this.#db, filter),
+    ]);
+    const policies = await loadPolicyEmbeds(
+      this.#db,
+      rows.map((row) => row.policy_id),
+    );
+    return {
+      items: rows.map((row) => this.#withIdentity(row, policies)),
+      total,
+      page,
+      size,
+    };
+  }
+
+  async get(id: string): Promise<PrivacyRequestWithIdentity> {
+    const row = await this.#find(id);
+    return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+  }
+
+  async log(id: string): Promise<LogRow[]> {
+    await this.#find(id);
+    return repo.log(this.#db, id);
+  }
+
+  async accessResults(id: string): Promise<unknown> {
+    const row = await this.#find(id);
+    if (row.status !== 'complete')
+      throw badRequest(`Access results exist once the request is complete; it is ${row.status}.`);
+    const results = await readAccessPackage(this.#services, id);
+    if (results === null) throw notFound(`Request ${id} has no access package.`);
+    return results;
+  }
+
+  async approve(ids: readonly string[], caller: Principal): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    return this.#review(ids, async (tx, row) => {
+      if (row.status !== 'pending') return illegal(VERB.approve, row.status);
+      await this.#approve(tx, row, caller.clientId, `approved by ${caller.clientId}`);
+      return undefined;
+    });
+  }
+
+  async deny(
+    ids: readonly string[],
+    reason: string | undefined,
+    caller: Principal,
+  ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    return this.#review(ids, async (tx, row) => {
+      if (row.status !== 'pending') return illegal(VERB.deny, row.status);
+      await repo.transition(tx, row.id, 'pending', 'denied', {
+        reviewed_at: new Date(),
+        reviewed_by: caller.clientId,
+        finalized_at: new Date(),
+        finalized_by: caller.clientId,
+      });
+      await repo.appendLog(tx, row.id, [
+        {
+          kind: 'transition',
+          fromStatus: 'pending',
+          toStatus: 'denied',
+          message: `denied by ${caller.clientId}${reason ? `: ${reason}` : ''}`,
+        },
+      ]);
+      return undefined;
+    });
+  }
+
+  /** From `error` only: the request continues at the step that failed (or was awaiting resume). */
+  async retry(id: string, caller: Principal): Promise<PrivacyRequestWithIdentity> {
+    await this.#db.transaction(async (tx) => {
+      const row = await repo.lock(tx, id);
+      if (!row) throw notFound(`No privacy request with id ${id}.`);
+      if (row.status !== 'error') throw badRequest(illegal(VERB.retry, row.status));
+      if (row.identity_sealed === null)
+        throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
+      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.appendLog(tx, id, [
+        {
+          kind: 'transition',
+          fromStatus: 'error',
+          toStatus: 'in_processing',
+          message: `retried by ${caller.clientId}`,
+        },
+      ]);
+      await enqueueAdvance(this.#services.queue, tx, id);
+    });
+    return this.get(id);
+  }
+
+  /**
+   * Resumes a paused request with its reply-to-token. The token must be one this installation issued
+   * (401), for this request (403), unexpired and unused (401), and the request must still be paused on
+   * the webhook that issued it (400). The body's identities replace the known ones, by type.
+   */
+  async resume(id: string, token: string | undefined, derived: DerivedIdentity | undefined): Promise<void> {
+    if (derived !== undefined) {
+      const problem = derivedIdentityProblem(derived);
+      if (problem) throw invalid(problem);
+    }
+    await this.#withReplyToken(id, token, 'resume', async (tx, row, step) => {
+      if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
+      if (row.paused_step !== step)
+        throw badRequest(`Request ${id} is paused on another webhook; this token is not its reply-to-token.`);
+      const changes: { identity_sealed?: Buffer } = {};
+      if (derived && Object.keys(derived).length > 0) {
+        const known = row.identity_sealed
+          ? openIdentity(this.#services.keyring, id, row.identity_sealed)
+          : {};
+        changes.identity_sealed = sealIdentity(this.#services.keyring, id, mergeIdentity(known, derived));
+      }
+      await repo.transition(tx, id, 'paused', 'in_processing', {
+        ...changes,
+        paused_at: null,
+        paused_step: null,
+      });
+      await repo.appendLog(tx, id, [
+        {
+          kind: 'transition',
+          fromStatus: 'paused',
+          toStatus: 'in_processing',
+          message: 'resumed with the reply-to-token',
+          details: derived ? { derived_identity_types: Object.keys(derived) } : undefined,
+        },
+      ]);
+      await enqueueAdvance(this.#services.queue, tx, id);
+    });
+  }
+
+  /** A pre-approval webhook's answer. All eligible approves the request; not eligible leaves it for review. */
+  async answerPreApproval(id: string, token: string | undefined, answer: 'eligible' | 'not_eligible') {
+    await this.#withReplyToken(id, token, 'pre_approval', async (tx, row, step) => {
+      if (row.status !== 'pending')
+        throw badRequest(`Request ${id} is not awaiting pre-approval; it is ${row.status}.`);
+      const steps = await repo.steps(tx, id);
+      const current = steps.find((candidate) => candidate.position === step);
+      if (!current || current.kind !== 'pre_approval' || current.answer !== null)
+        throw badRequest(`This pre-approval webhook has already answered for request ${id}.`);
+      await repo.answerStep(tx, id, step, answer);
+      await repo.appendLog(tx, id, [
+        {
+          kind: 'note',
+          webhookKey: current.webhook_key,
+          timing: 'pre_approval',
+          message:
+            answer === 'eligible'
+              ? 'pre-approval webhook answered eligible'
+              : 'pre-approval webhook answered not eligible; the request awaits manual review',
+        },
+      ]);
+      const preApprovals = steps.filter((candidate) => candidate.kind === 'pre_approval');
+      const allEligible = preApprovals.every(
+        (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
+      );
+      if (allEligible) {
+        await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      }
+    });
+  }
+
+  async #withReplyToken(
+    id: string,
+    token: string | undefined,
+    kind: 'resume' | 'pre_approval',
+    act: (tx: Queryable, row: RequestRow, step: number) => Promise<void>,
+  ) {
+    const claims = token ? await openReplyToken(this.#services.keyring, token) : undefined;
+    if (!claims) throw unauthorized('A valid reply-to-token is required as the Bearer token.');
+    const age = Date.now() / 1000 - claims.iat;
+    if (age > this.#services.config.privacyRequestDelayTimeoutSeconds)
+      throw unauthorized('This reply-to-token has expired.');
+    if (claims.privacy_request_id !== id) throw forbidden('This reply-to-token belongs to another request.');
+    await this.#db.transaction(async (tx) => {
+      const row = await repo.lock(tx, id);
+      const record = await repo.lockToken(tx, claims.jti);
+      if (!row || !record || record.privacy_request_id !== id || record.kind !== kind)
+        throw unauthorized('This reply-to-token is not valid for this call.');
+      if (record.used_at !== null) throw unauthorized('This reply-to-token has already been used.');
+      if (record.expired) throw unauthorized('This reply-to-token has expired.');
+      await act(tx, row, record.step);
+      await repo.useToken(tx, claims.jti);
+    });
+  }
+
+  /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
+  async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
+    const now = new Date();
+    await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
+    const webhooks = await repo.policyWebhooks(tx, row.policy_id);
+    const webhookStep = (webhook: (typeof webhooks)[number]): NewStep => ({
+      kind: webhook.timing,
+      webhookId: webhook.id,
+      webhookKey: webhook.key,
+      webhookName: webhook.name,
+      direction: webhook.direction,
+      connectionKey: webhook.connection_key,
+    });
+    const plan: NewStep[] = [
+      ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
+      {
+        kind: 'rules',
+        webhookId: null,
+        webhookKey: null,
+        webhookName: null,
+        direction: null,
+        connectionKey: null,
+      },
+      ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
+    ];
+    const existing = await repo.steps(tx, row.id);
+    await repo.insertSteps(tx, row.id, existing.length, plan);
+    await repo.appendLog(tx, row.id, [
+      {
+        kind: 'transition',
+        fromStatus: 'pending',
+        toStatus: 'approved',
+        message,
+        details: {
+          plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
+        },
+      },
+    ]);
+    await enqueueAdvance(this.#services.queue, tx, row.id);
+  }
+
+  async #review(
+    ids: readonly string[],
+    act: (tx: Queryable, row: RequestRow) => Promise<string | undefined>,
+  ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
+    for (const id of new Set(ids)) {
+      const refusal = await this.#db.transaction(async (tx) => {
+        const row = await repo.lock(tx, id);
+        if (!row) return `No privacy request with id ${id}.`;
+        return act(tx, row);
+      });
+      if (refusal) result.failed.push({ message: refusal, data: { id } });
+      else result.succeeded.push(await this.get(id));
+    }
+    return result;
+  }
+
+  async #find(id: string): Promise<RequestRow> {
+    const row = await repo.find(this.#db, id);
+    if (!row) throw notFound(`No privacy request with id ${id}.`);
+    return row;
+  }
+
+  #withIdentity(row: RequestRow, policies: Map<string, unknown>): PrivacyRequestWithIdentity {
+    const view = toPrivacyRequestView(row, policies.get(row.policy_id) as never);
+    const identity = row.identity_sealed
+      ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
+      : {};
+    return { ...view, identity };
+  }
+}
+
+function illegal(verb: string, status: Status): string {
+  return `cannot ${verb} a request in status ${status}`;
+}

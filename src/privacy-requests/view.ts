@@ -1,0 +1,124 @@
+// The seed's privacy_request object, built the same way for the API and for the callback body: the
+// embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
+import type { Queryable } from '../db/database.ts';
+import { policyRepository, type PolicyRow } from '../policies/repository.ts';
+import type { RequestRow } from './repository.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface PolicyEmbed {
+  id: string;
+  name: string;
+  key: string;
+  drp_action: string | null;
+  execution_timeframe: number;
+  client_id: string | null;
+  rules: {
+    id: string;
+    name: string;
+    key: string;
+    action_type: string;
+    masking_strategy: { strategy: string; configuration: Record<string, unknown> } | null;
+    storage_destination_id: string | null;
+  }[];
+}
+
+export interface PrivacyRequestView {
+  id: string;
+  external_id: string | null;
+  status: string;
+  requested_at: string;
+  started_processing_at: string | null;
+  finished_processing_at: string | null;
+  reviewed_at: string | null;
+  reviewed_by: string | null;
+  finalized_at: string | null;
+  finalized_by: string | null;
+  submitted_by: string | null;
+  custom_privacy_request_fields_approved_by: string | null;
+  custom_privacy_request_fields_approved_at: string | null;
+  identity_verified_at: string | null;
+  client_id: string | null;
+  origin: string | null;
+  policy_id: string;
+  policy: PolicyEmbed;
+  property_id: string | null;
+  cancel_reason: string | null;
+  canceled_at: string | null;
+  consent_preferences: unknown[];
+  source: string | null;
+  paused_at: string | null;
+  due_date: string;
+  days_left: number;
+  custom_fields: unknown[];
+  location: string | null;
+}
+
+const iso = (value: Date | null) => (value === null ? null : value.toISOString());
+
+/** The policies (with rules) of the given ids, for embedding. */
+export async function loadPolicyEmbeds(db: Queryable, policyIds: readonly string[]) {
+  const unique = [...new Set(policyIds)];
+  const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE id = ANY($1::text[])', [unique]);
+  const rules = await policyRepository.rulesOf(db, unique);
+  const embeds = new Map<string, PolicyEmbed>();
+  for (const policy of rows) {
+    embeds.set(policy.id, {
+      id: policy.id,
+      name: policy.name,
+      key: policy.key,
+      drp_action: policy.drp_action,
+      execution_timeframe: policy.execution_timeframe,
+      client_id: policy.client_id,
+      rules: rules
+        .filter((rule) => rule.policy_id === policy.id)
+        .map((rule) => ({
+          id: rule.id,
+          name: rule.name,
+          key: rule.key,
+          action_type: rule.action_type,
+          masking_strategy: rule.masking_strategy,
+          storage_destination_id: rule.storage_destination_id,
+        })),
+    });
+  }
+  return embeds;
+}
+
+export function toPrivacyRequestView(
+  row: RequestRow,
+  policy: PolicyEmbed,
+  now = new Date(),
+): PrivacyRequestView {
+  const due = new Date(row.requested_at.getTime() + policy.execution_timeframe * DAY_MS);
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    status: row.status,
+    requested_at: row.requested_at.toISOString(),
+    started_processing_at: iso(row.started_processing_at),
+    finished_processing_at: iso(row.finished_processing_at),
+    reviewed_at: iso(row.reviewed_at),
+    reviewed_by: row.reviewed_by,
+    finalized_at: iso(row.finalized_at),
+    finalized_by: row.finalized_by,
+    submitted_by: row.submitted_by,
+    custom_privacy_request_fields_approved_by: null,
+    custom_privacy_request_fields_approved_at: null,
+    identity_verified_at: iso(row.identity_verified_at),
+    client_id: row.client_id,
+    origin: row.origin,
+    policy_id: row.policy_id,
+    policy,
+    property_id: null,
+    cancel_reason: row.cancel_reason,
+    canceled_at: iso(row.canceled_at),
+    consent_preferences: [],
+    source: row.source,
+    paused_at: iso(row.paused_at),
+    due_date: due.toISOString(),
+    days_left: Math.floor((due.getTime() - now.getTime()) / DAY_MS),
+    custom_fields: row.custom_fields,
+    location: row.location,
+  };
+}

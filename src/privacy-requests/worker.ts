@@ -1,0 +1,97 @@
+// A process's privacy-request worker: the pg-boss handlers of the advance and sweep queues, and the timer
+// that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
+// to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
+// executor; this module only wires them to the queue.
+import { CallbackSigning } from '../callbacks/signing.ts';
+import { TargetOAuth } from '../callbacks/target-oauth.ts';
+import type { Services } from '../runtime/services.ts';
+import { CallbackClient } from './callback-client.ts';
+import { PrivacyRequestExecutor } from './executor.ts';
+import { ADVANCE_QUEUE, type AdvanceJob, SWEEP_QUEUE } from './jobs.ts';
+import { privacyRequestRepository as repo } from './repository.ts';
+
+export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
+const SWEEP_BATCH = 100;
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+export async function startPrivacyRequestWorker(
+  services: Services,
+  onError: (error: Error) => void,
+): Promise<RunningWorker> {
+  const { boss } = services.queue;
+  const { config } = services;
+  const client = new CallbackClient(config);
+  const oauth = new TargetOAuth(services);
+  const executor = new PrivacyRequestExecutor(services, {
+    client,
+    oauth,
+    signing: new CallbackSigning(services),
+  });
+
+  await boss.work<AdvanceJob>(
+    ADVANCE_QUEUE,
+    {
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
+      localConcurrency: config.workerConcurrency,
+      batchSize: 1,
+    },
+    async ([job]) => {
+      if (job) await executor.advance(job.data.privacyRequestId);
+    },
+  );
+  await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: config.jobPollingIntervalSeconds }, async () =>
+    sweep(services),
+  );
+
+  const requestSweep = () =>
+    boss
+      .send(SWEEP_QUEUE, {}, { singletonKey: 'sweep', singletonSeconds: config.sweepIntervalSeconds })
+      .catch(onError);
+  void requestSweep();
+  const timer = setInterval(requestSweep, config.sweepIntervalSeconds * 1000);
+  timer.unref();
+
+  return {
+    async stop() {
+      clearInterval(timer);
+      await client.close();
+      await oauth.close();
+    },
+  };
+}
+
+/** One sweep pass: expire long pauses, purge expired identities, drop long-dead reply tokens. */
+export async function sweep(services: Pick<Services, 'db' | 'config'>): Promise<void> {
+  const { db, config } = services;
+  for (;;) {
+    const expired = await db.transaction(async (tx) => {
+      const rows = await repo.lockExpiredPauses(tx, config.privacyRequestDelayTimeoutSeconds, SWEEP_BATCH);
+      for (const row of rows) {
+        // Retrying the request calls the webhook that paused it again: it hands out a fresh token.
+        const pausedStep = row.paused_step ?? row.next_step;
+        await repo.transition(tx, row.id, 'paused', 'error', {
+          error_reason: PAUSE_EXPIRED_REASON,
+          paused_step: null,
+          next_step: pausedStep,
+        });
+        await repo.reopenStep(tx, row.id, pausedStep);
+        await repo.appendLog(tx, row.id, [
+          {
+            kind: 'transition',
+            fromStatus: 'paused',
+            toStatus: 'error',
+            message: PAUSE_EXPIRED_REASON,
+            error: PAUSE_EXPIRED_REASON,
+          },
+        ]);
+      }
+      return rows.length;
+    });
+    if (expired < SWEEP_BATCH) break;
+  }
+  await repo.purgeExpiredIdentities(db);
+  await repo.deleteOldTokens(db);
+}

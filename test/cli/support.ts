@@ -1,0 +1,138 @@
+// A store of its own for `lethe` child processes: a fresh embedded data dir (PGlite) or, when
+// LETHE_TEST_DATABASE_URL is set, a fresh PostgreSQL database dropped afterwards. Commands run as real
+// processes (`node src/cli.ts ...`) with LETHE_DATA_DIR / DATABASE_URL pointing at it; the test reads
+// the outcome through the store or a real API started on the same store between commands.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { type RunningService, startService } from '../../src/runtime/start.ts';
+
+const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliStore {
+  dir: string;
+  env: Record<string, string>;
+  config: Config;
+  /** Runs `lethe ...args` to its end. */
+  run(args: string[]): Promise<CliRun>;
+  /** Starts `lethe ...args` and hands back the process (for interrupting it). */
+  start(args: string[]): ChildProcess;
+  /** Opens the store in this process (PGlite: only while no lethe process holds it). */
+  withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
+  /** Starts the real API on this store (PGlite: stop it before the next command). */
+  startApi(): Promise<RunningService & { url: string }>;
+  remove(): Promise<void>;
+}
+
+export async function createCliStore(): Promise<CliStore> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'lethe-cli-'));
+  const env: Record<string, string> = {
+    LETHE_DATA_DIR: path.join(dir, 'data'),
+    LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    LETHE_ROOT_CLIENT_ID: 'root-cli-test',
+    LETHE_ROOT_CLIENT_SECRET: randomBytes(24).toString('base64url'),
+    LETHE_LOG_LEVEL: 'silent',
+    PORT: '0',
+  };
+  let drop = async () => {};
+  if (POSTGRES_URL) {
+    const name = `lethe_cli_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    drop = async () => {
+      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    };
+  }
+  const config: Config = { ...loadConfig(env), port: 0, logLevel: 'silent' };
+  const childEnv = () => {
+    const inherited = { ...process.env };
+    delete inherited.DATABASE_URL;
+    return { ...inherited, ...env };
+  };
+
+  const start = (args: string[]) =>
+    spawn(process.execPath, [CLI, ...args], { cwd: dir, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+
+  return {
+    dir,
+    env,
+    config,
+    start,
+    run(args) {
+      const child = start(args);
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      return new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+    },
+    async withDatabase(work) {
+      const db = await openDatabase(config);
+      try {
+        return await work(db);
+      } finally {
+        await db.close();
+      }
+    },
+    async startApi() {
+      const running = await startService(config, {
+        api: true,
+        worker: false,
+        logger: false,
+        announce: () => {},
+      });
+      return { ...running, url: running.url as string };
+    },
+    async remove() {
+      await drop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves with the first match of `pattern` in the child's stdout (which keeps flowing afterwards). */
+export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = pattern.exec(output);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve(match);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('close', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${output}`)));
+  });
+}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import {
+  engineConfig,
+  getRequest,
+  logOf,
+  policyWithWebhooks,
+  type Receiver,
+  startReceiver,
+  submit,
+  waitForStatus,
+} from './support.ts';
+
+const DELAY_TIMEOUT_SECONDS = 2;
+const IDENTITY_TTL_SECONDS = 8;
+
+describe('paused request expiry and identity purge', () => {
+  let service: TestService;
+  let receiver: Receiver;
+  let halting = true;
+  before(async () => {
+    receiver = await startReceiver();
+    service = await startTestService(
+      {
+        ...engineConfig,
+        privacyRequestDelayTimeoutSeconds: DELAY_TIMEOUT_SECONDS,
+        defaultTtlSeconds: IDENTITY_TTL_SECONDS,
+      },
+      { worker: true },
+    );
+    receiver.on('/gate', () => ({ body: { halt: halting } }));
+    await policyWithWebhooks(
+      service,
+      receiver,
+      'gated',
+      [{ key: 'gate', direction: 'two_way' }],
+      [{ key: 'done', direction: 'one_way' }],
+    );
+  });
+  after(async () => {
+    await service.stop();
+    await receiver.close();
+  });
+
+  it('moves a request paused too long to error by the scheduled sweep; retry asks the pausing webhook again', async () => {
+    const created = await submit(service, { policy_key: 'gated', identity: { email: 'late@example.com' } });
+    const purgeSoon = await submit(service, { policy_key: 'gated', identity: { email: 'gone@example.com' } });
+    await waitForStatus(service, created.id, 'paused');
+    await waitForStatus(service, purgeSoon.id, 'paused');
+    const token = String(
+      receiver.callsTo('/gate').find((call) => call.body.privacy_request_id === created.id)?.headers[
+        'reply-to-token'
+      ],
+    );
+
+    // Nobody reads the request meanwhile: the sweep acts on its own.
+    await new Promise((resolve) => setTimeout(resolve, (DELAY_TIMEOUT_SECONDS + 2) * 1000));
+    const { rows } = await service.services.db.query<{ status: string; error_reason: string }>(
+      'SELECT status, error_reason FROM privacy_requests WHERE id = $1',
+      [created.id],
+    );
+    assert.deepEqual(rows[0], { status: 'error', error_reason: 'paused request expired; resubmit it' });
+    const log = await logOf(service, created.id);
+    const expiry = log.at(-1);
+    assert.equal(`${expiry.from_status}>${expiry.to_status}`, 'paused>error');
+    assert.equal(expiry.error, 'paused request expired; resubmit it');
+
+    const late = await service.call('POST', `/privacy-request/${created.id}/resume`, {
+      json: {},
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(late.status, 401);
+    assert.match(late.body.detail, /expired/);
+
+    halting = false;
+    const retried = await service.call('POST', `/v1/privacy-request/${created.id}/retry`, {
+      token: await service.rootToken(),
+    });
+    assert.equal(retried.status, 200, retried.text);
+    await waitForStatus(service, created.id, 'complete');
+    const gateCalls = receiver.callsTo('/gate').filter((call) => call.body.privacy_request_id === created.id);
+    assert.equal(gateCalls.length, 2, 'the pausing webhook is asked again and hands out a fresh token');
+    assert.notEqual(gateCalls[1]?.headers['reply-to-token'], token);
+
+    const purged = await waitForIdentityPurge(purgeSoon.id);
+    assert.equal(purged.status, 'error');
+    assert.deepEqual(purged.identity, {});
+    const { rows: sealed } = await service.services.db.query<{ identity_sealed: unknown }>(
+      'SELECT identity_sealed FROM privacy_requests WHERE id = $1',
+      [purgeSoon.id],
+    );
+    assert.equal(sealed[0]?.identity_sealed, null);
+    const refused = await service.call('POST', `/v1/privacy-request/${purgeSoon.id}/retry`, {
+      token: await service.rootToken(),
+    });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.detail, /expired and were purged; resubmit it/);
+  });
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request objects are inspected field by field
+  async function waitForIdentityPurge(id: string): Promise<any> {
+    const deadline = Date.now() + (IDENTITY_TTL_SECONDS + 10) * 1000;
+    while (Date.now() < deadline) {
+      const request = await getRequest(service, id);
+      if (Object.keys(request.identity).length === 0) return request;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('identities were not purged');
+  }
+});
