@@ -45,7 +45,7 @@ export interface Config {
    * long and has no job in the queue is queued again by the sweep (not an environment variable).
    */
   stalledRequestSeconds: number;
-  /** Requests one worker process advances at the same time. */
+  /** Fetch loops of a worker process; each advances up to two requests at a time. */
   workerConcurrency: number;
   /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
