@@ -34,7 +34,7 @@ export class CallbackClient {
     this.#agent = new Agent({
       keepAliveTimeout: 10_000,
       connections: 64,
-      connect: { lookup: guardedLookup(policy) as never, timeout: policy.webhookTimeoutMs },
+      connect: { lookup: guardedLookup(policy), timeout: policy.webhookTimeoutMs },
       headersTimeout: policy.webhookTimeoutMs,
       bodyTimeout: policy.webhookTimeoutMs,
     });

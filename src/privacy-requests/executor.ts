@@ -30,7 +30,7 @@ import {
   type Status,
   type StepRow,
 } from './repository.ts';
-import { loadPolicyEmbeds, toPrivacyRequestView } from './view.ts';
+import { loadPolicyEmbed, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
@@ -121,13 +121,13 @@ export class PrivacyRequestExecutor {
   }
 
   async #runRules(row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
-    const policy = (await loadPolicyEmbeds(this.#db, [row.policy_id])).get(row.policy_id);
+    const policy = await loadPolicyEmbed(this.#db, row.policy_id);
     const started = performance.now();
     let summary: unknown;
     try {
       summary = await runPolicyRules(this.#services, {
         privacyRequestId: row.id,
-        policyKey: policy?.key ?? '',
+        policyKey: policy.key,
         identityValues: identityValues(identity),
       });
     } catch (error) {
@@ -168,14 +168,14 @@ export class PrivacyRequestExecutor {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
     }
-    const policy = (await loadPolicyEmbeds(this.#db, [row.policy_id])).get(row.policy_id);
+    const policy = await loadPolicyEmbed(this.#db, row.policy_id);
     const body = JSON.stringify({
       privacy_request_id: row.id,
       timestamp: new Date().toISOString(),
       direction: timing === 'pre_approval' ? 'one_way' : step.direction,
       callback_type: timing,
       identity,
-      privacy_request: toPrivacyRequestView(row, policy as never),
+      privacy_request: toPrivacyRequestView(row, policy),
     });
 
     const base: LogEntry = {

@@ -30,14 +30,11 @@ import {
   type Status,
 } from './repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
 
 const checkItem = itemValidator(PrivacyRequestItem);
-
-/** The verbs of the 400 sentence naming an illegal transition. */
-const VERB = { approve: 'approve', deny: 'deny', retry: 'retry', resume: 'resume' } as const;
 
 export class PrivacyRequestService {
   readonly #services: Services;
@@ -158,7 +155,7 @@ export class PrivacyRequestService {
 
   async approve(ids: readonly string[], caller: Principal): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     return this.#review(ids, async (tx, row) => {
-      if (row.status !== 'pending') return illegal(VERB.approve, row.status);
+      if (row.status !== 'pending') return illegal('approve', row.status);
       await this.#approve(tx, row, caller.clientId, `approved by ${caller.clientId}`);
       return undefined;
     });
@@ -170,7 +167,7 @@ export class PrivacyRequestService {
     caller: Principal,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     return this.#review(ids, async (tx, row) => {
-      if (row.status !== 'pending') return illegal(VERB.deny, row.status);
+      if (row.status !== 'pending') return illegal('deny', row.status);
       await repo.transition(tx, row.id, 'pending', 'denied', {
         reviewed_at: new Date(),
         reviewed_by: caller.clientId,
@@ -194,7 +191,7 @@ export class PrivacyRequestService {
     await this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
       if (!row) throw notFound(`No privacy request with id ${id}.`);
-      if (row.status !== 'error') throw badRequest(illegal(VERB.retry, row.status));
+      if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
       await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
@@ -369,8 +366,10 @@ export class PrivacyRequestService {
     return row;
   }
 
-  #withIdentity(row: RequestRow, policies: Map<string, unknown>): PrivacyRequestWithIdentity {
-    const view = toPrivacyRequestView(row, policies.get(row.policy_id) as never);
+  #withIdentity(row: RequestRow, policies: Map<string, PolicyEmbed>): PrivacyRequestWithIdentity {
+    const policy = policies.get(row.policy_id);
+    if (!policy) throw new Error(`policy ${row.policy_id} of request ${row.id} is missing`);
+    const view = toPrivacyRequestView(row, policy);
     const identity = row.identity_sealed
       ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
       : {};
@@ -378,6 +377,7 @@ export class PrivacyRequestService {
   }
 }
 
+/** The sentence of an illegal transition; it names the action (hence the target state) and the current one. */
 function illegal(verb: string, status: Status): string {
   return `cannot ${verb} a request in status ${status}`;
 }

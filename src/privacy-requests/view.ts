@@ -57,7 +57,10 @@ export interface PrivacyRequestView {
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
 /** The policies (with rules) of the given ids, for embedding. */
-export async function loadPolicyEmbeds(db: Queryable, policyIds: readonly string[]) {
+export async function loadPolicyEmbeds(
+  db: Queryable,
+  policyIds: readonly string[],
+): Promise<Map<string, PolicyEmbed>> {
   const unique = [...new Set(policyIds)];
   const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE id = ANY($1::text[])', [unique]);
   const rules = await policyRepository.rulesOf(db, unique);
@@ -83,6 +86,13 @@ export async function loadPolicyEmbeds(db: Queryable, policyIds: readonly string
     });
   }
   return embeds;
+}
+
+/** The embedded policy of one request (policies cannot be deleted while requests reference them). */
+export async function loadPolicyEmbed(db: Queryable, policyId: string): Promise<PolicyEmbed> {
+  const policy = (await loadPolicyEmbeds(db, [policyId])).get(policyId);
+  if (!policy) throw new Error(`policy ${policyId} of a privacy request is missing`);
+  return policy;
 }
 
 export function toPrivacyRequestView(
