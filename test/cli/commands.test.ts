@@ -137,7 +137,7 @@ describe('lethe commands', () => {
         created_at: undefined,
       },
     );
-    assert.ok(!listed.stdout.includes(key.key.split('_')[2]), 'list never shows the secret');
+    assert.ok(!listed.stdout.includes(key.key.split('_').slice(2).join('_')), 'list never shows the secret');
 
     const call = async (url: string) =>
       fetch(`${url}/api/entity/get-by-id`, {
