@@ -12,7 +12,14 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { badRequest, tooLarge, tooManyRequests, unavailable } from '../errors.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
-import { arrayInput, objectInput, type RawInput, rawInput, validated } from './api-input.ts';
+import {
+  arrayInput,
+  multipartInputError,
+  objectInput,
+  type RawInput,
+  rawInput,
+  validated,
+} from './api-input.ts';
 import { type ApiKeyPrincipal, authenticateApiKey, authorizeDatastore, presentedKey } from './api-keys.ts';
 import {
   AttributeDeleteInput,
@@ -96,11 +103,22 @@ export function subjectApiRoutes({
     );
 
     scope.addHook('onRequest', async (request, reply) => {
+      // The address throttle and the key lookup are independent reads (neither counts anything), so they
+      // run at once and are decided in order: a blocked address answers 429 whatever the key. One round
+      // trip of waiting instead of two on every call.
+      let lookup: Promise<ApiKeyPrincipal> | undefined;
+      let unreadable: unknown;
+      try {
+        lookup = authenticateApiKey(db, presentedKey(request.headers), request.headers.datastore);
+        lookup.catch(() => undefined);
+      } catch (error) {
+        unreadable = error;
+      }
       await scope.addressThrottle.assertNotBlocked(request, reply);
       try {
-        const presented = presentedKey(request.headers);
+        if (!lookup) throw unreadable;
         try {
-          request.apiKey = await authenticateApiKey(db, presented);
+          request.apiKey = await lookup;
         } catch (error) {
           await scope.addressThrottle.recordFailure(request);
           throw error;
@@ -375,7 +393,7 @@ export function subjectApiRoutes({
         });
       } catch (error) {
         if (file) await subjects.discardUpload(file.staged);
-        throw error;
+        throw multipartInputError(error);
       }
     }
   };
