@@ -6,7 +6,8 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { badRequest } from '../errors.ts';
+import { isStoreUnavailable } from '../db/database.ts';
+import { badRequest, DomainError } from '../errors.ts';
 import { shown } from './subject-service.ts';
 
 const Ajv = AjvModule.default;
@@ -21,18 +22,40 @@ export interface RawInput {
   value: unknown;
 }
 
+/**
+ * A multipart body the parser cannot read (cut short, a malformed part header, a missing boundary) is the
+ * client's fault: 400 with the parser's sentence. The parser throws plain errors without a status code, which
+ * would otherwise answer 500. Domain errors, store outages and errors that carry a status pass unchanged.
+ */
+export function multipartInputError(error: unknown): unknown {
+  if (
+    !(error instanceof Error) ||
+    error instanceof DomainError ||
+    isStoreUnavailable(error) ||
+    (error as { statusCode?: unknown }).statusCode !== undefined ||
+    !/multipart|part header|boundary/i.test(error.message)
+  ) {
+    return error;
+  }
+  return badRequest(`The multipart body is malformed: ${error.message.replace(/\.$/, '')}.`);
+}
+
 async function multipartFields(request: FastifyRequest): Promise<Fields> {
   const fields: Record<string, unknown[]> = {};
   let refused: string | undefined;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      refused ??= part.fieldname;
-      part.file.resume();
-      continue;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        refused ??= part.fieldname;
+        part.file.resume();
+        continue;
+      }
+      const values = fields[part.fieldname] ?? [];
+      values.push(part.value);
+      fields[part.fieldname] = values;
     }
-    const values = fields[part.fieldname] ?? [];
-    values.push(part.value);
-    fields[part.fieldname] = values;
+  } catch (error) {
+    throw multipartInputError(error);
   }
   if (refused !== undefined)
     throw badRequest(`This endpoint takes no file; the part ${shown(refused)} is a file.`);

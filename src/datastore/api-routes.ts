@@ -12,7 +12,14 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { badRequest, tooLarge, tooManyRequests, unavailable } from '../errors.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
-import { arrayInput, objectInput, type RawInput, rawInput, validated } from './api-input.ts';
+import {
+  arrayInput,
+  multipartInputError,
+  objectInput,
+  type RawInput,
+  rawInput,
+  validated,
+} from './api-input.ts';
 import { type ApiKeyPrincipal, authenticateApiKey, authorizeDatastore, presentedKey } from './api-keys.ts';
 import {
   AttributeDeleteInput,
@@ -386,7 +393,7 @@ export function subjectApiRoutes({
         });
       } catch (error) {
         if (file) await subjects.discardUpload(file.staged);
-        throw error;
+        throw multipartInputError(error);
       }
     }
   };

@@ -58,6 +58,12 @@ export async function openPostgres(connectionString: string): Promise<Database> 
     async transaction(work) {
       const client = await pool.connect();
       let broken = false;
+      // A checked-out client has no pool listener: a server lost between two statements of the
+      // transaction would otherwise be an unhandled 'error' event and end the process.
+      const onConnectionLost = () => {
+        broken = true;
+      };
+      client.on('error', onConnectionLost);
       try {
         await client.query('BEGIN');
         const result = await work(over(client));
@@ -69,6 +75,7 @@ export async function openPostgres(connectionString: string): Promise<Database> 
         });
         throw error;
       } finally {
+        client.off('error', onConnectionLost);
         client.release(broken);
       }
     },

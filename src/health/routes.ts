@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { isStoreUnavailable } from '../db/database.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 
@@ -14,6 +15,18 @@ const Health = Type.Object({
   queue: Type.Object({ running: Type.Boolean() }),
 });
 
+/**
+ * Why the check failed, for an unauthenticated caller: the kind of failure and the driver's error code,
+ * never the driver's message (it names the database host and port).
+ */
+function reasonOf(cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const suffix = typeof code === 'string' ? ` (${code})` : '';
+  return isStoreUnavailable(cause)
+    ? `the database cannot be reached${suffix}`
+    : `the database check failed${suffix}`;
+}
+
 export function healthRoutes({ db, queue }: Services): FastifyPluginAsync {
   return async (app) => {
     app.get(
@@ -25,12 +38,13 @@ export function healthRoutes({ db, queue }: Services): FastifyPluginAsync {
           response: { 200: Health, 503: Health },
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
         let error: string | undefined;
         try {
           await db.query('SELECT 1');
         } catch (cause) {
-          error = cause instanceof Error ? cause.message : String(cause);
+          error = reasonOf(cause);
+          request.log.warn({ err: cause }, 'health check: database unavailable');
         }
         const body = {
           status: error ? ('unavailable' as const) : ('ok' as const),

@@ -1,7 +1,7 @@
 // Maps every error to one answer. Management routes answer JSON {"detail": "..."}; subject-data routes
 // (config.plainErrors) answer a text/plain sentence, as the seed's Area B asks. 5xx never show internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isStoreUnavailable } from '../db/database.ts';
+import { isStoreUnavailable, isUnstorableValue } from '../db/database.ts';
 import { DomainError, type DomainErrorKind } from '../errors.ts';
 
 const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -51,6 +51,11 @@ export function answerError(
   } else if ((error as FastifyError).validation) {
     status = plain ? 400 : 422;
     message = describeValidation(error as FastifyError);
+  } else if (isUnstorableValue(error)) {
+    status = plain ? 400 : 422;
+    message =
+      'A value cannot be stored: it holds a NUL character, or is too long or out of range for its field.';
+    request.log.warn({ err: error }, 'value refused by the database');
   } else if (isStoreUnavailable(error)) {
     status = 503;
     message = 'The database is unavailable; try again shortly.';

@@ -36,6 +36,19 @@ function describe(error: ErrorObject, prefix: string): string {
   return `${path || 'the item'} ${error.message ?? 'is invalid'}.`;
 }
 
+/** The dotted path of the first string (or key) holding U+0000, which PostgreSQL text cannot store. */
+function pathOfNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const innerPath = [path, key].filter(Boolean).join('.');
+    if (key.includes('\u0000')) return innerPath;
+    const found = pathOfNul(inner, innerPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
  * Compiles a strict checker for one bulk item (no coercion; unknown fields are errors).
  * @param prefix names the checked value inside its item in messages, such as "masking_strategy.configuration".
@@ -46,7 +59,12 @@ export function itemValidator<S extends Type.TSchema>(
 ): (item: unknown) => ItemCheck<Type.Static<S>> {
   const validate = ajv.compile(schema as object);
   return (item) => {
-    if (validate(item)) return { ok: true, value: item as Type.Static<S> };
+    if (validate(item)) {
+      const nul = pathOfNul(item, prefix);
+      if (nul !== undefined)
+        return { ok: false, message: `${nul || 'the item'} holds a NUL character, which cannot be stored.` };
+      return { ok: true, value: item as Type.Static<S> };
+    }
     const first = validate.errors?.[0];
     return { ok: false, message: first ? describe(first, prefix) : `${prefix || 'the item'} is invalid.` };
   };
