@@ -1,17 +1,29 @@
-// npm run bench [-- --quick] [-- --store pglite|postgres]
+// npm run bench [-- --quick] [-- --store pglite|postgres] [-- --only subject-store,privacy-requests]
 // Every figure is printed next to a baseline measured in this same run; the machine is shared and
 // noisy, so ratios are what the targets are written in. Nothing here fails on a missed target: the table
-// says "NO" and bench/README.md says what limits it.
+// says "NO" and bench/README.md says what limits it. Only a crash exits non-zero.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { bareFastifyRequestsPerSecond, rawInsertRowsPerSecond, rawPostsPerSecond } from './lib/baselines.ts';
+import {
+  bareFastifyRequestsPerSecond,
+  rawInsertRowsPerSecond,
+  rawPostsPerSecond,
+  storeVersion,
+} from './lib/baselines.ts';
 import { startLethe } from './lib/lethe.ts';
 import { ROOT, startChild } from './lib/processes.ts';
-import { type Figure, writeReport } from './lib/report.ts';
+import { describeMachine, type Figure, writeReport } from './lib/report.ts';
+import { privacyRequestFigures } from './scenarios/privacy-requests.ts';
 import { subjectStoreFigures } from './scenarios/subject-store.ts';
 
+const SCENARIOS = ['subject-store', 'privacy-requests'] as const;
+
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, store: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    store: { type: 'string' },
+    only: { type: 'string' },
+  },
   allowPositionals: true,
 });
 const quick = values.quick ?? false;
@@ -21,8 +33,15 @@ const postgresUrl =
   'postgres://postgres@127.0.0.1:5432/test';
 const store = values.store ?? (process.env.LETHE_BENCH_STORE || 'postgres');
 if (store !== 'postgres' && store !== 'pglite') throw new Error('--store must be postgres or pglite');
+const only = values.only ? values.only.split(',').map((name) => name.trim()) : [...SCENARIOS];
+for (const name of only) {
+  if (!(SCENARIOS as readonly string[]).includes(name)) {
+    throw new Error(`--only takes a comma-separated list of ${SCENARIOS.join(', ')}`);
+  }
+}
 const adminUrl = store === 'postgres' ? postgresUrl : undefined;
 const seconds = quick ? 3 : 10;
+const started = performance.now();
 
 const log = (message: string) => process.stdout.write(`${message}\n`);
 log(`Lethe benchmarks (${quick ? 'quick' : 'full'}) on ${store}`);
@@ -34,19 +53,32 @@ const rawInsert = await rawInsertRowsPerSecond(adminUrl, seconds);
 const receiver = await startChild(path.join(ROOT, 'bench/lib/receiver-server.ts'), [], {}, '/');
 log('baseline: keep-alive POST/s to the local receiver');
 const rawPosts = await rawPostsPerSecond(receiver.url, seconds);
+const machine = describeMachine(await storeVersion(adminUrl), quick);
 
 const figures: Figure[] = [];
-const lethe = await startLethe(adminUrl);
 try {
-  figures.push(...(await subjectStoreFigures({ lethe, store, quick, seconds, helloRps, rawInsert, log })));
+  if (only.includes('subject-store')) {
+    const lethe = await startLethe(adminUrl);
+    try {
+      figures.push(
+        ...(await subjectStoreFigures({ lethe, store, quick, seconds, helloRps, rawInsert, log })),
+      );
+    } finally {
+      await lethe.dispose();
+    }
+  }
+  if (only.includes('privacy-requests')) {
+    figures.push(
+      ...(await privacyRequestFigures({ adminUrl, store, quick, receiverUrl: receiver.url, rawPosts, log })),
+    );
+  }
 } finally {
-  await lethe.dispose();
   await receiver.stop();
 }
 
 log('');
-log(await writeReport(store, quick, figures));
+log(await writeReport(machine, store, figures));
 log(
   `\nbaselines: bare Fastify ${Math.round(helloRps)} req/s, raw INSERT ${Math.round(rawInsert)} rows/s, raw POST ${Math.round(rawPosts)} req/s`,
 );
-log('written: bench/results.json');
+log(`written: bench/results.json (${Math.round((performance.now() - started) / 1000)} s)`);

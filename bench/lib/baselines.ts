@@ -79,3 +79,25 @@ export async function rawPostsPerSecond(receiverUrl: string, seconds: number): P
   await pool.close();
   return done / ((performance.now() - started) / 1000);
 }
+
+/** The server version the run measured against: PostgreSQL's, or the PGlite build's. */
+export async function storeVersion(databaseUrl: string | undefined): Promise<string> {
+  const sql = 'SHOW server_version';
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ server_version: string }>(sql);
+      return `PostgreSQL ${rows[0]?.server_version ?? 'unknown'}`;
+    } finally {
+      await client.end();
+    }
+  }
+  const pglite = await PGlite.create();
+  try {
+    const { rows } = await pglite.query<{ server_version: string }>(sql);
+    return `PGlite (PostgreSQL ${rows[0]?.server_version ?? 'unknown'})`;
+  } finally {
+    await pglite.close();
+  }
+}

@@ -1,7 +1,7 @@
 // A Lethe under measurement: a child process on a fresh store, plus the management calls the scenarios
 // need to set it up.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -9,9 +9,22 @@ import { type Child, ROOT, startChild } from './processes.ts';
 
 export interface LetheUnderTest extends Child {
   token: string;
+  /** The master key the process runs with, for the seeder to seal values as Lethe does. */
+  encryptionKey: Buffer;
   databaseUrl: string | undefined;
   management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
+  /** The environment the process runs with, for a worker process on the same store. */
+  env: Record<string, string>;
   dispose(): Promise<void>;
+}
+
+/** The V8 flags `npm start` runs Lethe with, so the bench measures the process users run. */
+export async function startFlags(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('src/cli.ts')).filter((word) => word.startsWith('--'));
 }
 
 export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -36,24 +49,29 @@ export async function createBenchDatabase(adminUrl: string): Promise<{ url: stri
 export async function startLethe(
   adminUrl: string | undefined,
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<LetheUnderTest> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-'));
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
   const clientId = 'bench-root';
   const clientSecret = randomBytes(24).toString('hex');
-  const child = await startChild(
-    path.join(ROOT, 'src/cli.ts'),
-    ['serve'],
-    {
-      LETHE_DATA_DIR: dataDir,
-      LETHE_ROOT_CLIENT_ID: clientId,
-      LETHE_ROOT_CLIENT_SECRET: clientSecret,
-      LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ...(database ? { DATABASE_URL: database.url } : {}),
-      ...env,
-    },
-    '/health',
-  );
+  const encryptionKey = randomBytes(32);
+  const letheEnv = {
+    LETHE_DATA_DIR: dataDir,
+    LETHE_ROOT_CLIENT_ID: clientId,
+    LETHE_ROOT_CLIENT_SECRET: clientSecret,
+    LETHE_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  };
+  const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', [
+    ...(await startFlags()),
+    ...nodeArgs,
+  ]).catch(async (error: unknown) => {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
     method: 'POST',
     body: new URLSearchParams({
@@ -81,6 +99,8 @@ export async function startLethe(
   return {
     ...child,
     token,
+    encryptionKey,
+    env: letheEnv,
     databaseUrl: database?.url,
     management,
     async dispose() {

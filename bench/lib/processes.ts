@@ -45,10 +45,11 @@ export async function startChild(
   args: string[],
   env: Record<string, string>,
   readyPath: string,
+  nodeArgs: string[] = [],
 ): Promise<Child> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LETHE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,15 +57,16 @@ export async function startChild(
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}${readyPath}`, child, () => output, 60_000);
+  try {
+    await waitFor(`${url}${readyPath}`, child, () => output, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     url,
     pid: child.pid as number,
-    async rssMb() {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      return kb / 1024;
-    },
+    rssMb: () => rssOf(child.pid as number),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -74,4 +76,63 @@ export async function startChild(
       clearTimeout(timer);
     },
   };
+}
+
+/** A process with no HTTP listener (a Lethe worker): ready once `readyLine` appears on its output. */
+export async function startBackgroundProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyLine: string,
+  nodeArgs: string[] = [],
+): Promise<Omit<Child, 'url'>> {
+  let output = '';
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LETHE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const onExit = (code: number | null) => {
+    output += `\nexited with ${code}`;
+  };
+  child.once('exit', onExit);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for "${readyLine}":\n${output}`)),
+      60_000,
+    );
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      if (output.includes(readyLine)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`process exited early:\n${output}`));
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  return {
+    pid: child.pid as number,
+    rssMb: () => rssOf(child.pid as number),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }

@@ -1,5 +1,7 @@
-// The local receiver: answers every POST with 200 and an empty JSON object over keep-alive. Used for the
-// raw POST/s baseline and as the webhook target of the privacy-request benchmark.
+// The local receiver: answers every POST with 200 over keep-alive. Used for the raw POST/s baseline and
+// as the webhook target of the privacy-request benchmark: `/halt` answers a two_way call with
+// `{"halt": true}` (the request pauses), every other path with `{}` (proceed). GET answers the count of
+// calls received.
 import { createServer } from 'node:http';
 
 let received = 0;
@@ -12,7 +14,7 @@ const server = createServer((request, response) => {
   request.on('end', () => {
     received += 1;
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{}');
+    response.end(request.url === '/halt' ? '{"halt":true}' : '{}');
   });
 });
 server.keepAliveTimeout = 30_000;

@@ -1,5 +1,5 @@
 // The results table and bench/results.json: every figure next to its same-run baseline and target.
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -33,18 +33,30 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-export async function writeReport(store: string, quick: boolean, figures: Figure[]): Promise<string> {
-  const report = {
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGb: round(totalmem() / 2 ** 30),
-      node: process.version,
-      quick,
-    },
-    store,
-    results: figures,
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  memoryGb: number;
+  node: string;
+  postgres: string;
+  mode: 'quick' | 'full';
+  loadAverage: number[];
+}
+
+export function describeMachine(postgres: string, quick: boolean): Machine {
+  return {
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGb: round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres,
+    mode: quick ? 'quick' : 'full',
+    loadAverage: loadavg().map(round),
   };
+}
+
+export async function writeReport(machine: Machine, store: string, figures: Figure[]): Promise<string> {
+  const report = { machine, store, results: figures };
   const file = path.join(import.meta.dirname, '..', 'results.json');
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   const rows = figures.map((entry) => [

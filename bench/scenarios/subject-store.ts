@@ -1,6 +1,7 @@
 // Area B figures: get-by-id against bare Fastify, entity/create against raw INSERT, get-by-identity and
 // forget as the datastore grows, file streaming, and the API's memory under each load.
 import { load, sequentialLatency } from '../lib/load.ts';
+import { benchUser, seedUsers } from '../lib/seed.ts';
 import type { LetheUnderTest } from '../lib/lethe.ts';
 import { type Figure, figure } from '../lib/report.ts';
 
@@ -17,20 +18,14 @@ interface Context {
 const ATTRIBUTES_PER_ENTITY = 5;
 const ENTITIES_PER_CALL = 100;
 
-function userBatch(offset: number, count: number) {
-  return Array.from({ length: count }, (_, index) => ({
-    name: 'user',
-    attributes: [
-      { name: 'email', value: `user${offset + index}@bench.example` },
-      { name: 'first_name', value: `First${offset + index}` },
-      { name: 'last_name', value: 'Benchmark' },
-      { name: 'phone', value: `+1555${String(offset + index).padStart(7, '0')}` },
-      { name: 'created', value: '2026-01-01T00:00:00Z' },
-    ],
-  }));
+/** Users numbered from `offset`; the load figures use numbers far above the seeded population's. */
+export function userBatch(offset: number, count: number) {
+  return Array.from({ length: count }, (_, index) => benchUser(LOAD_USERS_FROM + offset + index));
 }
 
-async function peakRss(lethe: LetheUnderTest, during: Promise<unknown>): Promise<number> {
+const LOAD_USERS_FROM = 500_000_000;
+
+export async function peakRss(lethe: LetheUnderTest, during: Promise<unknown>): Promise<number> {
   let peak = await lethe.rssMb();
   let running = true;
   const sampler = (async () => {
@@ -138,25 +133,41 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     }),
   );
 
-  const smallSize = context.quick ? 2_000 : 10_000;
-  const largeSize = context.quick ? 20_000 : 1_000_000;
-  let population = 1;
+  const smallSize = context.quick ? 1_000 : 10_000;
+  const largeSize = context.quick ? 10_000 : 1_000_000;
+  let population = 0;
   const populate = async (target: number) => {
-    const lanes = 4;
+    if (lethe.databaseUrl) {
+      await seedUsers({
+        databaseUrl: lethe.databaseUrl,
+        encryptionKey: lethe.encryptionKey,
+        datastore: 'bench',
+        from: population,
+        to: target,
+      });
+      population = target;
+      return;
+    }
     const lane = async () => {
       while (population < target) {
         const offset = population;
-        population += ENTITIES_PER_CALL;
-        await api('/api/entity/create', userBatch(100_000_000 + offset, ENTITIES_PER_CALL));
+        population = Math.min(target, population + ENTITIES_PER_CALL);
+        await api(
+          '/api/entity/create',
+          Array.from({ length: population - offset }, (_, index) => benchUser(offset + index)),
+        );
       }
     };
-    await Promise.all(Array.from({ length: lanes }, lane));
+    await Promise.all(Array.from({ length: 4 }, lane));
   };
-  const identityP99 = async () => {
+  const identityLatency = async () => {
     const size = population;
-    return sequentialLatency(context.quick ? 100 : 300, async () => {
-      const pick = 100_000_000 + 1 + Math.floor(Math.random() * (size - ENTITIES_PER_CALL));
-      await api('/api/entity/get-by-identity', [`USER${pick}@bench.example`]);
+    return sequentialLatency(context.quick ? 200 : 500, async () => {
+      const pick = Math.floor(Math.random() * size);
+      const [answer] = (await api('/api/entity/get-by-identity', [`USER${pick}@bench.example`])) as {
+        entities: unknown[];
+      }[];
+      if (answer?.entities.length !== 1) throw new Error(`user${pick} was not found exactly once`);
     });
   };
   const forgetWithDescendants = async () => {
@@ -179,19 +190,31 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
       headers,
       body: JSON.stringify({ entityId: root?.id }),
     });
-    await response.text();
-    if (response.status !== 200) throw new Error(`forget answered ${response.status}`);
-    return performance.now() - started;
+    const answer = (await response.json()) as { erased?: { entities: number } };
+    const elapsed = performance.now() - started;
+    if (response.status !== 200 || answer.erased?.entities !== 1001) {
+      throw new Error(`forget answered ${response.status}: ${JSON.stringify(answer)}`);
+    }
+    return elapsed;
   };
 
-  log(`populating ${smallSize} entities`);
+  log(`populating ${smallSize} entities (${lethe.databaseUrl ? 'SQL seeder' : 'through the API'})`);
   await populate(smallSize);
-  const smallIdentity = await identityP99();
+  const smallIdentity = await identityLatency();
   const smallForget = await forgetWithDescendants();
+  const seedStarted = performance.now();
   log(`populating ${largeSize} entities`);
   await populate(largeSize);
-  const largeIdentity = await identityP99();
+  log(`  seeded in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
+  let largeIdentity = { p50Ms: 0, p99Ms: 0 };
+  const identityPeak = await peakRss(
+    lethe,
+    identityLatency().then((result) => (largeIdentity = result)),
+  );
   const largeForget = await forgetWithDescendants();
+  log(
+    `  get-by-identity p50 ${largeIdentity.p50Ms.toFixed(2)} ms at ${largeSize}, ${smallIdentity.p50Ms.toFixed(2)} ms at ${smallSize}`,
+  );
   figures.push(
     figure({
       name: `get-by-identity p99 at ${largeSize} entities`,
@@ -200,6 +223,14 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
       baseline: smallIdentity.p99Ms,
       target: `<= 10 ms and <= 2 x its p99 at ${smallSize}`,
       met: (value, ratio) => value <= 10 && (ratio ?? Infinity) <= 2,
+    }),
+    figure({
+      name: 'API RSS under get-by-identity calls',
+      value: identityPeak,
+      unit: 'MB',
+      baseline: null,
+      target: '<= 200 MB',
+      met: (value) => value <= 200,
     }),
     figure({
       name: `forget of 1,000 descendants at ${largeSize} entities`,
@@ -213,7 +244,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
 
   log('file upload and download of 20 MiB');
   const bytes = 20 * 1024 * 1024;
-  const [owner] = (await api('/api/entity/create', userBatch(900_000_000, 1))) as { id: string }[];
+  const [owner] = (await api('/api/entity/create', userBatch(900_000, 1))) as { id: string }[];
   const before = await lethe.rssMb();
   const form = new FormData();
   form.set('attribute', JSON.stringify({ entityId: owner?.id, name: 'document', value: 'bench.bin' }));

@@ -1,7 +1,8 @@
 // The append-only audit log: who did what to which subject, when, through which request. Entries carry
 // ids, counts and actions, never attribute values (a SAR recipient is sealed by the caller). Any area
-// records through recordAudit inside the transaction of the change it describes; nothing here updates
-// or deletes an entry (the table's triggers refuse it anyway).
+// records through recordAudit inside the transaction of the change it describes (reads, which have no
+// transaction, through appendAudit); nothing here updates or deletes an entry (the table's triggers
+// refuse it anyway).
 import type { Queryable } from '../db/database.ts';
 
 export interface AuditEntry {
@@ -32,21 +33,97 @@ export interface AuditRecord {
 /** Entity ids kept per entry; a larger batch records its count and the first ids. */
 const MAX_IDS_PER_ENTRY = 1000;
 
-export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+const COLUMNS = 7;
+/** Entries written by one statement of appendAudit; more wait for the next one. */
+const MAX_ENTRIES_PER_STATEMENT = 200;
+
+function rowParams(entry: AuditEntry): unknown[] {
   const ids = [...new Set([...(entry.entityId ? [entry.entityId] : []), ...(entry.entityIds ?? [])])];
-  await tx.query(
+  return [
+    entry.action,
+    entry.datastore ?? null,
+    ids.slice(0, MAX_IDS_PER_ENTRY),
+    entry.actor,
+    entry.requestId ?? null,
+    JSON.stringify(entry.details ?? {}),
+    entry.recipientSealed ?? null,
+  ];
+}
+
+async function insertEntries(db: Queryable, entries: readonly AuditEntry[]): Promise<void> {
+  const rows = entries.map((_, row) => {
+    const base = row * COLUMNS;
+    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
+  });
+  await db.query(
     `INSERT INTO audit_log (action, datastore, entity_ids, actor, request_id, details, recipient_sealed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [
-      entry.action,
-      entry.datastore ?? null,
-      ids.slice(0, MAX_IDS_PER_ENTRY),
-      entry.actor,
-      entry.requestId ?? null,
-      JSON.stringify(entry.details ?? {}),
-      entry.recipientSealed ?? null,
-    ],
+     VALUES ${rows.join(', ')}`,
+    entries.flatMap(rowParams),
   );
+}
+
+/** Records one entry inside the caller's transaction: it commits or rolls back with the change. */
+export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+  await insertEntries(tx, [entry]);
+}
+
+interface Pending {
+  entry: AuditEntry;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit for entries that belong to no transaction (reads: get-by-id, get-by-identity, download,
+ * SAR). While one INSERT is in flight, the entries of concurrent calls queue and the next INSERT writes
+ * them all at once. Each caller still waits until its own entry is committed, so an answer is never
+ * sent for a read whose audit entry could be lost; one commit (one WAL flush) serves many requests.
+ * A failed INSERT fails every call of its batch, as a failed single INSERT failed its one call.
+ */
+class AuditAppender {
+  readonly #db: Queryable;
+  #queue: Pending[] = [];
+  #writing = false;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+  }
+
+  append(entry: AuditEntry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ entry, resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, MAX_ENTRIES_PER_STATEMENT);
+      try {
+        await insertEntries(
+          this.#db,
+          batch.map((pending) => pending.entry),
+        );
+        for (const pending of batch) pending.resolve();
+      } catch (error) {
+        for (const pending of batch) pending.reject(error);
+      }
+    }
+    this.#writing = false;
+  }
+}
+
+const appenders = new WeakMap<Queryable, AuditAppender>();
+
+/** Records one entry outside any transaction; resolves once it is committed (see AuditAppender). */
+export function appendAudit(db: Queryable, entry: AuditEntry): Promise<void> {
+  let appender = appenders.get(db);
+  if (!appender) {
+    appender = new AuditAppender(db);
+    appenders.set(db, appender);
+  }
+  return appender.append(entry);
 }
 
 export interface AuditFilter {

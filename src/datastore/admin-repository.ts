@@ -76,6 +76,21 @@ export const apiKeyRepository = {
     return (await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
   },
 
+  /** The key, and whether the datastore `datastore` exists, in one round trip (the hot path of /api). */
+  async findWithDatastore(
+    db: Queryable,
+    id: string,
+    datastore: string,
+  ): Promise<(ApiKeyRow & { datastore_exists: boolean }) | undefined> {
+    return (
+      await db.query<ApiKeyRow & { datastore_exists: boolean }>(
+        `SELECT k.*, EXISTS (SELECT 1 FROM datastores WHERE name = $2) AS datastore_exists
+           FROM api_keys k WHERE k.id = $1`,
+        [id, datastore],
+      )
+    ).rows[0];
+  },
+
   async list(db: Queryable): Promise<ApiKeyRow[]> {
     return (await db.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).rows;
   },

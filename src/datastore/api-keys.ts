@@ -16,6 +16,8 @@ export interface ApiKeyPrincipal {
   name: string;
   datastores: string[];
   rateLimitPerMinute: number | null;
+  /** Whether the datastore named when the key was read exists (read in the same statement as the key). */
+  prefetchedDatastore?: { name: string; exists: boolean };
 }
 
 export function newApiKey(): { id: string; key: string; secretDigest: Buffer } {
@@ -40,9 +42,24 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
   return key;
 }
 
-export async function authenticateApiKey(db: Queryable, key: string): Promise<ApiKeyPrincipal> {
+/**
+ * The key's principal. With `datastoreHeader`, the same statement also reads whether that datastore
+ * exists, for authorizeDatastore to use later without another round trip; nothing about the datastore is
+ * decided or revealed here (the order of checks stays key, maintenance, rate limit, datastore).
+ */
+export async function authenticateApiKey(
+  db: Queryable,
+  key: string,
+  datastoreHeader?: string | string[],
+): Promise<ApiKeyPrincipal> {
   const match = KEY_FORMAT.exec(key);
-  const row = match ? await apiKeyRepository.find(db, match[1] as string) : undefined;
+  const datastore = typeof datastoreHeader === 'string' ? datastoreHeader.trim() : '';
+  const prefetch = DATASTORE_NAME_PATTERN.test(datastore);
+  const row = !match
+    ? undefined
+    : prefetch
+      ? await apiKeyRepository.findWithDatastore(db, match[1] as string, datastore)
+      : await apiKeyRepository.find(db, match[1] as string);
   if (!match || !row || !matchesDigest(match[2] as string, row.secret_digest)) {
     throw unauthorized('The API key is not valid or has been revoked.');
   }
@@ -51,6 +68,9 @@ export async function authenticateApiKey(db: Queryable, key: string): Promise<Ap
     name: row.name,
     datastores: row.datastores,
     rateLimitPerMinute: row.rate_limit_per_minute,
+    ...(prefetch && 'datastore_exists' in row
+      ? { prefetchedDatastore: { name: datastore, exists: Boolean(row.datastore_exists) } }
+      : {}),
   };
 }
 
@@ -66,7 +86,11 @@ export async function authorizeDatastore(
   const granted = principal.datastores.includes('*') || principal.datastores.includes(name);
   const shown = JSON.stringify(name.slice(0, 100));
   if (!granted) throw forbidden(`This API key may not use the datastore ${shown}.`);
-  if (!DATASTORE_NAME_PATTERN.test(name) || !(await datastoreRepository.exists(db, name))) {
+  const prefetched = principal.prefetchedDatastore;
+  const exists =
+    DATASTORE_NAME_PATTERN.test(name) &&
+    (prefetched?.name === name ? prefetched.exists : await datastoreRepository.exists(db, name));
+  if (!exists) {
     throw notFound(`The datastore ${shown} does not exist.`);
   }
   return name;

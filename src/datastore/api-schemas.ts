@@ -199,7 +199,9 @@ export const plainErrors = {
   401: plain('No API key, an unknown or revoked key, or two different keys.'),
   403: plain('The key may not use the datastore named in the datastore header.'),
   404: plain('The entity (or the datastore) does not exist; the sentence names it.'),
-  429: plain('Too many requests for this key; see Retry-After and RateLimit-* headers.'),
+  429: plain(
+    'Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit).',
+  ),
   503: plain('Maintenance mode; see Retry-After.'),
 };
 

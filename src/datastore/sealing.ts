@@ -15,12 +15,12 @@ export function normaliseIdentity(value: string): string {
 }
 
 export function blindIndex(keyring: Keyring, datastore: string, value: string): Buffer {
-  return createHmac('sha256', keyring.key(`datastore-blind-index:${datastore}`))
+  return createHmac('sha256', keyring.secretKey(`datastore-blind-index:${datastore}`))
     .update(normaliseIdentity(value))
     .digest();
 }
 
-const valueKey = (keyring: Keyring, datastore: string) => keyring.key(`datastore-values:${datastore}`);
+const valueKey = (keyring: Keyring, datastore: string) => keyring.secretKey(`datastore-values:${datastore}`);
 
 export function sealAttributeValue(
   keyring: Keyring,

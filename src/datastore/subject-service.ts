@@ -4,7 +4,7 @@
 // functions the privacy-request engine uses. Values are never written to the audit log or to errors.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { recordAudit } from '../audit/audit-log.ts';
+import { appendAudit, recordAudit } from '../audit/audit-log.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -25,7 +25,8 @@ import {
   deleteEntities,
   entityTables,
   forgetEntities,
-  insertEntity,
+  insertEntities,
+  type NewEntity,
   isEntityId,
   loadEntities,
   loadSubtrees,
@@ -206,7 +207,7 @@ export class SubjectService {
       entities: entities.map(entityView),
     };
     const delivery = await this.#mailer.send(input.email, report);
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'user.sar',
       datastore: ctx.datastore,
       entityId: rootId,
@@ -255,6 +256,7 @@ export class SubjectService {
       );
       const tables = await entityTables(tx, ctx.datastore, parentIds);
       const created: string[] = [];
+      const toInsert: NewEntity[] = [];
       const results: CreatedItem[] = [];
       for (const item of items) {
         const id = item.id?.toLowerCase() ?? randomUUID();
@@ -276,7 +278,7 @@ export class SubjectService {
         let error: ItemError | null = references.find((reference) => reference.error)?.error ?? null;
         if (taken.has(id)) error = { code: 'conflict', message: `An entity with id ${id} already exists.` };
         if (!error) {
-          await insertEntity(tx, this.#keyring, ctx.datastore, {
+          toInsert.push({
             id,
             name: item.name,
             parentIds: references.map((reference) => reference.parentId.toLowerCase()),
@@ -294,6 +296,7 @@ export class SubjectService {
           error,
         });
       }
+      await insertEntities(tx, this.#keyring, ctx.datastore, toInsert);
       await recordAudit(tx, {
         action: 'entity.create',
         datastore: ctx.datastore,
@@ -417,7 +420,7 @@ export class SubjectService {
   async getByIds(ctx: CallContext, ids: string[]) {
     const entities = await loadEntities(this.#db, this.#keyring, ctx.datastore, ids);
     const byId = new Map(entities.map((entity) => [entity.id, entity]));
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'entity.get-by-id',
       datastore: ctx.datastore,
       entityIds: entities.map((entity) => entity.id),
@@ -440,7 +443,7 @@ export class SubjectService {
     const entities = new Map(
       (await loadEntities(this.#db, this.#keyring, ctx.datastore, ids)).map((entity) => [entity.id, entity]),
     );
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'entity.get-by-identity',
       datastore: ctx.datastore,
       entityIds: ids,
@@ -534,7 +537,7 @@ export class SubjectService {
     if (!file) {
       throw notFound(`The entity ${entityId} has no file attribute ${shown(input.attributeName)}.`);
     }
-    await recordAudit(this.#db, {
+    await appendAudit(this.#db, {
       action: 'file.download',
       datastore: ctx.datastore,
       entityId,

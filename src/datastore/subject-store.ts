@@ -85,7 +85,11 @@ export async function subtreeOf(
   return rows;
 }
 
-/** The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out. */
+/**
+ * The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out.
+ * One statement gathers each entity's references, attributes and files as arrays, so a read is one round
+ * trip whatever the entity holds (four sequential queries used to be most of get-by-id's latency).
+ */
 export async function loadEntities(
   db: Queryable,
   keyring: Keyring,
@@ -94,64 +98,78 @@ export async function loadEntities(
 ): Promise<SubjectEntity[]> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return [];
-  const [entities, references, attributes, files] = [
-    await db.query<{ id: string; name: string; created_at: Date }>(
-      'SELECT id, name, created_at FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
-      [datastore, wanted],
-    ),
-    await db.query<{ child_id: string; parent_id: string; parent_name: string }>(
-      `SELECT r.child_id, r.parent_id, p.name AS parent_name
-         FROM entity_references r JOIN entities p ON p.id = r.parent_id
-        WHERE r.child_id = ANY($1::uuid[]) ORDER BY p.created_at, p.id`,
-      [wanted],
-    ),
-    await db.query<{ entity_id: string; name: string; value_sealed: Uint8Array | null }>(
-      'SELECT entity_id, name, value_sealed FROM entity_attributes WHERE entity_id = ANY($1::uuid[]) ORDER BY name',
-      [wanted],
-    ),
-    await db.query<{
-      id: string;
-      entity_id: string;
-      attribute_name: string;
-      file_name_sealed: Uint8Array;
-      content_type: string;
-      size: number;
-    }>(
-      `SELECT id, entity_id, attribute_name, file_name_sealed, content_type, size
-         FROM entity_files WHERE complete AND entity_id = ANY($1::uuid[]) ORDER BY attribute_name`,
-      [wanted],
-    ),
-  ];
+  const { rows } = await db.query<{
+    id: string;
+    name: string;
+    created_at: Date;
+    parent_ids: string[] | null;
+    parent_names: string[] | null;
+    attribute_names: string[] | null;
+    attribute_values: (Uint8Array | null)[] | null;
+    file_ids: string[] | null;
+    file_attributes: string[] | null;
+    file_names: Uint8Array[] | null;
+    file_types: string[] | null;
+    file_sizes: number[] | null;
+  }>(
+    `SELECT e.id, e.name, e.created_at,
+            r.parent_ids, r.parent_names, a.attribute_names, a.attribute_values,
+            f.file_ids, f.file_attributes, f.file_names, f.file_types, f.file_sizes
+       FROM entities e
+       LEFT JOIN LATERAL (
+         SELECT array_agg(r.parent_id::text ORDER BY p.created_at, p.id) AS parent_ids,
+                array_agg(p.name ORDER BY p.created_at, p.id) AS parent_names
+           FROM entity_references r JOIN entities p ON p.id = r.parent_id
+          WHERE r.child_id = e.id
+       ) r ON true
+       LEFT JOIN LATERAL (
+         SELECT array_agg(name ORDER BY name) AS attribute_names,
+                array_agg(value_sealed ORDER BY name) AS attribute_values
+           FROM entity_attributes WHERE entity_id = e.id
+       ) a ON true
+       LEFT JOIN LATERAL (
+         SELECT array_agg(id::text ORDER BY attribute_name) AS file_ids,
+                array_agg(attribute_name ORDER BY attribute_name) AS file_attributes,
+                array_agg(file_name_sealed ORDER BY attribute_name) AS file_names,
+                array_agg(content_type ORDER BY attribute_name) AS file_types,
+                array_agg(size::float8 ORDER BY attribute_name) AS file_sizes
+           FROM entity_files WHERE complete AND entity_id = e.id
+       ) f ON true
+      WHERE e.datastore = $1 AND e.id = ANY($2::uuid[])`,
+    [datastore, wanted],
+  );
   const byId = new Map<string, SubjectEntity>();
-  for (const row of entities.rows) {
+  for (const row of rows) {
+    const parentNames = row.parent_names ?? [];
+    const attributeValues = row.attribute_values ?? [];
+    const fileIds = row.file_ids ?? [];
     byId.set(row.id, {
       id: row.id,
       datastore,
       name: row.name,
-      parents: [],
-      attributes: [],
-      files: [],
+      parents: (row.parent_ids ?? []).map((parentId, index) => ({
+        parentId,
+        parentName: parentNames[index] as string,
+      })),
+      attributes: (row.attribute_names ?? []).map((name, index) => {
+        const sealed = attributeValues[index] ?? null;
+        return {
+          name,
+          value: sealed === null ? null : openAttributeValue(keyring, datastore, row.id, name, sealed),
+        };
+      }),
+      files: (row.file_attributes ?? []).map((name, index) => ({
+        name,
+        fileName: openFileName(
+          keyring,
+          datastore,
+          fileIds[index] as string,
+          (row.file_names ?? [])[index] as Uint8Array,
+        ),
+        contentType: (row.file_types ?? [])[index] as string,
+        size: Number((row.file_sizes ?? [])[index]),
+      })),
       createdAt: new Date(row.created_at).toISOString(),
-    });
-  }
-  for (const row of references.rows) {
-    byId.get(row.child_id)?.parents.push({ parentId: row.parent_id, parentName: row.parent_name });
-  }
-  for (const row of attributes.rows) {
-    byId.get(row.entity_id)?.attributes.push({
-      name: row.name,
-      value:
-        row.value_sealed === null
-          ? null
-          : openAttributeValue(keyring, datastore, row.entity_id, row.name, row.value_sealed),
-    });
-  }
-  for (const row of files.rows) {
-    byId.get(row.entity_id)?.files.push({
-      name: row.attribute_name,
-      fileName: openFileName(keyring, datastore, row.id, row.file_name_sealed),
-      contentType: row.content_type,
-      size: Number(row.size),
     });
   }
   return wanted.flatMap((id) => byId.get(id) ?? []);
@@ -327,32 +345,53 @@ export interface NewEntity {
   attributes: { name: string; value: string | null }[];
 }
 
-/** Inserts one entity with its references and sealed attributes; the caller checked ids and parents. */
-export async function insertEntity(db: Queryable, keyring: Keyring, datastore: string, entity: NewEntity) {
-  await db.query('INSERT INTO entities (id, datastore, name) VALUES ($1, $2, $3)', [
-    entity.id,
-    datastore,
-    entity.name,
-  ]);
-  if (entity.parentIds.length > 0) {
+/**
+ * Inserts entities with their references and sealed attributes; the caller checked ids and parents.
+ * Three statements whatever the batch size (entities, references, attributes, each a multi-row INSERT
+ * over unnest of arrays): a create of 100 entities x 5 attributes was 600 round trips.
+ */
+export async function insertEntities(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  entities: readonly NewEntity[],
+): Promise<void> {
+  if (entities.length === 0) return;
+  await db.query(
+    'INSERT INTO entities (id, datastore, name) SELECT id, $1, name FROM unnest($2::uuid[], $3::text[]) AS t(id, name)',
+    [datastore, entities.map((entity) => entity.id), entities.map((entity) => entity.name)],
+  );
+  const references = entities.flatMap((entity) =>
+    entity.parentIds.map((parentId) => ({ childId: entity.id, parentId })),
+  );
+  if (references.length > 0) {
     await db.query(
       `INSERT INTO entity_references (child_id, parent_id)
-       SELECT $1, p FROM unnest($2::uuid[]) AS p ON CONFLICT DO NOTHING`,
-      [entity.id, entity.parentIds],
+       SELECT child_id, parent_id FROM unnest($1::uuid[], $2::uuid[]) AS t(child_id, parent_id)
+       ON CONFLICT DO NOTHING`,
+      [references.map((reference) => reference.childId), references.map((reference) => reference.parentId)],
     );
   }
-  for (const attribute of entity.attributes) {
+  const attributes = entities.flatMap((entity) =>
+    entity.attributes.map((attribute) => ({ entityId: entity.id, ...attribute })),
+  );
+  if (attributes.length > 0) {
     await db.query(
       `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
-       VALUES ($1, $2, $3, $4, $5)`,
+       SELECT entity_id, name, $1, value_sealed, blind_index
+         FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)`,
       [
-        entity.id,
-        attribute.name,
         datastore,
-        attribute.value === null
-          ? null
-          : sealAttributeValue(keyring, datastore, entity.id, attribute.name, attribute.value),
-        attribute.value === null ? null : blindIndex(keyring, datastore, attribute.value),
+        attributes.map((attribute) => attribute.entityId),
+        attributes.map((attribute) => attribute.name),
+        attributes.map((attribute) =>
+          attribute.value === null
+            ? null
+            : sealAttributeValue(keyring, datastore, attribute.entityId, attribute.name, attribute.value),
+        ),
+        attributes.map((attribute) =>
+          attribute.value === null ? null : blindIndex(keyring, datastore, attribute.value),
+        ),
       ],
     );
   }

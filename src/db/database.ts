@@ -49,3 +49,16 @@ export function isStoreUnavailable(error: unknown): boolean {
     '08006',
   ].includes(code);
 }
+
+/**
+ * SQLSTATEs by which PostgreSQL refuses a value a caller sent (data exceptions such as a NUL character in
+ * text, an index entry too large). They mean the input checks let something through: the caller's fault,
+ * never a 500. The statement failed, so nothing was written by it.
+ */
+const UNSTORABLE_VALUE_CODES = new Set(['22001', '22003', '22021', '22P02', '22P05', '54000']);
+
+export function isUnstorableValue(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return UNSTORABLE_VALUE_CODES.has(code);
+  return error instanceof Error && /invalid byte sequence for encoding "UTF8": 0x00/.test(error.message);
+}

@@ -1,9 +1,26 @@
 // The production store: a pg pool. Connection attempts time out quickly so that an outage answers 503
 // instead of holding requests open.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Queryable, QueryResult } from './database.ts';
 
 const INT8_OID = 20;
+
+/**
+ * Statements with parameters run as named prepared statements: each connection parses and plans a
+ * statement once instead of on every call (the hot paths of the subject API repeat the same few
+ * statements thousands of times a second). The name is derived from the text, so every connection
+ * agrees on it; the set of texts is bounded (multi-row INSERTs vary only in their row count).
+ */
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `lethe_${createHash('sha256').update(sql).digest('base64url').slice(0, 22)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 export async function openPostgres(connectionString: string): Promise<Database> {
   const pool = new pg.Pool({
@@ -21,7 +38,11 @@ export async function openPostgres(connectionString: string): Promise<Database> 
 
   const over = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await client.query(sql, params as unknown[]);
+      const result = await client.query({
+        name: params.length > 0 ? statementName(sql) : undefined,
+        text: sql,
+        values: params as unknown[],
+      });
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
     },
     async exec(sql: string): Promise<void> {

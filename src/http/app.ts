@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
+import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
@@ -90,5 +91,6 @@ export async function buildApp(
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerSubjectDataArea(app, services);
+  await app.register(consoleRoutes(services));
   return app;
 }

@@ -1,7 +1,7 @@
 // Maps every error to one answer. Management routes answer JSON {"detail": "..."}; subject-data routes
 // (config.plainErrors) answer a text/plain sentence, as the seed's Area B asks. 5xx never show internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isStoreUnavailable } from '../db/database.ts';
+import { isStoreUnavailable, isUnstorableValue } from '../db/database.ts';
 import { DomainError, type DomainErrorKind } from '../errors.ts';
 
 const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -34,18 +34,6 @@ function describeValidation(error: FastifyError): string {
   if (missing) return `${field} is required.`;
   if (extra) return `${field} is not an accepted field.`;
   return `${field} ${first.message ?? 'is invalid'}.`;
-}
-
-/**
- * SQLSTATEs by which PostgreSQL refuses a value a caller sent (data exceptions, an index entry too large).
- * They mean the input checks let something through: the caller's fault, never a 500. The statement
- * failed, so nothing was written by it.
- */
-const UNSTORABLE_VALUE_CODES = new Set(['22001', '22003', '22021', '22P02', '22P05', '54000']);
-
-function isUnstorableValue(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNSTORABLE_VALUE_CODES.has(code);
 }
 
 export function answerError(

@@ -4,7 +4,7 @@
 // request id); only the envelope around the box is readable. This module never logs or returns a package
 // to anyone but its caller, and never writes outside the destination's folder.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import Type from 'typebox';
 import type { Config } from '../config.ts';
@@ -132,14 +132,29 @@ export async function storeAccessPackage(
     privacy_request_id: id,
     sealed: sealed.toString('base64'),
   })}\n`;
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const folder = path.dirname(file);
+  await mkdir(folder, { recursive: true, mode: 0o700 });
   const staging = `${file}.${randomUUID()}.tmp`;
+  // Erasure starts once this returns, so the package must survive a power cut: flush the file before the
+  // rename and the folder after it.
   try {
-    await writeFile(staging, envelope, { mode: 0o600, flag: 'wx' });
+    const handle = await open(staging, 'wx', 0o600);
+    try {
+      await handle.writeFile(envelope);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(staging, file);
   } catch (error) {
     await rm(staging, { force: true });
     throw error;
+  }
+  const directory = await open(folder, 'r');
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
   }
   return Buffer.byteLength(envelope);
 }

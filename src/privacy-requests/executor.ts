@@ -38,6 +38,9 @@ const MAX_STEPS_PER_RUN = 500;
 
 type StepResult = 'continue' | 'stop';
 
+/** A callback that cannot be prepared (its stored secret or signing secret cannot be opened). */
+class CallbackPreparationError extends Error {}
+
 interface TwoWayAnswer {
   derived: DerivedIdentity | undefined;
   halt: boolean;
@@ -196,7 +199,7 @@ export class PrivacyRequestExecutor {
         await delay(this.#services.config.webhookRetryDelayMs * 2 ** (attempt - 1));
       }
     } catch (error) {
-      if (!(error instanceof TargetAuthError)) throw error;
+      if (!(error instanceof TargetAuthError || error instanceof CallbackPreparationError)) throw error;
       entries.push({ ...base, attempt: entries.length + 1, error: error.message });
       if (timing !== 'pre_approval') {
         await this.#fail(row, step, error.message, entries);
@@ -285,16 +288,24 @@ export class PrivacyRequestExecutor {
     sent: (outcome: CallbackOutcome) => void,
   ): Promise<CallbackOutcome> {
     const signed = { ...headers };
-    const signature = await this.#signing.headerFor(target.key, body);
+    const signature = await this.#signing.headerFor(target.key, body).catch((error: unknown) => {
+      throw new CallbackPreparationError(error instanceof Error ? error.message : 'cannot sign the callback');
+    });
     if (signature) signed['lethe-signature'] = signature;
     const bearer = await this.#oauth.bearerFor(target.key);
     if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
     else if (target.secrets_authorization_sealed) {
-      signed.authorization = openText(
-        this.#services.keyring.key('connection-secrets'),
-        target.secrets_authorization_sealed,
-        authorizationAad(target.key),
-      );
+      try {
+        signed.authorization = openText(
+          this.#services.keyring.key('connection-secrets'),
+          target.secrets_authorization_sealed,
+          authorizationAad(target.key),
+        );
+      } catch {
+        throw new CallbackPreparationError(
+          `the authorization secret of connection ${target.key} cannot be opened (was LETHE_ENCRYPTION_KEY changed?); set it again`,
+        );
+      }
     }
     const outcome = await this.#client.post(url, signed, body);
     sent(outcome);

@@ -16,7 +16,7 @@ describe('privacy request execution', () => {
   let receiver: Receiver;
   before(async () => {
     receiver = await startReceiver();
-    service = await startTestService(engineConfig, { worker: true });
+    service = await startTestService(engineConfig, { worker: true, captureLogs: true });
   });
   after(async () => {
     await service.stop();
@@ -123,5 +123,11 @@ describe('privacy request execution', () => {
     const logText = JSON.stringify(log);
     assert.equal(logText.includes('secret-of'), false);
     assert.equal(logText.includes('ada@example.com'), false);
+
+    const processLog = service.logLines.join('\n');
+    assert.ok(processLog.includes(created.id), 'the service did log this request');
+    for (const secret of ['secret-of', 'ada@example.com', String(preB.headers['reply-to-token'])]) {
+      assert.equal(processLog.includes(secret), false, 'no secret, identity or token in the process log');
+    }
   });
 });

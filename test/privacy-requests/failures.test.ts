@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { seal } from '../../src/crypto/secret-box.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   type Answer,
@@ -17,7 +19,7 @@ describe('failing webhooks', () => {
   let receiver: Receiver;
   before(async () => {
     receiver = await startReceiver();
-    service = await startTestService({ ...engineConfig, webhookTimeoutMs: 2500 }, { worker: true });
+    service = await startTestService({ ...engineConfig, webhookTimeoutMs: 4000 }, { worker: true });
   });
   after(async () => {
     await service.stop();
@@ -30,7 +32,7 @@ describe('failing webhooks', () => {
     ['wrong_shape', { body: { halt: 'yes' } }, /halt must be true or false/],
     ['unknown_field', { body: { status: 'ok' } }, /status is not an accepted field/],
     ['bad_identity', { body: { derived_identity: { email: 'nope' } } }, /email must be an email address/],
-    ['slow', { delayMs: 5000 }, /no answer within 2500 ms/],
+    ['slow', { delayMs: 8000 }, /no answer within 4000 ms/],
     ['huge', { body: 'x'.repeat(1024 * 1024 + 10) }, /larger than 1048576 bytes/],
     ['redirect', { status: 302, headers: { location: '/elsewhere' } }, /redirect \(302\)/],
   ];
@@ -144,6 +146,23 @@ describe('failing webhooks', () => {
       ['1:502', '2:502', '3:502'],
     );
     assert.ok(log.some((entry) => /failed after 3 tries; the request goes on/.test(entry.message ?? '')));
+  });
+
+  it('puts the request in error when the stored authorization secret cannot be opened', async () => {
+    await policyWithWebhooks(service, receiver, 'unreadable', [{ key: 'sealed_hook', direction: 'one_way' }]);
+    // A secret sealed under another key (as after changing LETHE_ENCRYPTION_KEY): a valid box that will not open.
+    await service.services.db.query(
+      `UPDATE connections SET secrets_authorization_sealed = $1 WHERE key = 'unreadable_sealed_hook'`,
+      [seal(randomBytes(32), 'Bearer lost', 'connection:unreadable_sealed_hook:authorization')],
+    );
+    const created = await submit(service, { policy_key: 'unreadable', identity: { email: 'u@example.com' } });
+    await waitForStatus(service, created.id, 'error');
+    assert.equal(receiver.callsTo('/sealed_hook').length, 0);
+    const log = await logOf(service, created.id);
+    assert.match(
+      log.find((entry) => entry.to_status === 'error').error,
+      /authorization secret of connection unreadable_sealed_hook cannot be opened/,
+    );
   });
 
   it('refuses to call an internal address that is not allowed', async () => {

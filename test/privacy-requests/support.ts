@@ -111,7 +111,7 @@ export async function startReceiver(): Promise<Receiver> {
 export const engineConfig: Partial<Config> = {
   allowInsecureWebhooks: true,
   webhookAllowedHosts: ['127.0.0.1'],
-  webhookTimeoutMs: 1500,
+  webhookTimeoutMs: 5000,
   webhookRetryDelayMs: 20,
   jobPollingIntervalSeconds: 0.5,
   jobHeartbeatSeconds: 10,
@@ -212,7 +212,7 @@ export async function waitForStatus(
   service: TestService,
   id: string,
   status: string,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request objects are inspected field by field
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;

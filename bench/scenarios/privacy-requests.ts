@@ -1,0 +1,355 @@
+// Privacy-request figures, through the management API only: an auto-approved access policy with two
+// one_way and one two_way pre-execution webhooks and one one_way post-execution webhook, all calling the
+// local receiver, over a datastore of 10,000 entities. Requests are submitted as fast as they complete
+// (a bounded backlog); completions are counted by the API, and each request's latency is its own
+// `finished_processing_at - requested_at`. Then the same load with a second worker process, and (full
+// mode, PostgreSQL) the API's RSS before and after 100,000 requests paused on a halting webhook.
+import path from 'node:path';
+import { type LetheUnderTest, startFlags, startLethe } from '../lib/lethe.ts';
+import { ROOT, startBackgroundProcess } from '../lib/processes.ts';
+import { type Figure, figure } from '../lib/report.ts';
+import { benchUser, seedUsers } from '../lib/seed.ts';
+import { peakRss } from './subject-store.ts';
+
+interface Context {
+  adminUrl: string | undefined;
+  store: string;
+  quick: boolean;
+  receiverUrl: string;
+  rawPosts: number;
+  log(message: string): void;
+}
+
+interface RequestView {
+  id: string;
+  status: string;
+  external_id: string | null;
+  requested_at: string;
+  finished_processing_at: string | null;
+}
+
+interface Page<Item> {
+  items: Item[];
+  total: number;
+}
+
+const SUBMIT_BATCH = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function expectNoFailures(answer: unknown, what: string) {
+  const failed = (answer as { failed?: unknown[] }).failed ?? [];
+  if (failed.length > 0) throw new Error(`${what}: ${JSON.stringify(failed)}`);
+}
+
+async function setUp(lethe: LetheUnderTest, receiverUrl: string, entities: number) {
+  await lethe.management('POST', '/v1/datastore', { name: 'bench' });
+  if (lethe.databaseUrl) {
+    await seedUsers({
+      databaseUrl: lethe.databaseUrl,
+      encryptionKey: lethe.encryptionKey,
+      datastore: 'bench',
+      from: 0,
+      to: entities,
+    });
+  } else {
+    const { key } = (await lethe.management('POST', '/v1/api-key', {
+      name: 'seed',
+      datastores: ['bench'],
+      rate_limit_per_minute: 1_000_000,
+    })) as { key: string };
+    for (let offset = 0; offset < entities; offset += 100) {
+      const response = await fetch(`${lethe.url}/api/entity/create`, {
+        method: 'POST',
+        headers: { 'api-key': key, datastore: 'bench', 'content-type': 'application/json' },
+        body: JSON.stringify(
+          Array.from({ length: Math.min(100, entities - offset) }, (_, index) => benchUser(offset + index)),
+        ),
+      });
+      if (response.status !== 203) throw new Error(`seeding answered ${response.status}`);
+      await response.arrayBuffer();
+    }
+  }
+  await expectNoFailures(
+    await lethe.management('PATCH', '/v1/connection', [
+      { name: 'Bench receiver', key: 'bench_receiver', connection_type: 'https', access: 'read' },
+      { name: 'Bench halting receiver', key: 'bench_halt', connection_type: 'https', access: 'read' },
+    ]),
+    'connections',
+  );
+  await lethe.management('PUT', '/v1/connection/bench_receiver', {
+    url: `${receiverUrl}/hook`,
+    authorization: 'Bearer bench-receiver',
+  });
+  await lethe.management('PUT', '/v1/connection/bench_halt', {
+    url: `${receiverUrl}/halt`,
+    authorization: 'Bearer bench-receiver',
+  });
+  await expectNoFailures(
+    await lethe.management('PATCH', '/v1/dsr/policy', [
+      { name: 'Bench access', key: 'bench_access', drp_action: 'access' },
+      { name: 'Bench pause', key: 'bench_pause', drp_action: 'access' },
+    ]),
+    'policies',
+  );
+  for (const policy of ['bench_access', 'bench_pause']) {
+    await expectNoFailures(
+      await lethe.management('PATCH', `/v1/dsr/policy/${policy}/rule`, [
+        { name: 'Access everything', key: 'access_all', action_type: 'access', targets: ['*'] },
+      ]),
+      'rules',
+    );
+  }
+  const hook = (key: string, direction: 'one_way' | 'two_way', connection = 'bench_receiver') => ({
+    connection_config_key: connection,
+    direction,
+    key,
+    name: `Bench ${key}`,
+  });
+  await lethe.management('PUT', '/v1/policy/bench_access/webhook/pre_execution', [
+    hook('notify_crm', 'one_way'),
+    hook('notify_warehouse', 'one_way'),
+    hook('enrich', 'two_way'),
+  ]);
+  await lethe.management('PUT', '/v1/policy/bench_access/webhook/post_execution', [
+    hook('notify_done', 'one_way'),
+  ]);
+  await lethe.management('PUT', '/v1/policy/bench_pause/webhook/pre_execution', [
+    hook('hold', 'two_way', 'bench_halt'),
+  ]);
+}
+
+async function countWithStatus(lethe: LetheUnderTest, status: string): Promise<number> {
+  const page = (await lethe.management(
+    'GET',
+    `/v1/privacy-request?status=${status}&size=1`,
+  )) as Page<unknown>;
+  return page.total;
+}
+
+/** Submits requests of `policy` in batches of 50 until `until()` says stop; answers the count. */
+async function submitter(
+  lethe: LetheUnderTest,
+  policy: string,
+  tag: string,
+  population: number,
+  keepGoing: (submitted: number) => Promise<boolean>,
+) {
+  let submitted = 0;
+  while (await keepGoing(submitted)) {
+    const batch = Array.from({ length: SUBMIT_BATCH }, (_, index) => ({
+      policy_key: policy,
+      external_id: `${tag}-${submitted + index}`,
+      identity: { email: `user${Math.floor(Math.random() * population)}@bench.example` },
+    }));
+    await expectNoFailures(await lethe.management('POST', '/v1/privacy-request', batch), 'submit');
+    submitted += batch.length;
+  }
+  return submitted;
+}
+
+/** Completed requests of this run (external ids starting with `tag-`), newest first, paged. */
+async function completedOf(lethe: LetheUnderTest, tag: string): Promise<RequestView[]> {
+  const found: RequestView[] = [];
+  for (let page = 1; ; page += 1) {
+    const answer = (await lethe.management(
+      'GET',
+      `/v1/privacy-request?status=complete&size=1000&page=${page}`,
+    )) as Page<RequestView>;
+    found.push(...answer.items.filter((item) => item.external_id?.startsWith(`${tag}-`)));
+    if (answer.items.length < 1000) return found;
+  }
+}
+
+interface Sustained {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  submitted: number;
+  rssPeakMb: number;
+}
+
+interface RunShape {
+  seconds: number;
+  /** Submitted but not yet complete requests the submitter keeps at most. */
+  backlog: number;
+  /** How long to wait after the run for the backlog to complete, so its latencies count too. */
+  drainSeconds: number;
+  population: number;
+}
+
+async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: RunShape): Promise<Sustained> {
+  const { seconds, backlog, population } = shape;
+  const before = await countWithStatus(lethe, 'complete');
+  let completed = before;
+  let submittedTotal = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let finishedAt = started;
+  const run = (async () => {
+    const tracker = (async () => {
+      while (performance.now() < deadline) {
+        completed = await countWithStatus(lethe, 'complete');
+        await sleep(250);
+      }
+      completed = await countWithStatus(lethe, 'complete');
+      finishedAt = performance.now();
+    })();
+    submittedTotal = await submitter(lethe, 'bench_access', tag, population, async (submitted) => {
+      while (performance.now() < deadline && submitted - (completed - before) >= backlog) await sleep(50);
+      return performance.now() < deadline;
+    });
+    await tracker;
+  })();
+  const rssPeakMb = await peakRss(lethe, run);
+  const perSecond = (completed - before) / ((finishedAt - started) / 1000);
+  // Let the backlog drain (bounded) so the latencies include the requests submitted last.
+  const drainUntil = performance.now() + shape.drainSeconds * 1000;
+  while (
+    performance.now() < drainUntil &&
+    (await countWithStatus(lethe, 'complete')) - before < submittedTotal
+  ) {
+    await sleep(500);
+  }
+  const latencies = (await completedOf(lethe, tag))
+    .flatMap((item) =>
+      item.finished_processing_at
+        ? [Date.parse(item.finished_processing_at) - Date.parse(item.requested_at)]
+        : [],
+    )
+    .sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? 0;
+  return { perSecond, p50Ms: at(0.5), p99Ms: at(0.99), submitted: submittedTotal, rssPeakMb };
+}
+
+export async function privacyRequestFigures(context: Context): Promise<Figure[]> {
+  const { log, quick } = context;
+  const population = quick ? 1_000 : 10_000;
+  const shape: RunShape = quick
+    ? { seconds: 5, backlog: 50, drainSeconds: 10, population }
+    : { seconds: 30, backlog: 300, drainSeconds: 60, population };
+  const { seconds } = shape;
+  const figures: Figure[] = [];
+  const lethe = await startLethe(context.adminUrl, {
+    LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
+    LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  });
+  try {
+    const engine = await fetch(`${lethe.url}/v1/privacy-request`, {
+      headers: { authorization: `Bearer ${lethe.token}` },
+    });
+    await engine.arrayBuffer();
+    if (engine.status === 404) {
+      log('privacy requests: skipped (this build has no /v1/privacy-request)');
+      return figures;
+    }
+    log(`privacy requests: setting up (datastore of ${population} entities)`);
+    await setUp(lethe, context.receiverUrl, population);
+
+    log(`privacy requests: 1 worker, ${seconds} s`);
+    const one = await sustainedRun(lethe, 'one', shape);
+    log(`  ${one.submitted} submitted, ${one.perSecond.toFixed(1)} completed/s`);
+    figures.push(
+      figure({
+        name: 'privacy requests completed/s, 1 worker',
+        value: one.perSecond,
+        unit: 'req/s',
+        baseline: context.rawPosts / 4,
+        target: '>= 200/s (baseline: raw POST/s / 4 webhook calls)',
+        met: (value) => value >= 200,
+      }),
+      figure({
+        name: 'privacy request creation -> complete p50, 1 worker',
+        value: one.p50Ms,
+        unit: 'ms',
+        baseline: null,
+        target: 'reported',
+        met: () => true,
+      }),
+      figure({
+        name: 'privacy request creation -> complete p99, 1 worker',
+        value: one.p99Ms,
+        unit: 'ms',
+        baseline: null,
+        target: 'reported',
+        met: () => true,
+      }),
+      figure({
+        name: 'API RSS under privacy-request load',
+        value: one.rssPeakMb,
+        unit: 'MB',
+        baseline: null,
+        target: '<= 200 MB',
+        met: (value) => value <= 200,
+      }),
+    );
+
+    if (lethe.databaseUrl) {
+      log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);
+      const worker = await startBackgroundProcess(
+        path.join(ROOT, 'src/cli.ts'),
+        ['worker'],
+        lethe.env,
+        'Lethe worker running',
+        await startFlags(),
+      );
+      try {
+        const two = await sustainedRun(lethe, 'two', shape);
+        log(`  ${two.submitted} submitted, ${two.perSecond.toFixed(1)} completed/s`);
+        figures.push(
+          figure({
+            name: 'privacy requests completed/s, 2 worker processes',
+            value: two.perSecond,
+            unit: 'req/s',
+            baseline: one.perSecond,
+            target: 'ratio to 1 worker reported',
+            met: () => true,
+          }),
+        );
+      } finally {
+        await worker.stop();
+      }
+    } else {
+      log('privacy requests: 2 workers skipped (an embedded PGlite store serves one process)');
+    }
+
+    if (!quick && lethe.databaseUrl) {
+      // Up to 100,000 requests of the halting policy, submitted for at most 3 minutes; the worker pauses
+      // them as fast as it can in that time and 30 s more. The API process must not hold them: its RSS
+      // after (paused and still queued alike) is compared with its RSS before.
+      const wanted = 100_000;
+      const submitFor = 180_000;
+      log(`privacy requests: RSS with up to ${wanted} waiting or paused requests`);
+      const baseline = await lethe.rssMb();
+      const alreadyPaused = await countWithStatus(lethe, 'paused');
+      const submitUntil = performance.now() + submitFor;
+      const submitted = await submitter(
+        lethe,
+        'bench_pause',
+        'paused',
+        population,
+        async (count) => count < wanted && performance.now() < submitUntil,
+      );
+      await sleep(30_000);
+      const reached = (await countWithStatus(lethe, 'paused')) - alreadyPaused;
+      const after = await lethe.rssMb();
+      log(
+        `  ${submitted} submitted, ${reached} paused; RSS ${baseline.toFixed(0)} -> ${after.toFixed(0)} MB`,
+      );
+      figures.push(
+        figure({
+          name: `API RSS with ${submitted} requests submitted (${reached} paused)`,
+          value: after,
+          unit: 'MB',
+          baseline,
+          target: 'flat: <= 1.1 x before',
+          met: (_value, ratio) => (ratio ?? Infinity) <= 1.1,
+        }),
+      );
+    }
+  } finally {
+    await lethe.dispose();
+  }
+  return figures;
+}

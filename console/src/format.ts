@@ -1,0 +1,89 @@
+// Display helpers: masked identities, dates and durations. Masking happens before anything is rendered,
+// so a full email or phone number never reaches the page's DOM in list views.
+import type { IdentityValue, PrivacyRequest } from './types.ts';
+
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return maskText(email);
+  return `${email[0]}***${email.slice(at)}`;
+}
+
+export function maskPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  if (digits.length <= 2) return '***';
+  return `${phone.startsWith('+') ? '+' : ''}***${digits.slice(-2)}`;
+}
+
+export function maskText(value: string): string {
+  return value.length <= 1 ? '***' : `${value[0]}***`;
+}
+
+/** The request's identities, masked, as "email j***@example.com, phone +***89". */
+export function maskedIdentity(identity: PrivacyRequest['identity']): string {
+  if (!identity) return '';
+  const parts: string[] = [];
+  for (const [name, raw] of Object.entries(identity)) {
+    if (raw === null || raw === undefined || raw === '') continue;
+    const value = typeof raw === 'string' ? raw : (raw as IdentityValue).value;
+    if (!value) continue;
+    if (name === 'email') parts.push(maskEmail(value));
+    else if (name === 'phone_number') parts.push(maskPhone(value));
+    else
+      parts.push(
+        `${typeof raw === 'string' ? name : ((raw as IdentityValue).label ?? name)} ${maskText(value)}`,
+      );
+  }
+  return parts.join(', ');
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const clockTime = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+  hour12: false,
+});
+
+export function formatDateTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateTime.format(date);
+}
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateOnly.format(date);
+}
+
+/** "10:58:07.412": the time of day to the millisecond, for steps that follow each other closely. */
+export function formatClockTime(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : clockTime.format(date);
+}
+
+/** "1 h 02 min", "3 min 05 s", "12 s", "43 ms" */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${Math.max(0, Math.round(milliseconds))} ms`;
+  const seconds = Math.floor(milliseconds / 1000);
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = seconds % 60;
+  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, '0')} min`;
+  if (minutes > 0) return `${minutes} min ${String(rest).padStart(2, '0')} s`;
+  return `${rest} s`;
+}
+
+export function daysLeftText(days: number | null | undefined): string {
+  if (days === null || days === undefined) return '—';
+  if (days < 0) return `${-days} day${days === -1 ? '' : 's'} overdue`;
+  if (days === 0) return 'due today';
+  return `${days} day${days === 1 ? '' : 's'} left`;
+}
+
+export function statusLabel(status: string): string {
+  return status.replace(/_/g, ' ');
+}

@@ -1,0 +1,279 @@
+// One connection: its secrets (URL and Authorization header value, write-only), its OAuth client
+// credentials (set, patch, delete; the client secret write-only) and deletion. A secret typed here is sent
+// once and cleared from the form; the page only ever shows whether one is stored.
+import { type FormEvent, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { segment } from '../api.ts';
+import { ConfirmButton, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
+import { formatDateTime } from '../format.ts';
+import { useAction, useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { Connection } from '../types.ts';
+import { connectionAuthLabel } from './connections.tsx';
+
+function SecretsForm(props: { connection: Connection; onSaved: (connection: Connection) => void }) {
+  const { api } = useSession();
+  const [url, setUrl] = useState(props.connection.secrets?.url ?? '');
+  const [authorization, setAuthorization] = useState('');
+  const save = useAction();
+  const [saved, setSaved] = useState('');
+  const stored = Boolean(props.connection.secrets?.authorization);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaved('');
+    const body: Record<string, string> = { url: url.trim() };
+    if (authorization) body.authorization = authorization;
+    let answer: Connection | undefined;
+    const ok = await save.run(async () => {
+      answer = await api.send<Connection>('PUT', `/v1/connection/${segment(props.connection.key)}`, body);
+    });
+    setAuthorization('');
+    if (ok && answer) {
+      setSaved('Secrets saved.');
+      props.onSaved(answer);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="card" aria-label="Connection secrets">
+      <h2>Secrets</h2>
+      <Field label="Callback URL" hint="https; internal addresses are refused unless allowed by the service">
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            type="url"
+            required
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field
+        label="Authorization header value"
+        hint={
+          stored
+            ? 'A value is stored (never shown). Saving with this field empty removes it; type it again to keep one.'
+            : 'Optional, for example "Bearer …" or "Basic …". Write-only: never shown after saving.'
+        }
+      >
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            type="password"
+            autoComplete="off"
+            value={authorization}
+            onChange={(event) => setAuthorization(event.target.value)}
+          />
+        )}
+      </Field>
+      <ErrorNotice message={save.error} />
+      {saved ? <SuccessNotice message={saved} /> : null}
+      <button type="submit" className="primary" disabled={save.pending}>
+        Save secrets
+      </button>
+    </form>
+  );
+}
+
+function OAuthForm(props: {
+  connection: Connection;
+  message: string;
+  onSaved: (connection: Connection, message: string) => void;
+}) {
+  const { api } = useSession();
+  const current = props.connection.oauth;
+  const [tokenUrl, setTokenUrl] = useState(current?.token_url ?? '');
+  const [scope, setScope] = useState(current?.scope ?? '');
+  const [clientId, setClientId] = useState(current?.client_id ?? '');
+  const [clientSecret, setClientSecret] = useState('');
+  const action = useAction();
+  const path = `/v1/connection/${segment(props.connection.key)}/oauth`;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    let body: Record<string, string>;
+    if (!current) {
+      body = {
+        grant_type: 'client_credentials',
+        token_url: tokenUrl.trim(),
+        scope: scope.trim(),
+        client_id: clientId.trim(),
+        client_secret: clientSecret,
+      };
+    } else {
+      body = {};
+      if (tokenUrl.trim() !== current.token_url) body.token_url = tokenUrl.trim();
+      if (scope.trim() !== current.scope) body.scope = scope.trim();
+      if (clientId.trim() !== current.client_id) body.client_id = clientId.trim();
+      if (clientSecret) body.client_secret = clientSecret;
+      if (Object.keys(body).length === 0) {
+        action.setError('Nothing changed: edit a field or type a new client secret.');
+        return;
+      }
+    }
+    let answer: Connection | undefined;
+    const ok = await action.run(async () => {
+      answer = await api.send<Connection>(current ? 'PATCH' : 'PUT', path, body);
+    });
+    setClientSecret('');
+    if (ok && answer)
+      props.onSaved(answer, current ? 'OAuth configuration updated.' : 'OAuth configuration set.');
+  }
+
+  return (
+    <form onSubmit={submit} className="card" aria-label="OAuth client credentials">
+      <h2>OAuth client credentials</h2>
+      <p className="hint">
+        {current
+          ? 'Lethe fetches a token from the token URL and calls the target with it. Change only the fields you need.'
+          : 'Optional. Once set, OAuth replaces the Authorization header until it is deleted.'}
+      </p>
+      <Field label="Token URL">
+        {(id) => (
+          <input
+            id={id}
+            type="url"
+            required
+            value={tokenUrl}
+            onChange={(event) => setTokenUrl(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Scope" hint="space-separated; may be empty">
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            value={scope}
+            onChange={(event) => setScope(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Client id">
+        {(id) => (
+          <input id={id} required value={clientId} onChange={(event) => setClientId(event.target.value)} />
+        )}
+      </Field>
+      <Field
+        label="Client secret"
+        hint={
+          current
+            ? 'A secret is stored (never shown). Leave empty to keep it.'
+            : 'Write-only: never shown after saving.'
+        }
+      >
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            type="password"
+            autoComplete="off"
+            required={!current}
+            value={clientSecret}
+            onChange={(event) => setClientSecret(event.target.value)}
+          />
+        )}
+      </Field>
+      <ErrorNotice message={action.error} />
+      {props.message ? <SuccessNotice message={props.message} /> : null}
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={action.pending}>
+          {current ? 'Save OAuth changes' : 'Set OAuth'}
+        </button>
+        {current ? (
+          <ConfirmButton
+            label="Delete OAuth"
+            confirmLabel="Delete the OAuth configuration"
+            onConfirm={async () => {
+              await action.run(async () => {
+                await api.send('DELETE', path);
+                const answer = await api.get<Connection>(`/v1/connection/${segment(props.connection.key)}`);
+                props.onSaved(answer, 'OAuth configuration deleted.');
+              });
+            }}
+          />
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+export function ConnectionDetailPage(props: { connectionKey: string }) {
+  const { api } = useSession();
+  const [, navigate] = useLocation();
+  const path = `/v1/connection/${segment(props.connectionKey)}`;
+  const loaded = useResource(() => api.get<Connection>(path), path);
+  const [override, setOverride] = useState<Connection | null>(null);
+  const [oauthMessage, setOauthMessage] = useState('');
+  const remove = useAction();
+  const connection = override ?? loaded.data;
+
+  return (
+    <>
+      <PageHeader title={connection ? `Connection ${connection.name}` : `Connection ${props.connectionKey}`}>
+        <Link href="/connections">All connections</Link>
+      </PageHeader>
+      <ErrorNotice message={loaded.error} />
+      {!connection ? (
+        loaded.loading ? (
+          <Loading what="the connection" />
+        ) : null
+      ) : (
+        <>
+          <dl className="facts">
+            <dt>Key</dt>
+            <dd>
+              <code>{connection.key}</code>
+            </dd>
+            <dt>Type / access</dt>
+            <dd>
+              {connection.connection_type} / {connection.access}
+            </dd>
+            <dt>Authentication</dt>
+            <dd>{connectionAuthLabel(connection)}</dd>
+            <dt>Webhooks using it</dt>
+            <dd>{connection.webhooks_using}</dd>
+            <dt>Updated</dt>
+            <dd>{formatDateTime(connection.updated_at)}</dd>
+            {connection.description ? (
+              <>
+                <dt>Description</dt>
+                <dd>{connection.description}</dd>
+              </>
+            ) : null}
+          </dl>
+          <div className="two-columns">
+            <SecretsForm connection={connection} onSaved={setOverride} />
+            <OAuthForm
+              // A new configuration (set, changed, deleted) starts the form afresh from the stored values.
+              key={JSON.stringify(connection.oauth)}
+              connection={connection}
+              message={oauthMessage}
+              onSaved={(answer, message) => {
+                setOverride(answer);
+                setOauthMessage(message);
+              }}
+            />
+          </div>
+          <section aria-labelledby="danger-heading" className="danger-zone">
+            <h2 id="danger-heading">Delete</h2>
+            <p className="hint">
+              A connection that webhooks still use cannot be deleted; the answer names them.
+            </p>
+            <ErrorNotice message={remove.error} />
+            <ConfirmButton
+              label="Delete connection"
+              confirmLabel={`Delete ${connection.key} for good`}
+              onConfirm={async () => {
+                if (await remove.run(() => api.send('DELETE', path))) navigate('/connections');
+              }}
+            />
+          </section>
+        </>
+      )}
+    </>
+  );
+}

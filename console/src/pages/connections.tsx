@@ -1,0 +1,125 @@
+// The HTTPS connections webhooks call through: the list and the create form (PATCH /v1/connection).
+import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
+import type { Page } from '../api.ts';
+import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { useAction, useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { Connection } from '../types.ts';
+
+export function connectionAuthLabel(connection: Connection): string {
+  if (connection.oauth) return 'OAuth client credentials';
+  if (connection.secrets?.authorization) return 'Authorization header';
+  if (connection.secrets) return 'none';
+  return 'no secrets yet';
+}
+
+export function ConnectionsPage() {
+  const { api } = useSession();
+  const connections = useResource(
+    () => api.get<Page<Connection>>('/v1/connection', { size: 1000 }),
+    'connections',
+  );
+  const [name, setName] = useState('');
+  const [key, setKey] = useState('');
+  const [access, setAccess] = useState('read');
+  const [description, setDescription] = useState('');
+  const create = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const item: Record<string, unknown> = {
+      name: name.trim(),
+      key: key.trim(),
+      connection_type: 'https',
+      access,
+    };
+    if (description.trim()) item.description = description.trim();
+    if (await create.run(() => api.upsertOne('/v1/connection', item))) {
+      setName('');
+      setKey('');
+      setDescription('');
+      await connections.reload();
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Connections" />
+      <p className="hint">
+        A connection is the HTTPS target a webhook calls. Its URL and credentials are set on the connection's
+        page; secrets are write-only and never shown again.
+      </p>
+      <ErrorNotice message={connections.error} />
+      {connections.loading && !connections.data ? (
+        <Loading what="connections" />
+      ) : connections.data && connections.data.items.length === 0 ? (
+        <Empty>No connection yet. Create one below, then set its URL and credentials.</Empty>
+      ) : connections.data ? (
+        <table className="responsive">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">URL</th>
+              <th scope="col">Authentication</th>
+              <th scope="col">Webhooks using it</th>
+            </tr>
+          </thead>
+          <tbody>
+            {connections.data.items.map((connection) => (
+              <tr key={connection.key}>
+                <td data-label="Name">
+                  <Link href={`/connections/${encodeURIComponent(connection.key)}`}>{connection.name}</Link>
+                </td>
+                <td data-label="Key">
+                  <code>{connection.key}</code>
+                </td>
+                <td data-label="URL" className="url">
+                  {connection.secrets?.url ?? '—'}
+                </td>
+                <td data-label="Authentication">{connectionAuthLabel(connection)}</td>
+                <td data-label="Webhooks using it">{connection.webhooks_using}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <form onSubmit={submit} className="card inline-form" aria-label="Create a connection">
+        <h2>Create a connection</h2>
+        <Field label="Name">
+          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Key" hint="letters, digits, _ . -; used in webhook definitions">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              required
+              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+              value={key}
+              onChange={(event) => setKey(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Access">
+          {(id) => (
+            <select id={id} value={access} onChange={(event) => setAccess(event.target.value)}>
+              <option value="read">read</option>
+              <option value="write">write</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Description (optional)">
+          {(id) => (
+            <input id={id} value={description} onChange={(event) => setDescription(event.target.value)} />
+          )}
+        </Field>
+        <ErrorNotice message={create.error} />
+        <button type="submit" className="primary" disabled={create.pending}>
+          Create connection
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+// DSR policies: the list with their rules, the create form (PATCH /v1/dsr/policy), and the pre-approval
+// webhooks, which belong to the service rather than to one policy.
+import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
+import type { Page } from '../api.ts';
+import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { useAction, useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { Connection, Policy } from '../types.ts';
+import { WebhookList } from './webhook-list.tsx';
+
+export function useConnections() {
+  const { api } = useSession();
+  return useResource(() => api.get<Page<Connection>>('/v1/connection', { size: 1000 }), 'connections');
+}
+
+export function PoliciesPage() {
+  const { api } = useSession();
+  const policies = useResource(() => api.get<Page<Policy>>('/v1/dsr/policy', { size: 1000 }), 'policies');
+  const connections = useConnections();
+  const [name, setName] = useState('');
+  const [key, setKey] = useState('');
+  const [drpAction, setDrpAction] = useState('');
+  const [timeframe, setTimeframe] = useState('45');
+  const create = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const item: Record<string, unknown> = {
+      name: name.trim(),
+      key: key.trim(),
+      execution_timeframe: Number(timeframe),
+    };
+    if (drpAction.trim()) item.drp_action = drpAction.trim();
+    if (await create.run(() => api.upsertOne('/v1/dsr/policy', item))) {
+      setName('');
+      setKey('');
+      setDrpAction('');
+      await policies.reload();
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Policies" />
+      <ErrorNotice message={policies.error} />
+      {policies.loading && !policies.data ? (
+        <Loading what="policies" />
+      ) : policies.data && policies.data.items.length === 0 ? (
+        <Empty>No policy yet. Create one below.</Empty>
+      ) : policies.data ? (
+        <table className="responsive">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Action</th>
+              <th scope="col">Timeframe</th>
+              <th scope="col">Rules</th>
+            </tr>
+          </thead>
+          <tbody>
+            {policies.data.items.map((policy) => (
+              <tr key={policy.key}>
+                <td data-label="Name">
+                  <Link href={`/policies/${encodeURIComponent(policy.key)}`}>{policy.name}</Link>
+                </td>
+                <td data-label="Key">
+                  <code>{policy.key}</code>
+                </td>
+                <td data-label="Action">{policy.drp_action ?? '—'}</td>
+                <td data-label="Timeframe">{policy.execution_timeframe} days</td>
+                <td data-label="Rules">
+                  {policy.rules.length === 0
+                    ? 'none'
+                    : policy.rules
+                        .map(
+                          (rule) =>
+                            `${rule.name} (${rule.action_type}${rule.masking_strategy ? `, ${rule.masking_strategy.strategy}` : ''})`,
+                        )
+                        .join('; ')}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <form onSubmit={submit} className="card inline-form" aria-label="Create a policy">
+        <h2>Create a policy</h2>
+        <Field label="Name">
+          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Key">
+          {(id) => (
+            <input
+              id={id}
+              required
+              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+              value={key}
+              onChange={(event) => setKey(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Action (optional)" hint="free text, for example access or erasure">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              value={drpAction}
+              onChange={(event) => setDrpAction(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Execution timeframe (days)">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              max={3650}
+              required
+              value={timeframe}
+              onChange={(event) => setTimeframe(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={create.error} />
+        <button type="submit" className="primary" disabled={create.pending}>
+          Create policy
+        </button>
+      </form>
+      {connections.data ? (
+        <WebhookList
+          title="Pre-approval webhooks"
+          listPath="/v1/pre_approval_webhook"
+          policyWebhook={false}
+          connections={connections.data.items}
+          description="Called when a request is received, in this order. When all answer eligible the request is approved; any not-eligible answer leaves it pending for review."
+        />
+      ) : (
+        <ErrorNotice message={connections.error} />
+      )}
+    </>
+  );
+}

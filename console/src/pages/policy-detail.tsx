@@ -1,0 +1,204 @@
+// One DSR policy: its rules (add or redefine through PATCH /v1/dsr/policy/{key}/rule) and its ordered
+// pre- and post-execution webhooks.
+import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
+import { segment } from '../api.ts';
+import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { useAction, useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { Policy, Rule } from '../types.ts';
+import { useConnections } from './policies.tsx';
+import { WebhookList } from './webhook-list.tsx';
+
+const STRATEGIES = ['nullify', 'delete', 'forget', 'hash', 'random_string', 'string_rewrite'];
+
+function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
+  const { api } = useSession();
+  const [name, setName] = useState('');
+  const [key, setKey] = useState('');
+  const [actionType, setActionType] = useState('erasure');
+  const [strategy, setStrategy] = useState('nullify');
+  const [rewriteValue, setRewriteValue] = useState('');
+  const [targets, setTargets] = useState('*');
+  const save = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const item: Record<string, unknown> = {
+      name: name.trim(),
+      key: key.trim(),
+      action_type: actionType,
+      targets: targets
+        .split(/[\s,]+/)
+        .map((target) => target.trim())
+        .filter(Boolean),
+    };
+    if (actionType === 'erasure') {
+      item.masking_strategy = {
+        strategy,
+        configuration: strategy === 'string_rewrite' ? { rewrite_value: rewriteValue } : {},
+      };
+    }
+    if (await save.run(() => api.upsertOne(`/v1/dsr/policy/${segment(props.policyKey)}/rule`, item))) {
+      setName('');
+      setKey('');
+      await props.onSaved();
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="card inline-form" aria-label="Add or redefine a rule">
+      <h3>Add or redefine a rule</h3>
+      <p className="hint">A rule with an existing key is replaced by this definition.</p>
+      <Field label="Rule name">
+        {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
+      </Field>
+      <Field label="Rule key">
+        {(id) => (
+          <input
+            id={id}
+            required
+            pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+            value={key}
+            onChange={(event) => setKey(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Action type">
+        {(id) => (
+          <select id={id} value={actionType} onChange={(event) => setActionType(event.target.value)}>
+            <option value="access">access</option>
+            <option value="erasure">erasure</option>
+          </select>
+        )}
+      </Field>
+      {actionType === 'erasure' ? (
+        <Field label="Masking strategy">
+          {(id) => (
+            <select id={id} value={strategy} onChange={(event) => setStrategy(event.target.value)}>
+              {STRATEGIES.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {actionType === 'erasure' && strategy === 'string_rewrite' ? (
+        <Field label="Rewrite value">
+          {(id) => (
+            <input
+              id={id}
+              required
+              value={rewriteValue}
+              onChange={(event) => setRewriteValue(event.target.value)}
+            />
+          )}
+        </Field>
+      ) : null}
+      <Field label="Targets" hint="*, table.* or table.attribute; separated by commas or spaces">
+        {(id, describedBy) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            required
+            value={targets}
+            onChange={(event) => setTargets(event.target.value)}
+          />
+        )}
+      </Field>
+      <ErrorNotice message={save.error} />
+      <button type="submit" className="primary" disabled={save.pending}>
+        Save rule
+      </button>
+    </form>
+  );
+}
+
+function RulesTable(props: { rules: Rule[] }) {
+  if (props.rules.length === 0) return <Empty>No rule yet: requests under this policy touch no data.</Empty>;
+  return (
+    <table className="responsive">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Key</th>
+          <th scope="col">Action</th>
+          <th scope="col">Masking</th>
+          <th scope="col">Targets</th>
+          <th scope="col">Storage</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rules.map((rule) => (
+          <tr key={rule.key}>
+            <td data-label="Name">{rule.name}</td>
+            <td data-label="Key">
+              <code>{rule.key}</code>
+            </td>
+            <td data-label="Action">{rule.action_type}</td>
+            <td data-label="Masking">{rule.masking_strategy?.strategy ?? '—'}</td>
+            <td data-label="Targets">{rule.targets.join(', ')}</td>
+            <td data-label="Storage">{rule.storage_destination_key ?? '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function PolicyDetailPage(props: { policyKey: string }) {
+  const { api } = useSession();
+  const path = `/v1/dsr/policy/${segment(props.policyKey)}`;
+  const policy = useResource(() => api.get<Policy>(path), path);
+  const connections = useConnections();
+  const webhookBase = `/v1/policy/${segment(props.policyKey)}/webhook`;
+
+  return (
+    <>
+      <PageHeader title={policy.data ? `Policy ${policy.data.name}` : `Policy ${props.policyKey}`}>
+        <Link href="/policies">All policies</Link>
+      </PageHeader>
+      <ErrorNotice message={policy.error || connections.error} />
+      {policy.loading && !policy.data ? <Loading what="the policy" /> : null}
+      {policy.data ? (
+        <>
+          <dl className="facts">
+            <dt>Key</dt>
+            <dd>
+              <code>{policy.data.key}</code>
+            </dd>
+            <dt>Action</dt>
+            <dd>{policy.data.drp_action ?? '—'}</dd>
+            <dt>Execution timeframe</dt>
+            <dd>{policy.data.execution_timeframe} days</dd>
+          </dl>
+          <section aria-labelledby="rules-heading">
+            <h2 id="rules-heading">Rules</h2>
+            <RulesTable rules={policy.data.rules} />
+            <RuleForm policyKey={props.policyKey} onSaved={policy.reload} />
+          </section>
+          {connections.data ? (
+            <>
+              <WebhookList
+                title="Pre-execution webhooks"
+                listPath={`${webhookBase}/pre_execution`}
+                policyWebhook
+                connections={connections.data.items}
+                description="Called in this order after approval, before the rules run. A two-way webhook may halt the request until it is resumed."
+              />
+              <WebhookList
+                title="Post-execution webhooks"
+                listPath={`${webhookBase}/post_execution`}
+                policyWebhook
+                connections={connections.data.items}
+                description="Called in this order after the rules ran, before the request completes."
+              />
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </>
+  );
+}

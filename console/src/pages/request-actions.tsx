@@ -1,0 +1,142 @@
+// Review actions on privacy requests: approve, deny with a reason (in a modal dialog), retry a request in
+// error. Each calls the management API and reports the API's own sentence when it refuses.
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { ApiError, type BulkAnswer, segment } from '../api.ts';
+import { ErrorNotice, Field } from '../components.tsx';
+import { useAction } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { PrivacyRequest } from '../types.ts';
+
+export const REVIEWABLE = new Set(['pending']);
+export const RETRYABLE = new Set(['error']);
+
+function firstFailure(answer: unknown): string | undefined {
+  const failed = (answer as Partial<BulkAnswer<unknown>> | undefined)?.failed;
+  return Array.isArray(failed) && failed[0] ? failed[0].message : undefined;
+}
+
+function DenyDialog(props: { request: PrivacyRequest; onClose: () => void; onDenied: () => Promise<void> }) {
+  const { api } = useSession();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [reason, setReason] = useState('');
+  const deny = useAction();
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const ok = await deny.run(async () => {
+      const answer = await api.send('PATCH', '/v1/privacy-request/administrate/deny', {
+        request_ids: [props.request.id],
+        reason: reason.trim(),
+      });
+      const failure = firstFailure(answer);
+      if (failure) throw new ApiError(400, failure);
+    });
+    if (ok) {
+      dialog.current?.close();
+      await props.onDenied();
+    }
+  }
+
+  return (
+    <dialog ref={dialog} onClose={props.onClose} aria-labelledby="deny-heading" className="card">
+      <form onSubmit={submit}>
+        <h2 id="deny-heading">Deny request</h2>
+        <p>
+          <code>{props.request.id}</code>
+        </p>
+        <Field label="Reason" hint="recorded with the request">
+          {(id, describedBy) => (
+            <textarea
+              id={id}
+              aria-describedby={describedBy}
+              required
+              rows={3}
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={deny.error} />
+        <div className="buttons">
+          <button type="submit" className="danger" disabled={deny.pending}>
+            Deny
+          </button>
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+export function RequestActions(props: { request: PrivacyRequest; onChanged: () => Promise<void> }) {
+  const { api } = useSession();
+  const action = useAction();
+  const [denying, setDenying] = useState(false);
+  const { request } = props;
+
+  async function approve() {
+    const ok = await action.run(async () => {
+      const answer = await api.send('PATCH', '/v1/privacy-request/administrate/approve', {
+        request_ids: [request.id],
+      });
+      const failure = firstFailure(answer);
+      if (failure) throw new ApiError(400, failure);
+    });
+    if (ok) await props.onChanged();
+  }
+
+  async function retry() {
+    if (await action.run(() => api.send('POST', `/v1/privacy-request/${segment(request.id)}/retry`)))
+      await props.onChanged();
+  }
+
+  const reviewable = REVIEWABLE.has(request.status);
+  const retryable = RETRYABLE.has(request.status);
+  if (!reviewable && !retryable) return null;
+  return (
+    <span className="request-actions">
+      {reviewable ? (
+        <>
+          <button
+            type="button"
+            className="primary"
+            disabled={action.pending}
+            aria-label={`Approve ${request.id}`}
+            onClick={() => void approve()}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            disabled={action.pending}
+            aria-label={`Deny ${request.id}`}
+            onClick={() => setDenying(true)}
+          >
+            Deny…
+          </button>
+        </>
+      ) : null}
+      {retryable ? (
+        <button
+          type="button"
+          disabled={action.pending}
+          aria-label={`Retry ${request.id}`}
+          onClick={() => void retry()}
+        >
+          Retry
+        </button>
+      ) : null}
+      <ErrorNotice message={action.error} />
+      {denying ? (
+        <DenyDialog request={request} onClose={() => setDenying(false)} onDenied={props.onChanged} />
+      ) : null}
+    </span>
+  );
+}

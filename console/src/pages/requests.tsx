@@ -1,0 +1,179 @@
+// Privacy requests, soonest deadline first: status, policy, masked identity, days left; filters by status
+// and external id; approve, deny and retry in place. The API lists newest first, and deadlines depend on
+// each policy's timeframe, so the page reads the newest FETCH_SIZE matching requests, sorts them by days
+// left and pages through them itself; it refreshes every REFRESH_MS.
+import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
+import type { Page } from '../api.ts';
+import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager, StatusBadge } from '../components.tsx';
+import { daysLeftText, formatDate, formatDateTime, maskedIdentity } from '../format.ts';
+import { useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { PrivacyRequest } from '../types.ts';
+import { NewRequestForm } from './new-request.tsx';
+import { RequestActions } from './request-actions.tsx';
+
+export const STATUSES = [
+  'identity_unverified',
+  'requires_input',
+  'pending',
+  'approved',
+  'denied',
+  'in_processing',
+  'paused',
+  'complete',
+  'canceled',
+  'error',
+];
+
+const FETCH_SIZE = 500;
+const PAGE_SIZE = 50;
+const REFRESH_MS = 10_000;
+
+/** Soonest deadline first; requests without one last. Ties: oldest first. */
+export function byDeadline(a: PrivacyRequest, b: PrivacyRequest): number {
+  const left = (request: PrivacyRequest) => request.days_left ?? Number.POSITIVE_INFINITY;
+  return left(a) - left(b) || a.requested_at.localeCompare(b.requested_at);
+}
+
+export function policyLabel(request: PrivacyRequest): string {
+  return request.policy?.key ?? request.policy?.name ?? request.policy_id;
+}
+
+export function RequestsPage() {
+  const { api } = useSession();
+  const [status, setStatus] = useState('');
+  const [externalIdDraft, setExternalIdDraft] = useState('');
+  const [externalId, setExternalId] = useState('');
+  const [page, setPage] = useState(1);
+  const requests = useResource(
+    () =>
+      api.get<Page<PrivacyRequest>>('/v1/privacy-request', {
+        status,
+        external_id: externalId,
+        size: FETCH_SIZE,
+      }),
+    JSON.stringify([status, externalId]),
+    REFRESH_MS,
+  );
+
+  function applyExternalId(event: FormEvent) {
+    event.preventDefault();
+    setPage(1);
+    setExternalId(externalIdDraft.trim());
+  }
+
+  const sorted = [...(requests.data?.items ?? [])].sort(byDeadline);
+  const items = sorted.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const total = requests.data?.total ?? 0;
+  const filtered = Boolean(status || externalId);
+  return (
+    <>
+      <PageHeader title="Privacy requests">
+        <button type="button" onClick={() => void requests.reload()}>
+          Refresh
+        </button>
+      </PageHeader>
+      <NewRequestForm onCreated={requests.reload} />
+      <form className="filters" onSubmit={applyExternalId} aria-label="Filter privacy requests">
+        <Field label="Status">
+          {(id) => (
+            <select
+              id={id}
+              value={status}
+              onChange={(event) => {
+                setPage(1);
+                setStatus(event.target.value);
+              }}
+            >
+              <option value="">any</option>
+              {STATUSES.map((name) => (
+                <option key={name} value={name}>
+                  {name.replace(/_/g, ' ')}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="External id">
+          {(id) => (
+            <input
+              id={id}
+              value={externalIdDraft}
+              onChange={(event) => setExternalIdDraft(event.target.value)}
+            />
+          )}
+        </Field>
+        <div className="filter-buttons">
+          <button type="submit" className="primary">
+            Filter
+          </button>
+        </div>
+      </form>
+      <ErrorNotice message={requests.error} />
+      {requests.loading && !requests.data ? (
+        <Loading what="privacy requests" />
+      ) : requests.data && items.length === 0 ? (
+        <Empty>
+          {filtered
+            ? 'No request matches these filters.'
+            : 'No privacy request yet. Requests arrive through POST /v1/privacy-request.'}
+        </Empty>
+      ) : requests.data ? (
+        <>
+          <table className="responsive requests">
+            <caption className="visually-hidden">Privacy requests, soonest deadline first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Deadline</th>
+                <th scope="col">Status</th>
+                <th scope="col">Policy</th>
+                <th scope="col">Identity</th>
+                <th scope="col">Request</th>
+                <th scope="col">Received</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((request) => (
+                <tr key={request.id} data-request-id={request.id}>
+                  <td data-label="Deadline">
+                    <span
+                      className={request.days_left !== null && request.days_left < 7 ? 'urgent' : undefined}
+                    >
+                      {daysLeftText(request.days_left)}
+                    </span>
+                    <small className="hint"> {formatDate(request.due_date)}</small>
+                  </td>
+                  <td data-label="Status">
+                    <StatusBadge status={request.status} />
+                  </td>
+                  <td data-label="Policy">{policyLabel(request)}</td>
+                  <td data-label="Identity">{maskedIdentity(request.identity) || '—'}</td>
+                  <td data-label="Request">
+                    <Link href={`/requests/${encodeURIComponent(request.id)}`}>
+                      {request.external_id || request.id}
+                    </Link>
+                  </td>
+                  <td data-label="Received">{formatDateTime(request.requested_at)}</td>
+                  <td data-label="Actions">
+                    <RequestActions request={request} onChanged={requests.reload} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager page={page} size={PAGE_SIZE} total={sorted.length} onPage={setPage} />
+          {total > sorted.length ? (
+            <p className="hint" role="note">
+              Showing the {sorted.length} most recent of {total} matching requests, by deadline. Filter by
+              status or external id to see older ones.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+// The signed-in session: the management access token lives in this component's memory only (never in
+// localStorage, sessionStorage or a cookie), so closing or reloading the tab signs out. A refused or
+// expired token ends the session and the sign-in page says why.
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { type Api, createApi, requestToken } from './api.ts';
+import type { ConsoleSession } from './types.ts';
+
+interface SignedIn {
+  token: string;
+  expiresAt: number;
+  info: ConsoleSession;
+}
+
+interface SessionContextValue {
+  api: Api;
+  info: ConsoleSession;
+  signOut(message?: string): void;
+}
+
+const SessionContext = createContext<SessionContextValue | null>(null);
+
+export function useSession(): SessionContextValue {
+  const value = useContext(SessionContext);
+  if (!value) throw new Error('useSession outside a signed-in session');
+  return value;
+}
+
+export const EXPIRED_MESSAGE = 'Your session has expired. Sign in again.';
+
+export function SessionGate(props: {
+  signIn: (start: (clientId: string, clientSecret: string) => Promise<void>, message: string) => ReactNode;
+  children: ReactNode;
+}) {
+  const [session, setSession] = useState<SignedIn | null>(null);
+  const [message, setMessage] = useState('');
+
+  const signOut = useCallback((reason = '') => {
+    setSession(null);
+    setMessage(reason);
+  }, []);
+
+  const start = useCallback(async (clientId: string, clientSecret: string) => {
+    const answer = await requestToken(clientId, clientSecret);
+    const probe = createApi(answer.access_token, () => undefined);
+    const info = await probe.get<ConsoleSession>('/console/session');
+    setMessage('');
+    setSession({ token: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000, info });
+  }, []);
+
+  useEffect(() => {
+    if (!session) return;
+    const timer = setTimeout(() => signOut(EXPIRED_MESSAGE), Math.max(0, session.expiresAt - Date.now()));
+    return () => clearTimeout(timer);
+  }, [session, signOut]);
+
+  const value = useMemo<SessionContextValue | null>(() => {
+    if (!session) return null;
+    const api = createApi(session.token, () => signOut(EXPIRED_MESSAGE));
+    return { api, info: session.info, signOut };
+  }, [session, signOut]);
+
+  if (!value) return <>{props.signIn(start, message)}</>;
+  return <SessionContext.Provider value={value}>{props.children}</SessionContext.Provider>;
+}

@@ -1,0 +1,124 @@
+// The shapes the management API answers, as the console reads them. Secrets never appear here: the API
+// answers masks, and the console only ever sends secrets, it never holds them in these types.
+
+export interface ConsoleSession {
+  client_id: string;
+  scopes: string[];
+  privacy_request_delay_timeout_seconds: number;
+  require_manual_approval: boolean;
+}
+
+export interface Connection {
+  key: string;
+  name: string;
+  connection_type: string;
+  access: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  secrets: { url: string; authorization: string | null } | null;
+  oauth: { grant_type: string; token_url: string; scope: string; client_id: string } | null;
+  webhooks_using: number;
+}
+
+export interface Rule {
+  id: string;
+  name: string;
+  key: string;
+  action_type: string;
+  masking_strategy: { strategy: string; configuration: Record<string, unknown> } | null;
+  storage_destination_key: string | null;
+  targets: string[];
+}
+
+export interface Policy {
+  id: string;
+  name: string;
+  key: string;
+  drp_action: string | null;
+  execution_timeframe: number;
+  rules: Rule[];
+}
+
+export type Direction = 'one_way' | 'two_way';
+
+export interface Webhook {
+  key: string;
+  name: string;
+  direction?: Direction;
+  order: number;
+  connection_config_key: string;
+}
+
+export interface Datastore {
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  datastores: string[];
+  rate_limit_per_minute: number | null;
+  created_at: string;
+}
+
+export interface IssuedApiKey extends ApiKey {
+  key: string;
+}
+
+export interface AuditEntry {
+  seq: number;
+  at: string;
+  action: string;
+  datastore: string | null;
+  entity_ids: string[];
+  actor: string;
+  request_id: string | null;
+  details: Record<string, unknown>;
+  recipient?: string;
+}
+
+export interface IdentityValue {
+  label?: string;
+  value?: string;
+}
+
+export interface PrivacyRequest {
+  id: string;
+  external_id: string | null;
+  status: string;
+  requested_at: string;
+  started_processing_at: string | null;
+  finished_processing_at: string | null;
+  reviewed_at: string | null;
+  reviewed_by: string | null;
+  paused_at: string | null;
+  due_date: string | null;
+  days_left: number | null;
+  policy_id: string;
+  policy?: { key: string; name: string; rules?: { action_type: string }[] } | null;
+  identity?: Record<string, string | IdentityValue | null> | null;
+  cancel_reason?: string | null;
+  source?: string | null;
+}
+
+/** One line of a request's log: a transition, a webhook call, the rules' run or a note. */
+export interface RequestLogEntry {
+  time: string;
+  kind: 'transition' | 'webhook' | 'rules' | 'note';
+  from_status: string | null;
+  to_status: string | null;
+  webhook_key: string | null;
+  timing: 'pre_approval' | 'pre' | 'post' | null;
+  direction: string | null;
+  target_host: string | null;
+  http_status: number | null;
+  duration_ms: number | null;
+  attempt: number | null;
+  error: string | null;
+  message: string | null;
+  /** For `rules` entries: the run's summary (access package and erasure counts). */
+  details?: unknown;
+}
