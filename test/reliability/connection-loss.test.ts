@@ -2,7 +2,7 @@
 // cluster that the test crashes (pg_ctl stop -m immediate) while the transaction waits. Proves: the
 // transaction rejects with an error the HTTP layer answers as 503 (never an unhandled 'error' event that
 // ends the process), and the pool hands out a working connection once the server is back.
-// The full outage under load is test/chaos/database-outage.test.ts.
+// The full outage under load is test/chaos/database-outage.chaos.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isStoreUnavailable } from '../../src/db/database.ts';
