@@ -1,8 +1,9 @@
 // node bench/profile.ts --load get-by-id|create|identity [--store pglite|postgres] [--seconds 10]
+// [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
 // Runs one load against a Lethe started with --cpu-prof and prints where its CPU time went: the top
 // functions by self time and the same time grouped by module (a package, or a file of src/). The
 // summaries in bench/README.md come from here. It measures nothing the table reports.
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'postgres' },
     seconds: { type: 'string', default: '10' },
     top: { type: 'string', default: '25' },
+    out: { type: 'string' },
   },
 });
 const adminUrl =
@@ -123,6 +125,7 @@ try {
 }
 const [file] = (await readdir(profileDir)).filter((name) => name.endsWith('.cpuprofile'));
 if (!file) throw new Error('the server wrote no profile');
+if (values.out) await copyFile(path.join(profileDir, file), values.out);
 const profile = JSON.parse(await readFile(path.join(profileDir, file), 'utf8')) as Profile;
 process.stdout.write(`${summarise(profile, Number(values.top))}\n`);
 await rm(profileDir, { recursive: true, force: true });

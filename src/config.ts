@@ -40,7 +40,12 @@ export interface Config {
   jobSuperviseIntervalSeconds: number;
   /** How often the sweep (paused-request expiry, identity purge) runs (not an environment variable). */
   sweepIntervalSeconds: number;
-  /** Requests one worker process advances at the same time. */
+  /**
+   * A request in approved or in_processing (or awaiting a pre-approval call) that has not moved for this
+   * long and has no job in the queue is queued again by the sweep (not an environment variable).
+   */
+  stalledRequestSeconds: number;
+  /** Fetch loops of a worker process; each advances up to two requests at a time. */
   workerConcurrency: number;
   /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
@@ -134,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobHeartbeatSeconds: integer(env, 'LETHE_WORKER_HEARTBEAT_SECONDS', 30, 10),
     jobSuperviseIntervalSeconds: 10,
     sweepIntervalSeconds: 30,
+    stalledRequestSeconds: 120,
     workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
   };

@@ -431,6 +431,25 @@ export const privacyRequestRepository = {
     return rows;
   },
 
+  /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */
+  async stalled(db: Queryable, seconds: number, limit: number): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT r.id FROM privacy_requests r
+        WHERE r.updated_at <= now() - make_interval(secs => $1::int)
+          AND (r.status IN ('approved', 'in_processing')
+               OR (r.status = 'pending' AND EXISTS (
+                     SELECT 1 FROM privacy_request_steps s
+                      WHERE s.privacy_request_id = r.id AND s.position = r.next_step AND s.kind = 'pre_approval')))
+        ORDER BY r.updated_at LIMIT $2`,
+      [seconds, limit],
+    );
+    return rows.map((row) => row.id);
+  },
+
+  async touch(tx: Queryable, id: string): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET updated_at = now() WHERE id = $1', [id]);
+  },
+
   async purgeExpiredIdentities(db: Queryable): Promise<number> {
     const { rowCount } = await db.query(
       `UPDATE privacy_requests SET identity_sealed = NULL, identity_purged_at = now(), updated_at = now()

@@ -4,14 +4,16 @@
 // executor; this module only wires them to the queue.
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
+import type { JobResult } from 'pg-boss';
 import type { Services } from '../runtime/services.ts';
 import { CallbackClient } from './callback-client.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
-import { ADVANCE_QUEUE, type AdvanceJob, SWEEP_QUEUE } from './jobs.ts';
+import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
 const SWEEP_BATCH = 100;
+const ADVANCE_BATCH_SIZE = 2;
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -31,16 +33,30 @@ export async function startPrivacyRequestWorker(
     signing: new CallbackSigning(services),
   });
 
+  // pg-boss waits a polling interval after every fetch unless the fetch came back full; with batches of
+  // two and burst-on-full, a loop keeps fetching while there is a backlog instead of taking one request
+  // a second. Each job of a batch settles on its own.
   await boss.work<AdvanceJob>(
     ADVANCE_QUEUE,
     {
       pollingIntervalSeconds: config.jobPollingIntervalSeconds,
       localConcurrency: config.workerConcurrency,
-      batchSize: 1,
+      batchSize: ADVANCE_BATCH_SIZE,
+      burstWhenBatchFull: true,
+      perJobResults: true,
     },
-    async ([job]) => {
-      if (job) await executor.advance(job.data.privacyRequestId);
-    },
+    async (jobs) =>
+      Promise.all(
+        jobs.map(async (job): Promise<JobResult> => {
+          try {
+            await executor.advance(job.data.privacyRequestId);
+            return { id: job.id, status: 'completed' };
+          } catch (error) {
+            onError(error instanceof Error ? error : new Error(String(error)));
+            return { id: job.id, status: 'failed', output: { message: 'the request could not be advanced' } };
+          }
+        }),
+      ),
   );
   await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: config.jobPollingIntervalSeconds }, async () =>
     sweep(services),
@@ -63,8 +79,11 @@ export async function startPrivacyRequestWorker(
   };
 }
 
-/** One sweep pass: expire long pauses, purge expired identities, drop long-dead reply tokens. */
-export async function sweep(services: Pick<Services, 'db' | 'config'>): Promise<void> {
+/**
+ * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
+ * the store was down), purge expired identities, drop long-dead reply tokens.
+ */
+export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
   const { db, config } = services;
   for (;;) {
     const expired = await db.transaction(async (tx) => {
@@ -92,6 +111,24 @@ export async function sweep(services: Pick<Services, 'db' | 'config'>): Promise<
     });
     if (expired < SWEEP_BATCH) break;
   }
+  await requeueStalled(services);
   await repo.purgeExpiredIdentities(db);
   await repo.deleteOldTokens(db);
+}
+
+const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
+
+async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
+  const { db, config, queue } = services;
+  for (const id of await repo.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
+    const jobs = await queue.boss.findJobs(ADVANCE_QUEUE, { key: id });
+    if (jobs.some((job) => LIVE_JOB_STATES.has(job.state))) continue;
+    await db.transaction(async (tx) => {
+      await repo.appendLog(tx, id, [
+        { kind: 'note', message: 'no worker job was left for this request; queued it again' },
+      ]);
+      await repo.touch(tx, id);
+      await enqueueAdvance(queue, tx, id);
+    });
+  }
 }

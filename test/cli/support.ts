@@ -14,6 +14,12 @@ import { openDatabase } from '../../src/db/open.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
 
 const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
+
+/**
+ * Each `lethe` process loads the whole service (seconds on a loaded 2-core machine) and opens the store,
+ * so these tests get more time than the suite's default per test.
+ */
+export const SLOW = { timeout: 600_000 };
 const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
 
 export interface CliRun {

@@ -67,6 +67,13 @@ async function pgliteTemplate(): Promise<string> {
   }
 }
 
+/** A new data dir holding a copy of the migrated PGlite template, for a Lethe started as a child process. */
+export async function preparedPgliteDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
+  await cp(path.join(await pgliteTemplate(), 'pgdata'), path.join(dataDir, 'pgdata'), { recursive: true });
+  return dataDir;
+}
+
 function testConfig(overrides: Partial<Config>): Config {
   return {
     ...loadConfig({}),

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { preparedPgliteDataDir, startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, type Receiver, startReceiver } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,7 +39,7 @@ function startChild(args: string[], env: Record<string, string>): Child {
   return {
     process: child,
     output,
-    waitFor(pattern, timeoutMs = 60_000) {
+    waitFor(pattern, timeoutMs = 120_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = pattern.exec(output.join(''));
@@ -129,32 +128,35 @@ describe('a worker killed mid-request', () => {
     token = ((await response.json()) as { access_token: string }).access_token;
   }
 
-  before(async () => {
-    receiver = await startReceiver();
-    const encryptionKey = randomBytes(32);
-    const rootClient = { id: 'root-crash-test', secret: randomBytes(24).toString('base64url') };
-    env = {
-      LETHE_ENCRYPTION_KEY: encryptionKey.toString('hex'),
-      LETHE_ROOT_CLIENT_ID: rootClient.id,
-      LETHE_ROOT_CLIENT_SECRET: rootClient.secret,
-      LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
-      LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-      LETHE_WEBHOOK_TIMEOUT_MS: '8000',
-      LETHE_WORKER_HEARTBEAT_SECONDS: String(engineConfig.jobHeartbeatSeconds),
-      LETHE_LOG_LEVEL: 'warn',
-      PORT: '0',
-    };
-    if (POSTGRES) {
-      api = await startTestService({ ...engineConfig, encryptionKey, rootClient }, { worker: false });
-      baseUrl = api.url;
-      env.DATABASE_URL = api.config.databaseUrl as string;
-    } else {
-      dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-crash-'));
-      env.LETHE_DATA_DIR = dataDir;
-    }
-    await startProcess();
-    await login(rootClient);
-  });
+  before(
+    async () => {
+      receiver = await startReceiver();
+      const encryptionKey = randomBytes(32);
+      const rootClient = { id: 'root-crash-test', secret: randomBytes(24).toString('base64url') };
+      env = {
+        LETHE_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+        LETHE_ROOT_CLIENT_ID: rootClient.id,
+        LETHE_ROOT_CLIENT_SECRET: rootClient.secret,
+        LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
+        LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        LETHE_WEBHOOK_TIMEOUT_MS: '8000',
+        LETHE_WORKER_HEARTBEAT_SECONDS: String(engineConfig.jobHeartbeatSeconds),
+        LETHE_LOG_LEVEL: 'warn',
+        PORT: '0',
+      };
+      if (POSTGRES) {
+        api = await startTestService({ ...engineConfig, encryptionKey, rootClient }, { worker: false });
+        baseUrl = api.url;
+        env.DATABASE_URL = api.config.databaseUrl as string;
+      } else {
+        dataDir = await preparedPgliteDataDir();
+        env.LETHE_DATA_DIR = dataDir;
+      }
+      await startProcess();
+      await login(rootClient);
+    },
+    { timeout: 300_000 },
+  );
 
   after(async () => {
     for (const child of children) await stopGently(child);
@@ -163,7 +165,8 @@ describe('a worker killed mid-request', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('resumes on the webhook not yet confirmed and never skips one', async () => {
+  // Child processes on a busy machine: allow more than the suite's default per-test time.
+  it('resumes on the webhook not yet confirmed and never skips one', { timeout: 300_000 }, async () => {
     const webhooks = [
       ['pre_execution', 'c1', 'one_way'],
       ['pre_execution', 'c2', 'two_way'],

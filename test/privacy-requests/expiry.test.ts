@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ADVANCE_QUEUE } from '../../src/privacy-requests/jobs.ts';
+import { startPrivacyRequestWorker } from '../../src/privacy-requests/worker.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   engineConfig,
@@ -13,7 +15,7 @@ import {
 } from './support.ts';
 
 const DELAY_TIMEOUT_SECONDS = 2;
-const IDENTITY_TTL_SECONDS = 8;
+const IDENTITY_TTL_SECONDS = 20;
 
 describe('paused request expiry and identity purge', () => {
   let service: TestService;
@@ -108,4 +110,41 @@ describe('paused request expiry and identity purge', () => {
     }
     throw new Error('identities were not purged');
   }
+});
+
+describe('a request whose queue job was lost', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ ...engineConfig, stalledRequestSeconds: 1 }, { worker: false });
+  });
+  after(() => service.stop());
+
+  it('is queued again by the sweep and completes', async () => {
+    const created = await submit(service, {
+      policy_key: 'default_access_policy',
+      identity: { email: 'lost@example.com' },
+    });
+    const { boss } = service.services.queue;
+    const jobs = await boss.findJobs(ADVANCE_QUEUE, { key: created.id });
+    assert.equal(jobs.length, 1);
+    await boss.deleteJob(
+      ADVANCE_QUEUE,
+      jobs.map((job) => job.id),
+    );
+
+    const worker = await startPrivacyRequestWorker(service.services, (error) => {
+      throw error;
+    });
+    try {
+      await waitForStatus(service, created.id, 'complete');
+      const log = await logOf(service, created.id);
+      assert.ok(
+        log.some((entry) =>
+          /no worker job was left for this request; queued it again/.test(entry.message ?? ''),
+        ),
+      );
+    } finally {
+      await worker.stop();
+    }
+  });
 });

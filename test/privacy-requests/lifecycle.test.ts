@@ -229,4 +229,26 @@ describe('privacy request lifecycle with manual approval', () => {
     assert.equal((await service.call('GET', '/v1/privacy-request', { token: creator })).status, 403);
     assert.equal((await getRequest(service, request.id)).status, 'pending');
   });
+
+  it('documents its routes in /openapi.json under /v1 only', async () => {
+    const { paths } = (await service.call('GET', '/openapi.json')).body;
+    for (const documented of [
+      '/v1/privacy-request',
+      '/v1/privacy-request/{id}',
+      '/v1/privacy-request/{id}/log',
+      '/v1/privacy-request/{id}/access-results',
+      '/v1/privacy-request/administrate/approve',
+      '/v1/privacy-request/administrate/deny',
+      '/v1/privacy-request/{id}/retry',
+      '/v1/privacy-request/{id}/resume',
+      '/v1/privacy-request/{id}/pre-approve/eligible',
+      '/v1/privacy-request/{id}/pre-approve/not-eligible',
+    ]) {
+      assert.ok(paths[documented], documented);
+    }
+    assert.equal(paths['/privacy-request/{id}/resume'], undefined);
+    assert.equal(paths['/api/v1/privacy-request'], undefined);
+    assert.ok(paths['/v1/privacy-request'].post.requestBody);
+    assert.ok(paths['/v1/privacy-request/{id}'].get.responses['200']);
+  });
 });
