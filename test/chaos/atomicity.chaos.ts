@@ -221,13 +221,14 @@ describe('atomicity under SIGKILL', () => {
     for (let round = 0; round < PUT_ROUNDS; round++) {
       const next = list(`r${round}`, 20 + Math.floor(Math.random() * 31)).reverse();
       const answer = put(next);
-      const killAfter = Math.floor(Math.random() * 150);
+      // Even rounds kill the moment the transaction is seen open; odd rounds 0-150 ms after the PUT is sent.
+      const killOnSight = round % 2 === 0;
+      const killAfter = killOnSight ? 1000 : Math.floor(Math.random() * 150);
       const started = Date.now();
       let inside = false;
-      while (Date.now() - started < killAfter) {
+      while (Date.now() - started < killAfter && !(killOnSight && inside)) {
         inside = (await transactionOpen('webhook')) || inside;
       }
-      inside = (await transactionOpen('webhook')) || inside;
       await lethe.kill('SIGKILL');
       const acknowledged = (await answer).status === 200;
       await restart();
