@@ -78,7 +78,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.post<{ Body: { name?: string; scopes: string[] } }>(
       '/oauth/client',
       {
-        preHandler: app.authorize(),
+        onRequest: app.authorize(),
         schema: {
           tags: ['management auth'],
           summary: 'Create a management client with a subset of scopes (root client only).',
@@ -105,7 +105,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.get(
       '/oauth/client',
       {
-        preHandler: app.authorize(),
+        onRequest: app.authorize(),
         schema: {
           tags: ['management auth'],
           summary: 'List management clients (never their secrets).',
@@ -119,7 +119,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.delete<{ Params: { client_id: string } }>(
       '/oauth/client/:client_id',
       {
-        preHandler: app.authorize(),
+        onRequest: app.authorize(),
         schema: {
           tags: ['management auth'],
           summary: 'Delete a management client and revoke its tokens.',

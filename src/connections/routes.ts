@@ -27,7 +27,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Body: unknown[] }>(
       '/connection',
       {
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary:
@@ -50,7 +50,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.get<{ Querystring: { page?: number; size?: number } }>(
       '/connection',
       {
-        preHandler: app.authorize('connection:read'),
+        onRequest: app.authorize('connection:read'),
         schema: {
           tags,
           summary: 'List connections by key, paged.',
@@ -65,7 +65,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.get<{ Params: KeyParams }>(
       '/connection/:connection_key',
       {
-        preHandler: app.authorize('connection:read'),
+        onRequest: app.authorize('connection:read'),
         schema: {
           tags,
           summary: 'One connection, secrets masked.',
@@ -80,7 +80,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.delete<{ Params: KeyParams }>(
       '/connection/:connection_key',
       {
-        preHandler: app.authorize('connection:delete'),
+        onRequest: app.authorize('connection:delete'),
         schema: {
           tags,
           summary: 'Delete a connection; 409 while a policy or pre-approval webhook uses it.',
@@ -99,7 +99,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.put<{ Params: KeyParams; Body: SecretsBody }>(
       '/connection/:connection_key',
       {
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary:
@@ -120,7 +120,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.put<{ Params: KeyParams; Body: OAuthBody }>(
       '/connection/:connection_key/oauth',
       {
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary: 'Set the OAuth 2.0 client-credentials configuration (all five fields).',
@@ -140,7 +140,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Params: KeyParams; Body: OAuthPatchBody }>(
       '/connection/:connection_key/oauth',
       {
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary: 'Change only the given OAuth fields; 404 when the connection has no OAuth yet.',
@@ -163,7 +163,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
     app.delete<{ Params: KeyParams }>(
       '/connection/:connection_key/oauth',
       {
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary: 'Remove the OAuth configuration; callbacks then use the authorization secret, if any.',
@@ -186,7 +186,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         preValidation: async (request) => {
           request.body ??= {};
         },
-        preHandler: app.authorize('connection:create_or_update'),
+        onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
           summary:

@@ -50,7 +50,7 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
     app.get(
       '/console/session',
       {
-        preHandler: app.authorize(),
+        onRequest: app.authorize(),
         schema: {
           tags: ['console'],
           summary: 'The signed-in client and the service settings the console displays.',

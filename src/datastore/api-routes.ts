@@ -1,6 +1,7 @@
 // The seed's Area B endpoints under /api, each for POST and GET. Every call passes, in this order: the
-// caller's address not blocked for failed authentications (429, src/http/address-throttle.ts), the API
-// key (401, counted against the address), maintenance (503 + Retry-After), the key's rate limit (429 +
+// caller's address not blocked for failed authentications (429, src/http/address-throttle.ts),
+// maintenance (503 + Retry-After, keyed or not: every client learns the API is down for maintenance), the
+// API key (401, counted against the address), the key's rate limit (429 +
 // Retry-After, RateLimit-*), the datastore header (400 missing, 403 not granted, 404 not created); then
 // its input is normalised (api-input.ts) and handed to SubjectService. Errors are text/plain sentences
 // (config.plainErrors).
@@ -115,6 +116,10 @@ export function subjectApiRoutes({
         unreadable = error;
       }
       await scope.addressThrottle.assertNotBlocked(request, reply);
+      if ((await admin.maintenance()).enabled) {
+        reply.header('retry-after', String(MAINTENANCE_RETRY_AFTER_SECONDS));
+        throw unavailable('The subject data API is in maintenance; try again later.');
+      }
       try {
         if (!lookup) throw unreadable;
         try {
@@ -126,10 +131,6 @@ export function subjectApiRoutes({
       } catch (error) {
         reply.header('www-authenticate', 'Bearer');
         throw error;
-      }
-      if ((await admin.maintenance()).enabled) {
-        reply.header('retry-after', String(MAINTENANCE_RETRY_AFTER_SECONDS));
-        throw unavailable('The subject data API is in maintenance; try again later.');
       }
       let limit: Awaited<ReturnType<typeof countRequest>>;
       try {

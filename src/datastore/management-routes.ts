@@ -44,7 +44,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.post<{ Body: { name: string; description?: string } }>(
       '/datastore',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'Create a datastore (409 when the name is taken).',
@@ -63,7 +63,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/datastore',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'List datastores.',
@@ -77,7 +77,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.delete<{ Params: { name: string } }>(
       '/datastore/:name',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'Delete a datastore with every entity, attribute, file and index entry it holds.',
@@ -95,7 +95,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.post<{ Body: { name: string; datastores: string[]; rate_limit_per_minute?: number } }>(
       '/api-key',
       {
-        preHandler: app.authorize('api-key:*'),
+        onRequest: app.authorize('api-key:*'),
         schema: {
           tags: ['api keys'],
           summary: 'Issue an API key; the key is shown in this answer only.',
@@ -129,7 +129,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/api-key',
       {
-        preHandler: app.authorize('api-key:*'),
+        onRequest: app.authorize('api-key:*'),
         schema: {
           tags: ['api keys'],
           summary: 'List API keys (never the key nor its digest).',
@@ -143,7 +143,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.delete<{ Params: { id: string } }>(
       '/api-key/:id',
       {
-        preHandler: app.authorize('api-key:*'),
+        onRequest: app.authorize('api-key:*'),
         schema: {
           tags: ['api keys'],
           summary: 'Revoke an API key at once.',
@@ -161,7 +161,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/maintenance',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'Whether the subject data API is in maintenance.',
@@ -175,7 +175,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.put<{ Body: { enabled: boolean } }>(
       '/maintenance',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'Switch maintenance mode: every /api endpoint answers 503 with Retry-After while enabled.',
@@ -192,7 +192,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     }>(
       '/audit-log',
       {
-        preHandler: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:*'),
         schema: {
           tags: ['datastores'],
           summary: 'The append-only audit log, newest first; filter by datastore, entity_id, action.',

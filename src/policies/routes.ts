@@ -15,7 +15,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
     app.get<{ Querystring: { page?: number; size?: number } }>(
       '/dsr/policy',
       {
-        preHandler: app.authorize('policy:read'),
+        onRequest: app.authorize('policy:read'),
         schema: {
           tags,
           summary: 'List DSR policies with their rules, by key, paged.',
@@ -30,7 +30,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
     app.get<{ Params: { policy_key: string } }>(
       '/dsr/policy/:policy_key',
       {
-        preHandler: app.authorize('policy:read'),
+        onRequest: app.authorize('policy:read'),
         schema: {
           tags,
           summary: 'One DSR policy with its rules.',
@@ -45,7 +45,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Body: unknown[] }>(
       '/dsr/policy',
       {
-        preHandler: app.authorize('policy:create_or_update'),
+        onRequest: app.authorize('policy:create_or_update'),
         schema: {
           tags,
           summary: 'Create or update up to 50 policies; each item succeeds or fails on its own.',
@@ -67,7 +67,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Params: { policy_key: string }; Body: unknown[] }>(
       '/dsr/policy/:policy_key/rule',
       {
-        preHandler: app.authorize('policy:create_or_update'),
+        onRequest: app.authorize('policy:create_or_update'),
         schema: {
           tags,
           summary:

@@ -58,7 +58,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.post<{ Body: unknown[] }>(
       '/privacy-request',
       {
-        preHandler: app.authorize('privacy-request:create'),
+        onRequest: app.authorize('privacy-request:create'),
         schema: {
           tags,
           summary: 'Receive up to 50 privacy requests; each succeeds or fails on its own.',
@@ -80,7 +80,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.get<{ Querystring: Type.Static<typeof ListQuery> }>(
       '/privacy-request',
       {
-        preHandler: app.authorize('privacy-request:read'),
+        onRequest: app.authorize('privacy-request:read'),
         schema: {
           tags,
           summary: 'List privacy requests, newest first, filtered by request_id, status or external_id.',
@@ -102,7 +102,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.get<IdRoute>(
       '/privacy-request/:id',
       {
-        preHandler: app.authorize('privacy-request:read'),
+        onRequest: app.authorize('privacy-request:read'),
         schema: {
           tags,
           summary: 'One privacy request with its policy, due date and known identities.',
@@ -117,7 +117,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.get<IdRoute>(
       '/privacy-request/:id/log',
       {
-        preHandler: app.authorize('privacy-request:read'),
+        onRequest: app.authorize('privacy-request:read'),
         schema: {
           tags,
           summary:
@@ -149,7 +149,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.get<IdRoute>(
       '/privacy-request/:id/access-results',
       {
-        preHandler: app.authorize('privacy-request:read'),
+        onRequest: app.authorize('privacy-request:read'),
         schema: {
           tags,
           summary: 'The access package of a completed access request.',
@@ -164,7 +164,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Body: Type.Static<typeof ApproveBody> }>(
       '/privacy-request/administrate/approve',
       {
-        preHandler: app.authorize('privacy-request:review'),
+        onRequest: app.authorize('privacy-request:review'),
         schema: {
           tags,
           summary: 'Approve pending requests; each succeeds or fails on its own (400 when none could be).',
@@ -179,7 +179,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.patch<{ Body: Type.Static<typeof DenyBody> }>(
       '/privacy-request/administrate/deny',
       {
-        preHandler: app.authorize('privacy-request:review'),
+        onRequest: app.authorize('privacy-request:review'),
         schema: {
           tags,
           summary: 'Deny pending requests with a reason; each succeeds or fails on its own.',
@@ -197,7 +197,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.post<IdRoute>(
       '/privacy-request/:id/retry',
       {
-        preHandler: app.authorize('privacy-request:review'),
+        onRequest: app.authorize('privacy-request:review'),
         schema: {
           tags,
           summary: 'Run a request in error again from the step that failed.',
@@ -212,6 +212,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     app.post<IdRoute & { Body: Type.Static<typeof ResumeBody> | undefined }>(
       '/privacy-request/:id/resume',
       {
+        onRequest: checkReplyToken,
         preValidation: emptyBodyIsObject,
         schema: {
           tags,
@@ -234,6 +235,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
       app.post<IdRoute>(
         `/privacy-request/:id/pre-approve/${segment}`,
         {
+          onRequest: checkReplyToken,
           preValidation: emptyBodyIsObject,
           schema: {
             tags,
@@ -248,6 +250,10 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           return replyAnswer(request.params.id);
         },
       );
+    }
+
+    async function checkReplyToken(request: FastifyRequest) {
+      await requests.replyTokenClaims((request.params as { id: string }).id, replyToken(request));
     }
 
     async function replyAnswer(id: string) {

@@ -19,7 +19,7 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
-import { openReplyToken } from './reply-token.ts';
+import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
 import { readAccessPackage } from './rule-runner.ts';
 import {
   type ListFilter,
@@ -278,18 +278,29 @@ export class PrivacyRequestService {
     });
   }
 
-  async #withReplyToken(
-    id: string,
-    token: string | undefined,
-    kind: 'resume' | 'pre_approval',
-    act: (tx: Queryable, row: RequestRow, step: number) => Promise<void>,
-  ) {
+  /**
+   * The claims of a reply-to-token addressed to this request: 401 when it does not open or has expired,
+   * 403 when it belongs to another request. The routes call it before reading the body, so a caller
+   * without a valid token learns nothing of the body's schema; whether it is still unused is decided
+   * with the request locked.
+   */
+  async replyTokenClaims(id: string, token: string | undefined): Promise<ReplyTokenClaims> {
     const claims = token ? await openReplyToken(this.#services.keyring, token) : undefined;
     if (!claims) throw unauthorized('A valid reply-to-token is required as the Bearer token.');
     const age = Date.now() / 1000 - claims.iat;
     if (age > this.#services.config.privacyRequestDelayTimeoutSeconds)
       throw unauthorized('This reply-to-token has expired.');
     if (claims.privacy_request_id !== id) throw forbidden('This reply-to-token belongs to another request.');
+    return claims;
+  }
+
+  async #withReplyToken(
+    id: string,
+    token: string | undefined,
+    kind: 'resume' | 'pre_approval',
+    act: (tx: Queryable, row: RequestRow, step: number) => Promise<void>,
+  ) {
+    const claims = await this.replyTokenClaims(id, token);
     await this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
       const record = await repo.lockToken(tx, claims.jti);

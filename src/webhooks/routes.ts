@@ -41,7 +41,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
       app.get<{ Params: ListParams }>(
         listPath,
         {
-          preHandler: app.authorize('webhook:read'),
+          onRequest: app.authorize('webhook:read'),
           schema: {
             hide,
             tags,
@@ -57,7 +57,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
       app.put<{ Params: ListParams; Body: Type.Static<typeof WebhookListBody> }>(
         listPath,
         {
-          preHandler: app.authorize('webhook:create_or_update'),
+          onRequest: app.authorize('webhook:create_or_update'),
           schema: {
             hide,
             tags,
@@ -81,7 +81,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
       app.get<{ Params: SingleParams }>(
         singlePath,
         {
-          preHandler: app.authorize('webhook:read'),
+          onRequest: app.authorize('webhook:read'),
           schema: {
             hide,
             tags,
@@ -97,7 +97,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
       app.patch<{ Params: SingleParams; Body: Type.Static<typeof WebhookPatchBody> }>(
         singlePath,
         {
-          preHandler: app.authorize('webhook:create_or_update'),
+          onRequest: app.authorize('webhook:create_or_update'),
           schema: {
             hide,
             tags,
@@ -122,7 +122,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
       app.delete<{ Params: SingleParams }>(
         singlePath,
         {
-          preHandler: app.authorize('webhook:create_or_update'),
+          onRequest: app.authorize('webhook:create_or_update'),
           schema: {
             hide,
             tags,
@@ -144,7 +144,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
     app.get(
       '/pre_approval_webhook',
       {
-        preHandler: app.authorize('webhook:read'),
+        onRequest: app.authorize('webhook:read'),
         schema: {
           tags,
           summary: 'The pre-approval webhooks, called in order when a privacy request is received.',
@@ -158,7 +158,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
     app.put<{ Body: Type.Static<typeof PreApprovalListBody> }>(
       '/pre_approval_webhook',
       {
-        preHandler: app.authorize('webhook:create_or_update'),
+        onRequest: app.authorize('webhook:create_or_update'),
         schema: {
           tags,
           summary: 'Replace the pre-approval webhooks (at most 50); order is body order.',

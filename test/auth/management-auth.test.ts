@@ -88,6 +88,45 @@ describe('management authentication', () => {
     assert.equal(forbidden.status, 403);
   });
 
+  it('decides 401 and 403 before reading the body, so bad bodies reveal no schema to outsiders', async () => {
+    const rootToken = await service.rootToken();
+    const created = await service.call('POST', '/v1/oauth/client', {
+      token: rootToken,
+      json: { name: 'policy-reader', scopes: ['policy:read'] },
+    });
+    const reader = await service.call('POST', '/v1/oauth/token', {
+      body: form({
+        grant_type: 'client_credentials',
+        client_id: created.body.client_id,
+        client_secret: created.body.client_secret,
+      }),
+    });
+    const readerToken = reader.body.access_token as string;
+    const malformed = { body: '[1', headers: { 'content-type': 'application/json' } };
+    const calls: [string, string, Record<string, unknown>][] = [
+      ['PATCH', '/v1/privacy-request/administrate/approve', { json: {} }],
+      ['PUT', '/v1/policy/default_access_policy/webhook/pre_execution', { json: {} }],
+      ['PATCH', '/v1/connection', malformed],
+      ['PATCH', '/api/v1/dsr/policy', { json: 'not a list' }],
+    ];
+    for (const [method, path, options] of calls) {
+      const anonymous = await service.call(method, path, options);
+      assert.equal(anonymous.status, 401, `${method} ${path} without a token: ${anonymous.text}`);
+      const underScoped = await service.call(method, path, { ...options, token: readerToken });
+      assert.equal(underScoped.status, 403, `${method} ${path} without the scope: ${underScoped.text}`);
+    }
+    const unknownRequest = `/privacy-request/pri_${crypto.randomUUID()}/resume`;
+    for (const options of [{ json: { halt: true } }, malformed]) {
+      const resume = await service.call('POST', unknownRequest, { ...options, token: 'not-a-reply-token' });
+      assert.equal(resume.status, 401, `resume with a bad token: ${resume.text}`);
+    }
+    const withRoot = await service.call('PUT', '/v1/policy/default_access_policy/webhook/pre_execution', {
+      json: {},
+      token: rootToken,
+    });
+    assert.equal(withRoot.status, 422, 'an authorised caller still gets the validation error');
+  });
+
   it('lists clients without secrets and revokes tokens when a client is deleted', async () => {
     const rootToken = await service.rootToken();
     const created = await service.call('POST', '/v1/oauth/client', {

@@ -73,7 +73,10 @@ describe('security headers', () => {
       [
         'body over 1 MiB',
         413,
-        await service.call('POST', '/v1/datastore', { json: { name: 'x'.repeat(1_100_000) } }),
+        await service.call('POST', '/v1/datastore', {
+          token: await service.rootToken(),
+          json: { name: 'x'.repeat(1_100_000) },
+        }),
       ],
       [
         'unknown API key',
