@@ -115,6 +115,19 @@ export function parseQualifiedNames(input: string | string[]): { table: string; 
   });
 }
 
+/** The answer of an attribute batch: each item as sent, with `error: null` or why its entity was not found. */
+function attributeItemAnswers<Attribute>(
+  items: AttributeItemInput<Attribute>[],
+  known: (id: string) => boolean,
+  datastore: string,
+) {
+  return items.map((item) => ({
+    id: item.id,
+    attributes: item.attributes,
+    error: known(item.id) ? null : { code: 'not_found' as const, message: missingEntity(item.id, datastore) },
+  }));
+}
+
 function duplicates(values: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const value of values) {
@@ -357,13 +370,7 @@ export class SubjectService {
         requestId: ctx.requestId,
         details: { requested: items.length, deleted },
       });
-      return items.map((item) => ({
-        id: item.id,
-        attributes: item.attributes,
-        error: known(item.id)
-          ? null
-          : { code: 'not_found' as const, message: missingEntity(item.id, ctx.datastore) },
-      }));
+      return attributeItemAnswers(items, known, ctx.datastore);
     });
   }
 
@@ -406,13 +413,7 @@ export class SubjectService {
         requestId: ctx.requestId,
         details: { requested: items.length, updated },
       });
-      return items.map((item) => ({
-        id: item.id,
-        attributes: item.attributes,
-        error: known(item.id)
-          ? null
-          : { code: 'not_found' as const, message: missingEntity(item.id, ctx.datastore) },
-      }));
+      return attributeItemAnswers(items, known, ctx.datastore);
     });
   }
 
