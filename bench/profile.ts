@@ -2,11 +2,14 @@
 // [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
 // Runs one load against a Lethe started with --cpu-prof and prints where its CPU time went: the top
 // functions by self time and the same time grouped by module (a package, or a file of src/). The
-// summaries in bench/README.md come from here. It measures nothing the table reports.
+// summaries in bench/README.md come from here. It measures nothing the table reports. On PostgreSQL it
+// also prints the CPU time each request cost the API process and the database backends serving it, and
+// the transactions each committed: counts that hold however busy the machine is, unlike req/s.
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { startLethe } from './lib/lethe.ts';
 import { load } from './lib/load.ts';
 import { ROOT } from './lib/processes.ts';
@@ -37,6 +40,42 @@ interface Profile {
   startTime: number;
   endTime: number;
   samples: number[];
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS_PER_SECOND;
+}
+
+interface DatabaseCounters {
+  backendCpu: number;
+  commits: number;
+}
+
+/** The CPU of the backends connected to the bench database and its committed transactions so far. */
+async function databaseCounters(databaseUrl: string): Promise<DatabaseCounters> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const backends = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const commits = await client.query<{ commits: string }>(
+      'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()',
+    );
+    const cpu = await Promise.all(backends.rows.map(({ pid }) => cpuSeconds(pid)));
+    return {
+      backendCpu: cpu.reduce((sum, value) => sum + value, 0),
+      commits: Number(commits.rows[0]?.commits),
+    };
+  } finally {
+    await client.end();
+  }
 }
 
 function moduleOf(url: string): string {
@@ -109,6 +148,8 @@ try {
   };
   const chosen = loads[values.load];
   if (!chosen) throw new Error(`--load must be one of ${Object.keys(loads).join(', ')}`);
+  const apiCpuBefore = await cpuSeconds(lethe.pid);
+  const databaseBefore = lethe.databaseUrl ? await databaseCounters(lethe.databaseUrl) : undefined;
   const result = await load({
     url: `${lethe.url}${chosen.url}`,
     method: 'POST',
@@ -118,8 +159,17 @@ try {
     connections: chosen.connections,
   });
   process.stdout.write(
-    `${values.load} on ${values.store}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}\n\n`,
+    `${values.load} on ${values.store}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}\n`,
   );
+  const perRequestMs = (seconds: number) => ((seconds * 1000) / result.total).toFixed(3);
+  const apiCpu = (await cpuSeconds(lethe.pid)) - apiCpuBefore;
+  let costs = `per request: API process CPU ${perRequestMs(apiCpu)} ms`;
+  if (databaseBefore && lethe.databaseUrl) {
+    const databaseAfter = await databaseCounters(lethe.databaseUrl);
+    const commits = databaseAfter.commits - databaseBefore.commits;
+    costs += `, PostgreSQL backends CPU ${perRequestMs(databaseAfter.backendCpu - databaseBefore.backendCpu)} ms, ${(commits / result.total).toFixed(2)} commits`;
+  }
+  process.stdout.write(`${costs} (${result.total} requests)\n\n`);
 } finally {
   await lethe.dispose();
 }
