@@ -1,6 +1,6 @@
 // API keys of the subject data API: `lk_<id>_<secret>`. Only the SHA-256 digest of the secret is stored;
 // a presented key is looked up by its id and its secret compared in constant time. No caching: a revoked
-// key fails on its very next call.
+// key fails on its very next call. The /api calls read keys through api-gate.ts.
 import { randomBytes } from 'node:crypto';
 import { digest, generateSecret, matchesDigest } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
@@ -9,7 +9,8 @@ import { apiKeyRepository, datastoreRepository } from './admin-repository.ts';
 
 const KEY_FORMAT = /^lk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export const DATASTORE_NAME = '^[a-z0-9][a-z0-9_-]{0,62}$';
-const DATASTORE_NAME_PATTERN = new RegExp(DATASTORE_NAME);
+export const DATASTORE_NAME_PATTERN = new RegExp(DATASTORE_NAME);
+export const INVALID_KEY_MESSAGE = 'The API key is not valid or has been revoked.';
 
 export interface ApiKeyPrincipal {
   id: string;
@@ -42,6 +43,12 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
   return key;
 }
 
+/** The id and secret of a key in the `lk_<id>_<secret>` format; undefined for anything else. */
+export function parseApiKey(key: string): { id: string; secret: string } | undefined {
+  const match = KEY_FORMAT.exec(key);
+  return match ? { id: match[1] as string, secret: match[2] as string } : undefined;
+}
+
 /**
  * The key's principal. With `datastoreHeader`, the same statement also reads whether that datastore
  * exists, for authorizeDatastore to use later without another round trip; nothing about the datastore is
@@ -52,16 +59,16 @@ export async function authenticateApiKey(
   key: string,
   datastoreHeader?: string | string[],
 ): Promise<ApiKeyPrincipal> {
-  const match = KEY_FORMAT.exec(key);
+  const presented = parseApiKey(key);
   const datastore = typeof datastoreHeader === 'string' ? datastoreHeader.trim() : '';
   const prefetch = DATASTORE_NAME_PATTERN.test(datastore);
-  const row = !match
+  const row = !presented
     ? undefined
     : prefetch
-      ? await apiKeyRepository.findWithDatastore(db, match[1] as string, datastore)
-      : await apiKeyRepository.find(db, match[1] as string);
-  if (!match || !row || !matchesDigest(match[2] as string, row.secret_digest)) {
-    throw unauthorized('The API key is not valid or has been revoked.');
+      ? await apiKeyRepository.findWithDatastore(db, presented.id, datastore)
+      : await apiKeyRepository.find(db, presented.id);
+  if (!presented || !row || !matchesDigest(presented.secret, row.secret_digest)) {
+    throw unauthorized(INVALID_KEY_MESSAGE);
   }
   return {
     id: row.id,

@@ -1,9 +1,7 @@
-// The seed's Area B endpoints under /api, each for POST and GET. Every call passes, in this order: the
-// caller's address not blocked for failed authentications (429, src/http/address-throttle.ts),
-// maintenance (503 + Retry-After, keyed or not: every client learns the API is down for maintenance), the
-// API key (401, counted against the address), the key's rate limit (429 +
-// Retry-After, RateLimit-*), the datastore header (400 missing, 403 not granted, 404 not created); then
-// its input is normalised (api-input.ts) and handed to SubjectService. Errors are text/plain sentences
+// The seed's Area B endpoints under /api, each for POST and GET. Every call first passes the gate
+// (api-gate.ts: address throttle, maintenance, API key, rate limit) and the datastore header (400 missing,
+// 403 not granted, 404 not created); then its input is normalised (api-input.ts) and handed to
+// SubjectService. Errors are text/plain sentences
 // (config.plainErrors).
 import multipart from '@fastify/multipart';
 import { create as contentDisposition } from 'content-disposition';
@@ -11,7 +9,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import Type, { type TSchema } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, tooLarge, tooManyRequests, unavailable } from '../errors.ts';
+import { badRequest, tooLarge } from '../errors.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
 import {
   arrayInput,
@@ -21,7 +19,8 @@ import {
   rawInput,
   validated,
 } from './api-input.ts';
-import { type ApiKeyPrincipal, authenticateApiKey, authorizeDatastore, presentedKey } from './api-keys.ts';
+import { createApiGate } from './api-gate.ts';
+import { type ApiKeyPrincipal, authorizeDatastore } from './api-keys.ts';
 import {
   AttributeDeleteInput,
   AttributeUpdateInput,
@@ -40,7 +39,6 @@ import {
   UserDeleteInput,
 } from './api-schemas.ts';
 import type { StagedFile } from './file-store.ts';
-import { createKeyRateLimiter, DEFAULT_REQUESTS_PER_MINUTE } from './rate-limit.ts';
 import { type CallContext, type EntityInput, type SubjectService, shown } from './subject-service.ts';
 
 declare module 'fastify' {
@@ -50,7 +48,6 @@ declare module 'fastify' {
   }
 }
 
-const MAINTENANCE_RETRY_AFTER_SECONDS = 60;
 const FILE_NAME = /^[^/\\\p{Cc}]{1,255}$/u;
 const CONTENT_TYPE = /^[\w.+-]{1,100}\/[\w.+-]{1,100}$/;
 const noValidation = () => () => true;
@@ -95,61 +92,10 @@ export function subjectApiRoutes({
       );
     });
 
-    const countRequest = await createKeyRateLimiter(
-      scope,
-      config,
-      db,
-      (request) => (request.apiKey as ApiKeyPrincipal).id,
-      (request) => request.apiKey?.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
-    );
-
+    const admit = await createApiGate(scope, { config, db, admin });
     scope.addHook('onRequest', async (request, reply) => {
-      // The address throttle and the key lookup are independent reads (neither counts anything), so they
-      // run at once and are decided in order: a blocked address answers 429 whatever the key. One round
-      // trip of waiting instead of two on every call.
-      let lookup: Promise<ApiKeyPrincipal> | undefined;
-      let unreadable: unknown;
-      try {
-        lookup = authenticateApiKey(db, presentedKey(request.headers), request.headers.datastore);
-        lookup.catch(() => undefined);
-      } catch (error) {
-        unreadable = error;
-      }
-      await scope.addressThrottle.assertNotBlocked(request, reply);
-      if ((await admin.maintenance()).enabled) {
-        reply.header('retry-after', String(MAINTENANCE_RETRY_AFTER_SECONDS));
-        throw unavailable('The subject data API is in maintenance; try again later.');
-      }
-      try {
-        if (!lookup) throw unreadable;
-        try {
-          request.apiKey = await lookup;
-        } catch (error) {
-          await scope.addressThrottle.recordFailure(request);
-          throw error;
-        }
-      } catch (error) {
-        reply.header('www-authenticate', 'Bearer');
-        throw error;
-      }
-      let limit: Awaited<ReturnType<typeof countRequest>>;
-      try {
-        limit = await countRequest(request);
-      } catch (error) {
-        request.log.warn({ err: error }, 'rate-limit store unavailable');
-        reply.header('retry-after', '5');
-        throw unavailable('The rate-limit store is unavailable; try again shortly.');
-      }
-      reply.header('ratelimit-limit', String(limit.limit));
-      reply.header('ratelimit-remaining', String(limit.remaining));
-      reply.header('ratelimit-reset', String(limit.resetSeconds));
-      if (limit.exceeded) {
-        reply.header('retry-after', String(limit.resetSeconds));
-        throw tooManyRequests(
-          `This API key exceeded its limit of ${limit.limit} requests a minute; retry in ${limit.resetSeconds} seconds.`,
-        );
-      }
-      request.subjectDatastore = await authorizeDatastore(db, request.apiKey, request.headers.datastore);
+      const { principal } = await admit(request, reply);
+      request.subjectDatastore = await authorizeDatastore(db, principal, request.headers.datastore);
     });
 
     const forms = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];

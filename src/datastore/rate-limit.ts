@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
-const WINDOW_MS = 60_000;
+export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export interface RateLimitState {
   limit: number;
@@ -95,7 +95,7 @@ export async function createKeyRateLimiter(
   }
   await scope.register(rateLimit, {
     global: false,
-    timeWindow: WINDOW_MS,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
     keyGenerator: keyOf,
     max: (request) => limitOf(request),
     ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rate-limit:` } : {}),

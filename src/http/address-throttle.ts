@@ -47,6 +47,15 @@ export function throttledAddress(ip: string): string {
     .join(':')}::/64`;
 }
 
+/** The 429 of a blocked address, its Retry-After set on `reply`. */
+export function addressBlocked(reply: FastifyReply, resetSeconds: number): Error {
+  const retryAfter = Math.max(1, resetSeconds);
+  reply.header('retry-after', String(retryAfter));
+  return tooManyRequests(
+    `Too many failed authentications from this address; retry in ${retryAfter} seconds.`,
+  );
+}
+
 /** Registers the counter in its own scope of `app` and decorates `app.addressThrottle`. */
 export async function registerAddressThrottle(
   app: FastifyInstance,
@@ -76,13 +85,7 @@ export async function registerAddressThrottle(
         request.log.warn({ err: error }, 'authentication throttle store unavailable; not throttling');
         return;
       }
-      if (state.remaining === 0) {
-        const retryAfter = Math.max(1, state.resetSeconds);
-        reply.header('retry-after', String(retryAfter));
-        throw tooManyRequests(
-          `Too many failed authentications from this address; retry in ${retryAfter} seconds.`,
-        );
-      }
+      if (state.remaining === 0) throw addressBlocked(reply, state.resetSeconds);
     },
     async recordFailure(request) {
       try {
