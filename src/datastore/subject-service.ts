@@ -29,8 +29,8 @@ import {
   type NewEntity,
   isEntityId,
   loadEntities,
+  loadEntitiesByIdentity,
   loadSubtrees,
-  matchIdentities,
   type SubjectEntity,
   setAttributeValues,
   subtreeOf,
@@ -439,11 +439,8 @@ export class SubjectService {
 
   /** /api/entity/get-by-identity: through the blind index; emails match case-insensitively. */
   async getByIdentities(ctx: CallContext, identities: string[]) {
-    const matches = await matchIdentities(this.#db, this.#keyring, ctx.datastore, identities);
-    const ids = [...new Set(matches.flat())];
-    const entities = new Map(
-      (await loadEntities(this.#db, this.#keyring, ctx.datastore, ids)).map((entity) => [entity.id, entity]),
-    );
+    const matches = await loadEntitiesByIdentity(this.#db, this.#keyring, ctx.datastore, identities);
+    const ids = [...new Set(matches.flat().map((entity) => entity.id))];
     await appendAudit(this.#db, {
       action: 'entity.get-by-identity',
       datastore: ctx.datastore,
@@ -453,10 +450,7 @@ export class SubjectService {
       details: { requested: identities.length, found: ids.length },
     });
     return identities.map((identity, index) => {
-      const found = (matches[index] ?? []).flatMap((id) => {
-        const entity = entities.get(id);
-        return entity ? [entityView(entity)] : [];
-      });
+      const found = (matches[index] ?? []).map(entityView);
       return {
         identity,
         entities: found,

@@ -85,11 +85,86 @@ export async function subtreeOf(
   return rows;
 }
 
+interface EntityRow {
+  id: string;
+  name: string;
+  created_at: Date;
+  parent_ids: string[] | null;
+  parent_names: string[] | null;
+  attribute_names: string[] | null;
+  attribute_values: (Uint8Array | null)[] | null;
+  file_ids: string[] | null;
+  file_attributes: string[] | null;
+  file_names: Uint8Array[] | null;
+  file_types: string[] | null;
+  file_sizes: number[] | null;
+}
+
 /**
- * The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out.
- * One statement gathers each entity's references, attributes and files as arrays, so a read is one round
- * trip whatever the entity holds (four sequential queries used to be most of get-by-id's latency).
+ * An entity with its references, attributes and files gathered as arrays, so that reading entities is one
+ * statement whatever they hold (four sequential queries used to be most of get-by-id's latency). `$1` is
+ * the datastore; the caller adds the WHERE that picks the entities.
  */
+const ENTITY_SELECT = `
+  SELECT e.id, e.name, e.created_at,
+         r.parent_ids, r.parent_names, a.attribute_names, a.attribute_values,
+         f.file_ids, f.file_attributes, f.file_names, f.file_types, f.file_sizes
+    FROM entities e
+    LEFT JOIN LATERAL (
+      SELECT array_agg(r.parent_id::text ORDER BY p.created_at, p.id) AS parent_ids,
+             array_agg(p.name ORDER BY p.created_at, p.id) AS parent_names
+        FROM entity_references r JOIN entities p ON p.id = r.parent_id
+       WHERE r.child_id = e.id
+    ) r ON true
+    LEFT JOIN LATERAL (
+      SELECT array_agg(name ORDER BY name) AS attribute_names,
+             array_agg(value_sealed ORDER BY name) AS attribute_values
+        FROM entity_attributes WHERE entity_id = e.id
+    ) a ON true
+    LEFT JOIN LATERAL (
+      SELECT array_agg(id::text ORDER BY attribute_name) AS file_ids,
+             array_agg(attribute_name ORDER BY attribute_name) AS file_attributes,
+             array_agg(file_name_sealed ORDER BY attribute_name) AS file_names,
+             array_agg(content_type ORDER BY attribute_name) AS file_types,
+             array_agg(size::float8 ORDER BY attribute_name) AS file_sizes
+        FROM entity_files WHERE complete AND entity_id = e.id
+    ) f ON true`;
+
+function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
+  const parentNames = row.parent_names ?? [];
+  const attributeValues = row.attribute_values ?? [];
+  const fileIds = row.file_ids ?? [];
+  return {
+    id: row.id,
+    datastore,
+    name: row.name,
+    parents: (row.parent_ids ?? []).map((parentId, index) => ({
+      parentId,
+      parentName: parentNames[index] as string,
+    })),
+    attributes: (row.attribute_names ?? []).map((name, index) => {
+      const sealed = attributeValues[index] ?? null;
+      return {
+        name,
+        value: sealed === null ? null : openAttributeValue(keyring, datastore, row.id, name, sealed),
+      };
+    }),
+    files: (row.file_attributes ?? []).map((name, index) => ({
+      name,
+      fileName: openFileName(
+        keyring,
+        datastore,
+        fileIds[index] as string,
+        (row.file_names ?? [])[index] as Uint8Array,
+      ),
+      contentType: (row.file_types ?? [])[index] as string,
+      size: Number((row.file_sizes ?? [])[index]),
+    })),
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+/** The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out. */
 export async function loadEntities(
   db: Queryable,
   keyring: Keyring,
@@ -98,81 +173,48 @@ export async function loadEntities(
 ): Promise<SubjectEntity[]> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return [];
-  const { rows } = await db.query<{
-    id: string;
-    name: string;
-    created_at: Date;
-    parent_ids: string[] | null;
-    parent_names: string[] | null;
-    attribute_names: string[] | null;
-    attribute_values: (Uint8Array | null)[] | null;
-    file_ids: string[] | null;
-    file_attributes: string[] | null;
-    file_names: Uint8Array[] | null;
-    file_types: string[] | null;
-    file_sizes: number[] | null;
-  }>(
-    `SELECT e.id, e.name, e.created_at,
-            r.parent_ids, r.parent_names, a.attribute_names, a.attribute_values,
-            f.file_ids, f.file_attributes, f.file_names, f.file_types, f.file_sizes
-       FROM entities e
-       LEFT JOIN LATERAL (
-         SELECT array_agg(r.parent_id::text ORDER BY p.created_at, p.id) AS parent_ids,
-                array_agg(p.name ORDER BY p.created_at, p.id) AS parent_names
-           FROM entity_references r JOIN entities p ON p.id = r.parent_id
-          WHERE r.child_id = e.id
-       ) r ON true
-       LEFT JOIN LATERAL (
-         SELECT array_agg(name ORDER BY name) AS attribute_names,
-                array_agg(value_sealed ORDER BY name) AS attribute_values
-           FROM entity_attributes WHERE entity_id = e.id
-       ) a ON true
-       LEFT JOIN LATERAL (
-         SELECT array_agg(id::text ORDER BY attribute_name) AS file_ids,
-                array_agg(attribute_name ORDER BY attribute_name) AS file_attributes,
-                array_agg(file_name_sealed ORDER BY attribute_name) AS file_names,
-                array_agg(content_type ORDER BY attribute_name) AS file_types,
-                array_agg(size::float8 ORDER BY attribute_name) AS file_sizes
-           FROM entity_files WHERE complete AND entity_id = e.id
-       ) f ON true
-      WHERE e.datastore = $1 AND e.id = ANY($2::uuid[])`,
+  const { rows } = await db.query<EntityRow>(
+    `${ENTITY_SELECT} WHERE e.datastore = $1 AND e.id = ANY($2::uuid[])`,
     [datastore, wanted],
   );
-  const byId = new Map<string, SubjectEntity>();
-  for (const row of rows) {
-    const parentNames = row.parent_names ?? [];
-    const attributeValues = row.attribute_values ?? [];
-    const fileIds = row.file_ids ?? [];
-    byId.set(row.id, {
-      id: row.id,
-      datastore,
-      name: row.name,
-      parents: (row.parent_ids ?? []).map((parentId, index) => ({
-        parentId,
-        parentName: parentNames[index] as string,
-      })),
-      attributes: (row.attribute_names ?? []).map((name, index) => {
-        const sealed = attributeValues[index] ?? null;
-        return {
-          name,
-          value: sealed === null ? null : openAttributeValue(keyring, datastore, row.id, name, sealed),
-        };
-      }),
-      files: (row.file_attributes ?? []).map((name, index) => ({
-        name,
-        fileName: openFileName(
-          keyring,
-          datastore,
-          fileIds[index] as string,
-          (row.file_names ?? [])[index] as Uint8Array,
-        ),
-        contentType: (row.file_types ?? [])[index] as string,
-        size: Number((row.file_sizes ?? [])[index]),
-      })),
-      createdAt: new Date(row.created_at).toISOString(),
-    });
-  }
+  const byId = new Map(rows.map((row) => [row.id, openEntity(keyring, datastore, row)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * For each value, the entities holding an attribute equal to it (through the blind index), decrypted,
+ * oldest first: the lookup and the read in one statement, as get-by-identity answers them.
+ */
+export async function loadEntitiesByIdentity(
+  db: Queryable,
+  keyring: Keyring,
+  datastore: string,
+  values: readonly string[],
+): Promise<SubjectEntity[][]> {
+  if (values.length === 0) return [];
+  const indexes = values.map((value) => blindIndex(keyring, datastore, value));
+  const { rows } = await db.query<EntityRow & { matched: Uint8Array[] }>(
+    `SELECT found.*, m.matched
+       FROM (${ENTITY_SELECT}
+              WHERE e.datastore = $1
+                AND e.id IN (SELECT entity_id FROM entity_attributes
+                              WHERE datastore = $1 AND blind_index = ANY($2::bytea[]))) AS found
+       JOIN LATERAL (
+         SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
+          WHERE entity_id = found.id AND blind_index = ANY($2::bytea[])
+       ) m ON true
+      ORDER BY found.created_at, found.id`,
+    [datastore, indexes],
+  );
+  const found = rows.map((row) => ({
+    entity: openEntity(keyring, datastore, row),
+    matched: row.matched.map((index) => Buffer.from(index)),
+  }));
+  return indexes.map((index) =>
+    found
+      .filter(({ matched }) => matched.some((candidate) => index.equals(candidate)))
+      .map(({ entity }) => entity),
+  );
 }
 
 /** The roots and every descendant (entities referencing them, transitively), each once, roots first. */

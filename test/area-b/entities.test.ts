@@ -257,6 +257,23 @@ describe('Area B entities and attributes', () => {
     );
   });
 
+  it('answers every entity sharing an identity, oldest first, and an entity matched twice under each identity', async () => {
+    const older = await createUser('twin-one@example.com', [{ name: 'household', value: 'twin-house' }]);
+    const newer = await createUser('twin-two@example.com', [{ name: 'household', value: 'twin-house' }]);
+    const answer = await api.call('/api/entity/get-by-identity', {
+      json: ['twin-house', 'TWIN-ONE@example.com', 'twin-house'],
+    });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(
+      answer.body.map((item: { entities: { id: string }[] }) => item.entities.map((entity) => entity.id)),
+      [[older, newer], [older], [older, newer]],
+    );
+    assert.deepEqual(
+      answer.body[1].entities[0].attributes.map((attribute: { name: string }) => attribute.name),
+      ['email', 'household'],
+    );
+  });
+
   it('finds entities by identity through the blind index: emails case-insensitively, others exactly', async () => {
     const first = await createUser('Grace.Hopper@Example.COM', [{ name: 'username', value: 'GHopper' }]);
     const second = await createUser('someone@example.com', [{ name: 'username', value: 'ghopper' }]);
