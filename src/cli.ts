@@ -11,6 +11,7 @@ import {
 import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './datastore/import-command.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
+import { DataDirInUseError } from './db/pglite.ts';
 import { DomainError } from './errors.ts';
 import { createServices, type RunningService, startService } from './runtime/start.ts';
 import type { Services } from './runtime/services.ts';
@@ -33,7 +34,7 @@ const USAGE = `Usage: lethe <command> [--help]
                              load entities from an NDJSON file, resumably
 
 Commands other than serve and worker act on the store directly (DATABASE_URL, or the embedded store
-in LETHE_DATA_DIR: stop a running lethe serve on that data dir first).
+in LETHE_DATA_DIR: stop a running lethe serve on that data dir first; it is locked while open).
 `;
 
 const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
@@ -160,7 +161,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DomainError) {
+    if (error instanceof ConfigError || error instanceof DomainError || error instanceof DataDirInUseError) {
       process.stderr.write(`lethe: ${error.message}\n`);
       // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
       process.exit(error instanceof ConfigError ? 2 : 1);

@@ -13,6 +13,12 @@ import { startTokenEndpoint, type TokenEndpoint } from './token-endpoint.ts';
 
 const CLIENT_SECRET = 'S3cr:et/+ &=é-client-secret-value';
 
+/**
+ * Long enough that a local endpoint answering at once is never taken for a silent one on a loaded
+ * machine (1 s was, once); the /silent case waits it out twice.
+ */
+const TOKEN_TIMEOUT_MS = 3000;
+
 describe('OAuth to callback targets', () => {
   let service: TestService;
   let endpoint: TokenEndpoint;
@@ -31,7 +37,7 @@ describe('OAuth to callback targets', () => {
   before(async () => {
     endpoint = await startTokenEndpoint();
     service = await startTestService(
-      { webhookAllowedHosts: ['127.0.0.1'], allowInsecureWebhooks: true, webhookTimeoutMs: 1000 },
+      { webhookAllowedHosts: ['127.0.0.1'], allowInsecureWebhooks: true, webhookTimeoutMs: TOKEN_TIMEOUT_MS },
       { captureLogs: true },
     );
     token = await service.rootToken();
@@ -239,7 +245,7 @@ describe('OAuth to callback targets', () => {
     ['fails_lifetime', '/negative-lifetime', /expires_in that is not a positive number/, 'invalid_response'],
     ['fails_redirect', '/redirect', /redirect \(HTTP 302\), which is not followed/, 'redirect'],
     ['fails_flood', '/flood', /more than 65536 bytes/, 'too_large'],
-    ['fails_timeout', '/silent', /did not answer within 1000 ms/, 'timeout'],
+    ['fails_timeout', '/silent', new RegExp(`did not answer within ${TOKEN_TIMEOUT_MS} ms`), 'timeout'],
   ];
   for (const [key, path, reason, failure] of failures) {
     it(`reports a token endpoint failure (${path}) as a TargetAuthError without secrets, caching nothing`, async () => {

@@ -1,7 +1,9 @@
 // Durability on the embedded store. `lethe serve` runs as a child process on PGlite in its own data dir;
 // the test writes through the API (Area A and Area B), SIGKILLs the process the moment the last answer
 // arrives, starts it again on the same data dir and reads everything back.
-// Proves: every write acknowledged with a 2xx survives a SIGKILL of the embedded-store process.
+// Proves: every write acknowledged with a 2xx survives a SIGKILL of the embedded-store process (the
+// restart waits out the lock the killed process left on the data dir), and a second process cannot open
+// a data dir that a running one holds.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -87,5 +89,14 @@ describe('durability of acknowledged writes on the embedded store', () => {
       read.body.map((entity: { attributes: { value: string }[] }) => entity.attributes[0]?.value),
       entities.map((entity) => entity.email),
     );
+  });
+
+  it('refuses a second process on the data dir while serve holds it, and serve goes on', async () => {
+    await assert.rejects(
+      startLethe('worker', env),
+      /exited while starting \(1\)[\s\S]*is open in another Lethe process/,
+    );
+    const health = await fetch(`${lethe.url}/health`);
+    assert.equal(health.status, 200);
   });
 });
