@@ -179,6 +179,32 @@ describe('Area B files: streamed upload and download', () => {
     assert.equal(files.rows.length, 1);
   });
 
+  it('asks V8 for a minor GC every 512 KiB streamed when Lethe runs with --expose-gc', async () => {
+    const exposed = globalThis.gc;
+    const requested: unknown[] = [];
+    globalThis.gc = ((options?: unknown) => {
+      requested.push(options);
+    }) as typeof globalThis.gc;
+    try {
+      const uploaded = await api.call('/api/file/upload', {
+        body: uploadForm({ entityId: userId, name: 'collected' }, randomBytes(2 * MiB)),
+      });
+      assert.equal(uploaded.status, 200, uploaded.text);
+      assert.equal(requested.length, 4, 'upload');
+      const download = await api.call(`/api/file/download?entityID=${userId}&attributeName=collected`, {
+        method: 'GET',
+      });
+      assert.equal(download.status, 200);
+      assert.equal(requested.length, 8, 'download');
+      assert.deepEqual(
+        new Set(requested.map((options) => JSON.stringify(options))),
+        new Set(['{"type":"minor"}']),
+      );
+    } finally {
+      globalThis.gc = exposed;
+    }
+  });
+
   it('limits files to 25 MiB unless LETHE_MAX_FILE_BYTES says otherwise', () => {
     assert.equal(loadConfig({}).maxFileBytes, 25 * MiB);
     assert.equal(loadConfig({ LETHE_MAX_FILE_BYTES: '1000' }).maxFileBytes, 1000);
