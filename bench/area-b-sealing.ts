@@ -46,6 +46,6 @@ measure(
 measure(
   'open 256 KiB file chunk',
   500,
-  () => openFileChunk(keyring, 'shop', entityId, 0, sealedChunk),
+  () => openFileChunk(keyring, 'shop', entityId, 0, [sealedChunk]),
   CHUNK_BYTES,
 );

@@ -5,11 +5,11 @@
 // `finished_processing_at - requested_at`. Then the same load with a second worker process, and (full
 // mode, PostgreSQL) the API's RSS before and after 100,000 requests paused on a halting webhook.
 import path from 'node:path';
+import { peakRss } from '../lib/files.ts';
 import { type LetheUnderTest, startFlags, startLethe } from '../lib/lethe.ts';
 import { ROOT, startBackgroundProcess } from '../lib/processes.ts';
 import { type Figure, figure } from '../lib/report.ts';
 import { benchUser, seedUsers } from '../lib/seed.ts';
-import { peakRss } from './subject-store.ts';
 
 interface Context {
   adminUrl: string | undefined;

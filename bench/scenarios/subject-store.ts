@@ -1,5 +1,6 @@
 // Area B figures: get-by-id against bare Fastify, entity/create against raw INSERT, get-by-identity and
 // forget as the datastore grows, file streaming, and the API's memory under each load.
+import { fileTransfer, peakRss } from '../lib/files.ts';
 import { load, sequentialLatency } from '../lib/load.ts';
 import { benchUser, seedUsers } from '../lib/seed.ts';
 import type { LetheUnderTest } from '../lib/lethe.ts';
@@ -24,24 +25,6 @@ export function userBatch(offset: number, count: number) {
 }
 
 const LOAD_USERS_FROM = 500_000_000;
-
-export async function peakRss(lethe: LetheUnderTest, during: Promise<unknown>): Promise<number> {
-  let peak = await lethe.rssMb();
-  let running = true;
-  const sampler = (async () => {
-    while (running) {
-      peak = Math.max(peak, await lethe.rssMb());
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  try {
-    await during;
-  } finally {
-    running = false;
-    await sampler;
-  }
-  return peak;
-}
 
 export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   const { lethe, log, seconds } = context;
@@ -243,46 +226,12 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   );
 
   log('file upload and download of 20 MiB');
-  const bytes = 20 * 1024 * 1024;
   const [owner] = (await api('/api/entity/create', userBatch(900_000, 1))) as { id: string }[];
-  const before = await lethe.rssMb();
-  const form = new FormData();
-  form.set('attribute', JSON.stringify({ entityId: owner?.id, name: 'document', value: 'bench.bin' }));
-  form.set('file', new Blob([new Uint8Array(bytes)], { type: 'application/octet-stream' }), 'bench.bin');
-  let uploadMs = 0;
-  const uploadPeak = await peakRss(
-    lethe,
-    (async () => {
-      const started = performance.now();
-      const response = await fetch(`${lethe.url}/api/file/upload`, {
-        method: 'POST',
-        headers: { 'api-key': issued.key, datastore: 'bench' },
-        body: form,
-      });
-      await response.text();
-      if (response.status !== 200) throw new Error(`upload answered ${response.status}`);
-      uploadMs = performance.now() - started;
-    })(),
-  );
-  let downloadMs = 0;
-  const downloadPeak = await peakRss(
-    lethe,
-    (async () => {
-      const started = performance.now();
-      const query = new URLSearchParams({ entityID: owner?.id ?? '', attributeName: 'document' });
-      const response = await fetch(`${lethe.url}/api/file/download?${query}`, {
-        headers: { 'api-key': issued.key, datastore: 'bench' },
-      });
-      const received = (await response.arrayBuffer()).byteLength;
-      if (received !== bytes) throw new Error(`download returned ${received} bytes`);
-      downloadMs = performance.now() - started;
-    })(),
-  );
-  const megabytes = bytes / 2 ** 20;
+  const files = await fileTransfer(lethe, issued.key, owner?.id ?? '', 20 * 2 ** 20);
   figures.push(
     figure({
       name: 'file upload 20 MiB',
-      value: megabytes / (uploadMs / 1000),
+      value: files.uploadMbPerSecond,
       unit: 'MB/s',
       baseline: null,
       target: 'reported',
@@ -290,7 +239,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     }),
     figure({
       name: 'file download 20 MiB',
-      value: megabytes / (downloadMs / 1000),
+      value: files.downloadMbPerSecond,
       unit: 'MB/s',
       baseline: null,
       target: 'reported',
@@ -298,7 +247,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     }),
     figure({
       name: 'API RSS growth during 20 MiB upload/download',
-      value: Math.max(uploadPeak, downloadPeak) - before,
+      value: files.rssGrowthMb,
       unit: 'MB',
       baseline: null,
       target: '< 10 MB',

@@ -29,17 +29,40 @@ export function seal(key: Buffer | KeyObject, plaintext: Buffer | string, associ
   const nonce = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   if (associatedData !== undefined) cipher.setAAD(Buffer.from(associatedData));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([Buffer.from([VERSION]), nonce, cipher.getAuthTag(), body]);
+  // One copy into the box: a 256 KiB file chunk sealed through two concatenations left 512 KiB of dead
+  // buffers behind instead of 256 KiB.
+  const body = cipher.update(plaintext);
+  const rest = cipher.final();
+  return Buffer.concat([Buffer.from([VERSION]), nonce, cipher.getAuthTag(), body, rest]);
 }
 
 export function open(key: Buffer | KeyObject, sealed: Uint8Array, associatedData?: string): Buffer {
-  const box = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-  if (box.length < HEADER_BYTES || box[0] !== VERSION) throw new Error('sealed value has an unknown format');
-  const decipher = createDecipheriv('aes-256-gcm', key, box.subarray(1, 1 + NONCE_BYTES));
-  decipher.setAuthTag(box.subarray(1 + NONCE_BYTES, HEADER_BYTES));
+  const opened = openPieces(key, [sealed], associatedData);
+  return opened.length === 1 ? (opened[0] as Buffer) : Buffer.concat(opened);
+}
+
+/**
+ * Opens a box that arrives in consecutive pieces (a file chunk read in slices) without joining them; the
+ * first piece holds at least the header. The plaintext comes back in as many pieces, and only once the
+ * whole box has been authenticated.
+ */
+export function openPieces(
+  key: Buffer | KeyObject,
+  pieces: readonly Uint8Array[],
+  associatedData?: string,
+): Buffer[] {
+  const [first = new Uint8Array(0), ...others] = pieces;
+  const head = Buffer.from(first.buffer, first.byteOffset, first.byteLength);
+  if (head.length < HEADER_BYTES || head[0] !== VERSION)
+    throw new Error('sealed value has an unknown format');
+  const decipher = createDecipheriv('aes-256-gcm', key, head.subarray(1, 1 + NONCE_BYTES));
+  decipher.setAuthTag(head.subarray(1 + NONCE_BYTES, HEADER_BYTES));
   if (associatedData !== undefined) decipher.setAAD(Buffer.from(associatedData));
-  return Buffer.concat([decipher.update(box.subarray(HEADER_BYTES)), decipher.final()]);
+  const opened = [decipher.update(head.subarray(HEADER_BYTES))];
+  for (const piece of others) opened.push(decipher.update(piece));
+  const rest = decipher.final();
+  if (rest.length > 0) opened.push(rest);
+  return opened;
 }
 
 export function openText(key: Buffer | KeyObject, sealed: Uint8Array, associatedData?: string): string {

@@ -4,7 +4,7 @@
 // Nothing here touches the database.
 import { createHmac } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
-import { open, openText, seal } from '../crypto/secret-box.ts';
+import { openPieces, openText, seal } from '../crypto/secret-box.ts';
 
 const EMAIL_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -65,14 +65,15 @@ export function sealFileChunk(
   return seal(valueKey(keyring, datastore), bytes, `${fileId}:${chunkNo}`);
 }
 
+/** A chunk read in consecutive slices, opened into as many plaintext pieces once it is authenticated. */
 export function openFileChunk(
   keyring: Keyring,
   datastore: string,
   fileId: string,
   chunkNo: number,
-  sealed: Uint8Array,
-): Buffer {
-  return open(valueKey(keyring, datastore), sealed, `${fileId}:${chunkNo}`);
+  sealedSlices: readonly Uint8Array[],
+): Buffer[] {
+  return openPieces(valueKey(keyring, datastore), sealedSlices, `${fileId}:${chunkNo}`);
 }
 
 export function sealRecipient(keyring: Keyring, datastore: string, entityId: string, email: string): Buffer {

@@ -113,6 +113,34 @@ describe('Area B files: streamed upload and download', () => {
     ]);
   });
 
+  it('fails the download of a file whose chunk was altered at rest instead of sending its bytes', async () => {
+    const uploaded = await api.call('/api/file/upload', {
+      body: uploadForm({ entityId: userId, name: 'altered' }, randomBytes(600_000)),
+    });
+    assert.equal(uploaded.status, 200, uploaded.text);
+    // A byte in the seventh 16 KiB slice of the second chunk: the slices before it open, the tag does not.
+    await service.services.db.query(
+      `UPDATE entity_file_chunks c SET data_sealed = set_byte(data_sealed, 100000, get_byte(data_sealed, 100000) # 1)
+         FROM entity_files f WHERE f.id = c.file_id AND f.entity_id = $1 AND f.attribute_name = 'altered'
+          AND c.chunk_no = 1`,
+      [userId],
+    );
+    const response = await fetch(
+      `${service.url}/api/file/download?entityID=${userId}&attributeName=altered`,
+      {
+        headers: { 'api-key': api.key, datastore: 'docs' },
+      },
+    );
+    const body = await response.arrayBuffer().then(
+      (received) => received.byteLength,
+      (error: unknown) => error,
+    );
+    assert.ok(
+      body instanceof Error || response.status >= 500,
+      `the download answered ${response.status} with ${String(body)} bytes`,
+    );
+  });
+
   it('replaces the file of an attribute, takes the file name from the part, and accepts the file first', async () => {
     const first = await api.call('/api/file/upload', {
       body: uploadForm({ entityId: userId, name: 'avatar' }, Buffer.from('first'), 'me.png', 'image/png'),
@@ -149,6 +177,32 @@ describe('Area B files: streamed upload and download', () => {
       [userId],
     );
     assert.equal(files.rows.length, 1);
+  });
+
+  it('asks V8 for a minor GC every 512 KiB streamed when Lethe runs with --expose-gc', async () => {
+    const exposed = globalThis.gc;
+    const requested: unknown[] = [];
+    globalThis.gc = ((options?: unknown) => {
+      requested.push(options);
+    }) as typeof globalThis.gc;
+    try {
+      const uploaded = await api.call('/api/file/upload', {
+        body: uploadForm({ entityId: userId, name: 'collected' }, randomBytes(2 * MiB)),
+      });
+      assert.equal(uploaded.status, 200, uploaded.text);
+      assert.equal(requested.length, 4, 'upload');
+      const download = await api.call(`/api/file/download?entityID=${userId}&attributeName=collected`, {
+        method: 'GET',
+      });
+      assert.equal(download.status, 200);
+      assert.equal(requested.length, 8, 'download');
+      assert.deepEqual(
+        new Set(requested.map((options) => JSON.stringify(options))),
+        new Set(['{"type":"minor"}']),
+      );
+    } finally {
+      globalThis.gc = exposed;
+    }
   });
 
   it('limits files to 25 MiB unless LETHE_MAX_FILE_BYTES says otherwise', () => {
