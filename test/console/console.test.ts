@@ -86,13 +86,19 @@ describe('the console in a browser', () => {
 
   before(async () => {
     ensureConsoleBuilt();
-    [service, browser] = await Promise.all([
+    // Both are kept even when the other fails to start, so that after() stops them: a service left
+    // running when the browser could not be launched kept the test process from ever exiting.
+    const [started, launched] = await Promise.allSettled([
       startTestService(
         { requireManualApproval: true, allowInsecureWebhooks: true, webhookAllowedHosts: ['127.0.0.1'] },
         { worker: true },
       ),
       launchBrowser(),
     ]);
+    if (started.status === 'fulfilled') service = started.value;
+    if (launched.status === 'fulfilled') browser = launched.value;
+    if (started.status === 'rejected') throw started.reason;
+    if (launched.status === 'rejected') throw launched.reason;
     token = await service.rootToken();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
