@@ -198,6 +198,62 @@ function filterClause(filter: ListFilter): { where: string; params: unknown[] } 
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+function transitionParts(id: string, from: Status, to: Status, changes: RequestChanges, atStep?: number) {
+  const sets = ['status = $3', 'updated_at = now()'];
+  const params: unknown[] = [id, from, to];
+  for (const column of CHANGEABLE) {
+    if (column in changes) {
+      params.push(changes[column] ?? null);
+      sets.push(`${column} = $${params.length}`);
+    }
+  }
+  let guard = '';
+  if (atStep !== undefined) {
+    params.push(atStep);
+    guard = ` AND next_step = $${params.length}`;
+  }
+  return { sets, params, guard };
+}
+
+const LOG_COLUMNS = `(privacy_request_id, kind, from_status, to_status, webhook_key, timing, direction, target_host,
+                      http_status, duration_ms, attempt, error, message, details)`;
+
+/**
+ * The log rows of one request as a SELECT over a JSON array of entries (see logJson), in the array's
+ * order: one multi-row INSERT whose `seq` follows the order the entries happened in.
+ */
+function logRows(requestId: string, entries: string): string {
+  return `SELECT ${requestId}, e->>'kind', e->>'from_status', e->>'to_status', e->>'webhook_key', e->>'timing',
+                 e->>'direction', e->>'target_host', (e->>'http_status')::int, (e->>'duration_ms')::int,
+                 (e->>'attempt')::int, e->>'error', e->>'message', e->'details'
+            FROM jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS entry(e, n)
+           WHERE ${requestId} IS NOT NULL
+           ORDER BY n`;
+}
+
+function logJson(entries: readonly LogEntry[]): string {
+  return JSON.stringify(
+    entries.map((entry) => ({
+      kind: entry.kind,
+      from_status: entry.fromStatus ?? null,
+      to_status: entry.toStatus ?? null,
+      webhook_key: entry.webhookKey ?? null,
+      timing: entry.timing ?? null,
+      direction: entry.direction ?? null,
+      target_host: entry.targetHost ?? null,
+      http_status: entry.httpStatus ?? null,
+      duration_ms: entry.durationMs ?? null,
+      attempt: entry.attempt ?? null,
+      error: entry.error ?? null,
+      message: entry.message ?? null,
+      details: entry.details,
+    })),
+  );
+}
+
+/** jsonb_agg renders timestamps as text. */
+type DatesAsText = { completed_at: string | null; answered_at: string | null };
+
 export const privacyRequestRepository = {
   async insert(tx: Queryable, request: NewRequest): Promise<void> {
     await tx.query(
@@ -262,24 +318,83 @@ export const privacyRequestRepository = {
     changes: RequestChanges = {},
     atStep?: number,
   ): Promise<boolean> {
-    const sets = ['status = $3', 'updated_at = now()'];
-    const params: unknown[] = [id, from, to];
-    for (const column of CHANGEABLE) {
-      if (column in changes) {
-        params.push(changes[column] ?? null);
-        sets.push(`${column} = $${params.length}`);
-      }
-    }
-    let guard = '';
-    if (atStep !== undefined) {
-      params.push(atStep);
-      guard = ` AND next_step = $${params.length}`;
-    }
+    const { sets, params, guard } = transitionParts(id, from, to, changes, atStep);
     const { rowCount } = await tx.query(
       `UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard}`,
       params,
     );
     return rowCount === 1;
+  },
+
+  /**
+   * The request and its plan, read by one statement so both come from one snapshot: a request seen
+   * `approved` or later always comes with the steps its approval snapshotted.
+   */
+  async findWithSteps(db: Queryable, id: string): Promise<{ row: RequestRow; steps: StepRow[] } | undefined> {
+    const { rows } = await db.query<
+      RequestRow & { steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[] }
+    >(
+      `SELECT r.*, COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
+                              WHERE s.privacy_request_id = r.id), '[]'::jsonb) AS steps
+         FROM privacy_requests r WHERE r.id = $1`,
+      [id],
+    );
+    const found = rows[0];
+    if (!found) return undefined;
+    const { steps, ...row } = found;
+    return {
+      row,
+      steps: steps.map((step) => ({
+        ...step,
+        completed_at: step.completed_at === null ? null : new Date(step.completed_at),
+        answered_at: step.answered_at === null ? null : new Date(step.answered_at),
+      })),
+    };
+  },
+
+  /**
+   * `transition`, the completion of the step at `completeStep` and the log entries, in one statement (one
+   * round trip, one commit): all of it applies only if the compare-and-set on status (and cursor, when
+   * `atStep` is given) wins. Answers the request as it is afterwards, or undefined when the set lost.
+   */
+  async move(
+    db: Queryable,
+    move: {
+      id: string;
+      from: Status;
+      to: Status;
+      changes?: RequestChanges;
+      atStep?: number;
+      completeStep?: number;
+      entries: readonly LogEntry[];
+    },
+  ): Promise<RequestRow | undefined> {
+    const { sets, params, guard } = transitionParts(
+      move.id,
+      move.from,
+      move.to,
+      move.changes ?? {},
+      move.atStep,
+    );
+    params.push(logJson(move.entries));
+    const entriesParam = `$${params.length}`;
+    let completion = '';
+    if (move.completeStep !== undefined) {
+      params.push(move.completeStep);
+      completion = `, completed AS (
+         UPDATE privacy_request_steps SET completed_at = now()
+          WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
+    }
+    const { rows } = await db.query<RequestRow>(
+      `WITH moved AS (
+         UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
+       logged AS (
+         INSERT INTO privacy_request_log ${LOG_COLUMNS}
+         ${logRows('(SELECT id FROM moved)', entriesParam)})
+       SELECT * FROM moved`,
+      params,
+    );
+    return rows[0];
   },
 
   async insertSteps(tx: Queryable, id: string, from: number, steps: readonly NewStep[]): Promise<void> {
@@ -350,30 +465,11 @@ export const privacyRequestRepository = {
   },
 
   async appendLog(tx: Queryable, id: string, entries: readonly LogEntry[]): Promise<void> {
-    for (const entry of entries) {
-      await tx.query(
-        `INSERT INTO privacy_request_log (privacy_request_id, kind, from_status, to_status, webhook_key, timing,
-                                          direction, target_host, http_status, duration_ms, attempt, error,
-                                          message, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)`,
-        [
-          id,
-          entry.kind,
-          entry.fromStatus ?? null,
-          entry.toStatus ?? null,
-          entry.webhookKey ?? null,
-          entry.timing ?? null,
-          entry.direction ?? null,
-          entry.targetHost ?? null,
-          entry.httpStatus ?? null,
-          entry.durationMs ?? null,
-          entry.attempt ?? null,
-          entry.error ?? null,
-          entry.message ?? null,
-          entry.details === undefined ? null : JSON.stringify(entry.details),
-        ],
-      );
-    }
+    if (entries.length === 0) return;
+    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows('$1::text', '$2')}`, [
+      id,
+      logJson(entries),
+    ]);
   },
 
   async log(db: Queryable, id: string): Promise<LogRow[]> {
