@@ -120,12 +120,10 @@ export interface NewRequest {
   id: string;
   externalId: string | null;
   policyId: string;
-  clientId: string;
   source: string | null;
   location: string | null;
   customFields: unknown[];
   identitySealed: Buffer;
-  identityTtlSeconds: number;
 }
 
 export interface ListFilter {
@@ -232,47 +230,78 @@ function logRows(requestId: string, entries: string): string {
 }
 
 function logJson(entries: readonly LogEntry[]): string {
-  return JSON.stringify(
-    entries.map((entry) => ({
-      kind: entry.kind,
-      from_status: entry.fromStatus ?? null,
-      to_status: entry.toStatus ?? null,
-      webhook_key: entry.webhookKey ?? null,
-      timing: entry.timing ?? null,
-      direction: entry.direction ?? null,
-      target_host: entry.targetHost ?? null,
-      http_status: entry.httpStatus ?? null,
-      duration_ms: entry.durationMs ?? null,
-      attempt: entry.attempt ?? null,
-      error: entry.error ?? null,
-      message: entry.message ?? null,
-      details: entry.details,
-    })),
-  );
+  return JSON.stringify(entries.map(logObject));
+}
+
+function logObject(entry: LogEntry) {
+  return {
+    kind: entry.kind,
+    from_status: entry.fromStatus ?? null,
+    to_status: entry.toStatus ?? null,
+    webhook_key: entry.webhookKey ?? null,
+    timing: entry.timing ?? null,
+    direction: entry.direction ?? null,
+    target_host: entry.targetHost ?? null,
+    http_status: entry.httpStatus ?? null,
+    duration_ms: entry.durationMs ?? null,
+    attempt: entry.attempt ?? null,
+    error: entry.error ?? null,
+    message: entry.message ?? null,
+    details: entry.details,
+  };
 }
 
 /** jsonb_agg renders timestamps as text. */
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 export const privacyRequestRepository = {
-  async insert(tx: Queryable, request: NewRequest): Promise<void> {
-    await tx.query(
+  /** Inserts requests of one caller in one statement, all in `status`; answers the rows in the given order. */
+  async insertMany(
+    tx: Queryable,
+    clientId: string,
+    status: 'pending' | 'approved',
+    identityTtlSeconds: number,
+    requests: readonly NewRequest[],
+  ): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
       `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
-                                     location, custom_fields, identity_sealed, identity_expires_at)
-       VALUES ($1, $2, 'pending', $3, $4, $4, NULL, $5, $6, $7::jsonb, $8,
-               now() + make_interval(secs => $9::int))`,
+                                     location, custom_fields, identity_sealed, identity_expires_at, requested_at)
+       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, $1, NULL, r->>'source', r->>'location',
+              r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
+              now() + make_interval(secs => $3::int),
+              -- A batch arrives at one instant; a microsecond apiece keeps it in submission order in
+              -- newest-first lists (ties would fall back to the random id).
+              now() + (n - 1) * interval '1 microsecond'
+         FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS item(r, n)
+        ORDER BY n
+       RETURNING *`,
       [
-        request.id,
-        request.externalId,
-        request.policyId,
-        request.clientId,
-        request.source,
-        request.location,
-        JSON.stringify(request.customFields),
-        request.identitySealed,
-        request.identityTtlSeconds,
+        clientId,
+        status,
+        identityTtlSeconds,
+        JSON.stringify(
+          requests.map((request) => ({
+            id: request.id,
+            external_id: request.externalId,
+            policy_id: request.policyId,
+            source: request.source,
+            location: request.location,
+            custom_fields: request.customFields,
+            identity_sealed: request.identitySealed.toString('base64'),
+          })),
+        ),
       ],
     );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return requests.map((request) => byId.get(request.id) as RequestRow);
+  },
+
+  async policyIdsByKey(db: Queryable, keys: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await db.query<{ id: string; key: string }>(
+      'SELECT id, key FROM policies WHERE key = ANY($1::text[])',
+      [[...new Set(keys)]],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
   },
 
   async find(db: Queryable, id: string): Promise<RequestRow | undefined> {
@@ -398,14 +427,25 @@ export const privacyRequestRepository = {
   },
 
   async insertSteps(tx: Queryable, id: string, from: number, steps: readonly NewStep[]): Promise<void> {
-    if (steps.length === 0) return;
+    await privacyRequestRepository.insertPlans(tx, [{ id, from, steps }]);
+  },
+
+  /** The steps of several requests in one statement; each request's steps get positions from `from` on. */
+  async insertPlans(
+    tx: Queryable,
+    plans: readonly { id: string; from: number; steps: readonly NewStep[] }[],
+  ): Promise<void> {
+    const rows = plans.flatMap((plan) =>
+      plan.steps.map((step, index) => ({ ...step, id: plan.id, position: plan.from + index })),
+    );
+    if (rows.length === 0) return;
     await tx.query(
       `INSERT INTO privacy_request_steps
          (privacy_request_id, position, kind, webhook_id, webhook_key, webhook_name, direction, connection_key)
-       SELECT $1, $2::int + ordinality - 1, step->>'kind', step->>'webhookId', step->>'webhookKey',
+       SELECT step->>'id', (step->>'position')::int, step->>'kind', step->>'webhookId', step->>'webhookKey',
               step->>'webhookName', step->>'direction', step->>'connectionKey'
-         FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS plan(step, ordinality)`,
-      [id, from, JSON.stringify(steps)],
+         FROM jsonb_array_elements($1::jsonb) AS plan(step)`,
+      [JSON.stringify(rows)],
     );
   },
 
@@ -441,12 +481,24 @@ export const privacyRequestRepository = {
   },
 
   async policyWebhooks(db: Queryable, policyId: string): Promise<PolicyWebhookRow[]> {
-    const { rows } = await db.query<PolicyWebhookRow>(
-      `SELECT id, key, name, direction, connection_key, timing FROM policy_webhooks
-        WHERE policy_id = $1 ORDER BY timing DESC, position`,
-      [policyId],
+    return (await privacyRequestRepository.webhooksOfPolicies(db, [policyId])).get(policyId) ?? [];
+  },
+
+  /** The webhooks of each policy, pre-execution then post-execution, each in order. */
+  async webhooksOfPolicies(
+    db: Queryable,
+    policyIds: readonly string[],
+  ): Promise<Map<string, PolicyWebhookRow[]>> {
+    const { rows } = await db.query<PolicyWebhookRow & { policy_id: string }>(
+      `SELECT policy_id, id, key, name, direction, connection_key, timing FROM policy_webhooks
+        WHERE policy_id = ANY($1::text[]) ORDER BY policy_id, timing DESC, position`,
+      [[...new Set(policyIds)]],
     );
-    return rows;
+    const byPolicy = new Map<string, PolicyWebhookRow[]>();
+    for (const { policy_id: policyId, ...webhook } of rows) {
+      byPolicy.set(policyId, [...(byPolicy.get(policyId) ?? []), webhook]);
+    }
+    return byPolicy;
   },
 
   async preApprovalWebhooks(db: Queryable): Promise<Omit<PolicyWebhookRow, 'direction' | 'timing'>[]> {
@@ -469,6 +521,14 @@ export const privacyRequestRepository = {
     await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows('$1::text', '$2')}`, [
       id,
       logJson(entries),
+    ]);
+  },
+
+  /** The log entries of several requests in one statement, in the order given. */
+  async appendLogs(tx: Queryable, entries: readonly { id: string; entry: LogEntry }[]): Promise<void> {
+    if (entries.length === 0) return;
+    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows("e->>'request_id'", '$1')}`, [
+      JSON.stringify(entries.map(({ id, entry }) => ({ ...logObject(entry), request_id: id }))),
     ]);
   },
 
