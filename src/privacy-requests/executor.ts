@@ -41,11 +41,12 @@ const MAX_STEPS_PER_RUN = 500;
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
 
-/** What one run reads once: the plan, and the policy and connections its steps need. */
+/** What one run reads once: the plan, the policy its callbacks embed, the opened identities. */
 interface Run {
   readonly steps: readonly StepRow[];
   policy?: PolicyEmbed;
-  readonly targets: Map<string, ConnectionTarget | undefined>;
+  /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
+  identity?: { sealed: Uint8Array; opened: Identity };
 }
 
 /** A callback that cannot be prepared (its stored secret or signing secret cannot be opened). */
@@ -80,7 +81,7 @@ export class PrivacyRequestExecutor {
   async advance(id: string): Promise<void> {
     const loaded = await repo.findWithSteps(this.#db, id);
     if (!loaded) return;
-    const run: Run = { steps: loaded.steps, targets: new Map() };
+    const run: Run = { steps: loaded.steps };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
       if (row.status === 'approved') {
@@ -123,7 +124,7 @@ export class PrivacyRequestExecutor {
         );
         return;
       }
-      const identity = openIdentity(this.#services.keyring, id, row.identity_sealed);
+      const identity = this.#identity(run, row, row.identity_sealed);
       row =
         step.kind === 'rules'
           ? await this.#runRules(run, row, step, identity)
@@ -132,15 +133,17 @@ export class PrivacyRequestExecutor {
     if (row) throw new Error(`request ${id} did not settle within ${MAX_STEPS_PER_RUN} steps`);
   }
 
+  #identity(run: Run, row: RequestRow, sealed: Uint8Array): Identity {
+    // Every compare-and-set returns the row anew: compare the bytes, not the buffers.
+    if (!run.identity || Buffer.compare(run.identity.sealed, sealed) !== 0) {
+      run.identity = { sealed, opened: openIdentity(this.#services.keyring, row.id, sealed) };
+    }
+    return run.identity.opened;
+  }
+
   async #policy(run: Run, row: RequestRow): Promise<PolicyEmbed> {
     run.policy ??= await loadPolicyEmbed(this.#db, row.policy_id);
     return run.policy;
-  }
-
-  async #target(run: Run, connectionKey: string): Promise<ConnectionTarget | undefined> {
-    if (!run.targets.has(connectionKey))
-      run.targets.set(connectionKey, await repo.connectionTarget(this.#db, connectionKey));
-    return run.targets.get(connectionKey);
   }
 
   async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
@@ -177,7 +180,9 @@ export class PrivacyRequestExecutor {
       'content-type': 'application/json',
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
-    const target = step.connection_key ? await this.#target(run, step.connection_key) : undefined;
+    const target = step.connection_key
+      ? await repo.connectionTarget(this.#db, step.connection_key)
+      : undefined;
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
@@ -309,16 +314,20 @@ export class PrivacyRequestExecutor {
     sent: (outcome: CallbackOutcome) => void,
   ): Promise<CallbackOutcome> {
     const signed = { ...headers };
-    const signature = await this.#signing.headerFor(target.key, body).catch((error: unknown) => {
-      throw new CallbackPreparationError(error instanceof Error ? error.message : 'cannot sign the callback');
-    });
+    const signature = await this.#signing
+      .headerWith(target.key, target.signing, body)
+      .catch((error: unknown) => {
+        throw new CallbackPreparationError(
+          error instanceof Error ? error.message : 'cannot sign the callback',
+        );
+      });
     if (signature) signed['lethe-signature'] = signature;
-    const bearer = await this.#oauth.bearerFor(target.key);
+    const bearer = await this.#oauth.bearerWith(target.key, target.oauth);
     if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
     else if (target.secrets_authorization_sealed) {
       try {
         signed.authorization = openText(
-          this.#services.keyring.key('connection-secrets'),
+          this.#services.keyring.secretKey('connection-secrets'),
           target.secrets_authorization_sealed,
           authorizationAad(target.key),
         );
