@@ -2,9 +2,9 @@
 // A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
 // in one statement guarded by a compare-and-set on status and cursor, so a worker killed at any instant
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
-// Idempotency-Key) and never skips one. The request and its plan are read once per run and carried in
-// memory: every later change of the row is this worker's own compare-and-set, whose RETURNING row replaces
-// the copy (a change by anybody else makes the set lose and the run stop). Webhook calls happen outside
+// Idempotency-Key) and never skips one. The request and its plan are read once per run; each later step
+// starts from the row the previous step's compare-and-set returned, the row as committed then (a
+// transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
 // any transaction. It never logs an identity, a header value or a response body.
 import type { CallbackSigning } from '../callbacks/signing.ts';
 import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
