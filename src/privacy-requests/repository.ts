@@ -461,13 +461,6 @@ export const privacyRequestRepository = {
     return rows;
   },
 
-  async completeStep(tx: Queryable, id: string, position: number): Promise<void> {
-    await tx.query(
-      'UPDATE privacy_request_steps SET completed_at = now() WHERE privacy_request_id = $1 AND position = $2',
-      [id, position],
-    );
-  },
-
   async reopenStep(tx: Queryable, id: string, position: number): Promise<void> {
     await tx.query(
       `UPDATE privacy_request_steps SET completed_at = NULL
