@@ -15,6 +15,12 @@ import {
 
 export const SIGNATURE_HEADER = 'Lethe-Signature';
 
+/** A connection's signing secrets as stored: the current one, and the previous one during its grace period. */
+export interface SealedSigningSecrets {
+  current: Uint8Array | null;
+  previous: Uint8Array | null;
+}
+
 /** How far a receiver should let `t` stray from its own clock, both ways, unless it decides otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -104,7 +110,20 @@ export class CallbackSigning {
    * gone.
    */
   async headerFor(connectionKey: string, rawBody: string | Uint8Array): Promise<string | undefined> {
-    let sealed = await connectionRepository.signingSecrets(this.#db, connectionKey);
+    return this.headerWith(
+      connectionKey,
+      await connectionRepository.signingSecrets(this.#db, connectionKey),
+      rawBody,
+    );
+  }
+
+  /** `headerFor` with the connection's sealed secrets already read (in the same read as its URL). */
+  async headerWith(
+    connectionKey: string,
+    read: SealedSigningSecrets | undefined,
+    rawBody: string | Uint8Array,
+  ): Promise<string | undefined> {
+    let sealed = read;
     if (sealed && sealed.current === null) {
       const secret = generateSigningSecret();
       await connectionRepository.addMissingSigningSecret(

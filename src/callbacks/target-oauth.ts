@@ -55,7 +55,14 @@ export class TargetOAuth {
    * authorization secret, if any, applies). Throws TargetAuthError when no token can be obtained.
    */
   async bearerFor(connectionKey: string): Promise<string | null> {
-    const row = await tokenCacheRepository.find(this.#db, connectionKey);
+    return this.bearerWith(connectionKey, await tokenCacheRepository.find(this.#db, connectionKey));
+  }
+
+  /** `bearerFor` with the connection's OAuth configuration and cached token already read. */
+  async bearerWith(
+    connectionKey: string,
+    row: OAuthConfigurationWithCachedToken | undefined,
+  ): Promise<string | null> {
     const configuration = row && configurationOf(row);
     if (!row || !configuration) {
       if (row?.cached_token_sealed) await tokenCacheRepository.remove(this.#db, connectionKey);

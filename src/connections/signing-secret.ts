@@ -19,9 +19,9 @@ export function generateSigningSecret(): string {
 const signingSecretAad = (connectionKey: string) => `connection:${connectionKey}:signing_secret`;
 
 export function sealSigningSecret(keyring: Keyring, connectionKey: string, secret: string): Buffer {
-  return seal(keyring.key('callback-signing'), secret, signingSecretAad(connectionKey));
+  return seal(keyring.secretKey('callback-signing'), secret, signingSecretAad(connectionKey));
 }
 
 export function openSigningSecret(keyring: Keyring, connectionKey: string, sealed: Uint8Array): string {
-  return openText(keyring.key('callback-signing'), sealed, signingSecretAad(connectionKey));
+  return openText(keyring.secretKey('callback-signing'), sealed, signingSecretAad(connectionKey));
 }

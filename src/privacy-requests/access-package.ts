@@ -125,7 +125,7 @@ export async function storeAccessPackage(
 ): Promise<number> {
   const id = accessPackage.privacy_request_id;
   const file = packageFile(config, location, id);
-  const sealed = seal(keyring.key('access-package'), JSON.stringify(accessPackage), associatedData(id));
+  const sealed = seal(keyring.secretKey('access-package'), JSON.stringify(accessPackage), associatedData(id));
   const envelope = `${JSON.stringify({
     format: ENVELOPE_FORMAT,
     version: ENVELOPE_VERSION,
@@ -194,7 +194,7 @@ export async function loadAccessPackage(
   let opened: string;
   try {
     opened = openText(
-      keyring.key('access-package'),
+      keyring.secretKey('access-package'),
       Buffer.from(envelope.sealed, 'base64'),
       associatedData(privacyRequestId),
     );

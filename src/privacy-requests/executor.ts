@@ -1,9 +1,11 @@
 // Runs a privacy request's snapshotted plan, one step after the other, from its cursor (`next_step`).
 // A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
-// in one transaction guarded by a compare-and-set on status and cursor, so a worker killed at any instant
+// in one statement guarded by a compare-and-set on status and cursor, so a worker killed at any instant
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
-// Idempotency-Key) and never skips one. Webhook calls happen outside any transaction. It never logs an
-// identity, a header value or a response body.
+// Idempotency-Key) and never skips one. The request and its plan are read once per run; each later step
+// starts from the row the previous step's compare-and-set returned, the row as committed then (a
+// transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
+// any transaction. It never logs an identity, a header value or a response body.
 import type { CallbackSigning } from '../callbacks/signing.ts';
 import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
 import { authorizationAad } from '../connections/service.ts';
@@ -30,13 +32,22 @@ import {
   type Status,
   type StepRow,
 } from './repository.ts';
-import { loadPolicyEmbed, toPrivacyRequestView } from './view.ts';
+import { loadPolicyEmbed, type PolicyEmbed, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
 const MAX_STEPS_PER_RUN = 500;
 
-type StepResult = 'continue' | 'stop';
+/** The request after a step, to continue from; undefined to stop this run. */
+type StepResult = RequestRow | undefined;
+
+/** What one run reads once: the plan, the policy its callbacks embed, the opened identities. */
+interface Run {
+  readonly steps: readonly StepRow[];
+  policy?: PolicyEmbed;
+  /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
+  identity?: { sealed: Uint8Array; opened: Identity };
+}
 
 /** A callback that cannot be prepared (its stored secret or signing secret cannot be opened). */
 class CallbackPreparationError extends Error {}
@@ -68,29 +79,33 @@ export class PrivacyRequestExecutor {
 
   /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
   async advance(id: string): Promise<void> {
-    for (let round = 0; round < MAX_STEPS_PER_RUN; round++) {
-      const row = await repo.find(this.#db, id);
-      if (!row) return;
+    const loaded = await repo.findWithSteps(this.#db, id);
+    if (!loaded) return;
+    const run: Run = { steps: loaded.steps };
+    let row: RequestRow | undefined = loaded.row;
+    for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
       if (row.status === 'approved') {
-        await this.#db.transaction(async (tx) => {
-          if (
-            await repo.transition(tx, id, 'approved', 'in_processing', { started_processing_at: new Date() })
-          ) {
-            await repo.appendLog(tx, id, [transitionEntry('approved', 'in_processing', 'execution started')]);
-          }
+        row = await repo.move(this.#db, {
+          id,
+          from: 'approved',
+          to: 'in_processing',
+          changes: { started_processing_at: new Date() },
+          entries: [transitionEntry('approved', 'in_processing', 'execution started')],
         });
         continue;
       }
       if (row.status !== 'pending' && row.status !== 'in_processing') return;
-      const steps = await repo.steps(this.#db, id);
-      const step = steps.find((candidate) => candidate.position === row.next_step);
+      const position = row.next_step;
+      const step = run.steps.find((candidate) => candidate.position === position);
       if (!step) {
+        // The last step completes the request with it; this finds one left with every step done but not
+        // complete (by an earlier version of this code).
         if (row.status === 'in_processing') await this.#complete(row);
         return;
       }
       if (row.status === 'pending' && step.kind !== 'pre_approval') return;
       if (step.kind === 'pre_approval' && row.status !== 'pending') {
-        const skipped = await this.#finishStep(row, step, row.status, {}, [
+        row = await this.#finishStep(run, row, step, row.status, {}, [
           {
             kind: 'note',
             webhookKey: step.webhook_key,
@@ -98,7 +113,6 @@ export class PrivacyRequestExecutor {
             message: 'not called: the request was already approved',
           },
         ]);
-        if (!skipped) return;
         continue;
       }
       if (!row.identity_sealed) {
@@ -110,18 +124,30 @@ export class PrivacyRequestExecutor {
         );
         return;
       }
-      const identity = openIdentity(this.#services.keyring, id, row.identity_sealed);
-      const result =
+      const identity = this.#identity(run, row, row.identity_sealed);
+      row =
         step.kind === 'rules'
-          ? await this.#runRules(row, step, identity)
-          : await this.#callWebhook(row, step, identity);
-      if (result === 'stop') return;
+          ? await this.#runRules(run, row, step, identity)
+          : await this.#callWebhook(run, row, step, identity);
     }
-    throw new Error(`request ${id} did not settle within ${MAX_STEPS_PER_RUN} steps`);
+    if (row) throw new Error(`request ${id} did not settle within ${MAX_STEPS_PER_RUN} steps`);
   }
 
-  async #runRules(row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
-    const policy = await loadPolicyEmbed(this.#db, row.policy_id);
+  #identity(run: Run, row: RequestRow, sealed: Uint8Array): Identity {
+    // Every compare-and-set returns the row anew: compare the bytes, not the buffers.
+    if (!run.identity || Buffer.compare(run.identity.sealed, sealed) !== 0) {
+      run.identity = { sealed, opened: openIdentity(this.#services.keyring, row.id, sealed) };
+    }
+    return run.identity.opened;
+  }
+
+  async #policy(run: Run, row: RequestRow): Promise<PolicyEmbed> {
+    run.policy ??= await loadPolicyEmbed(this.#db, row.policy_id);
+    return run.policy;
+  }
+
+  async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+    const policy = await this.#policy(run, row);
     const started = performance.now();
     let summary: unknown;
     try {
@@ -135,9 +161,9 @@ export class PrivacyRequestExecutor {
       await this.#fail(row, step, reason, [
         { kind: 'rules', error: reason, durationMs: Math.round(performance.now() - started) },
       ]);
-      return 'stop';
+      return undefined;
     }
-    const done = await this.#finishStep(row, step, 'in_processing', {}, [
+    return this.#finishStep(run, row, step, 'in_processing', {}, [
       {
         kind: 'rules',
         message: 'policy rules ran',
@@ -145,10 +171,9 @@ export class PrivacyRequestExecutor {
         details: summary,
       },
     ]);
-    return done ? 'continue' : 'stop';
   }
 
-  async #callWebhook(row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+  async #callWebhook(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
     const timing = step.kind;
     const twoWay = step.direction === 'two_way';
     const headers: Record<string, string> = {
@@ -168,7 +193,7 @@ export class PrivacyRequestExecutor {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
     }
-    const policy = await loadPolicyEmbed(this.#db, row.policy_id);
+    const policy = await this.#policy(run, row);
     const body = JSON.stringify({
       privacy_request_id: row.id,
       timestamp: new Date().toISOString(),
@@ -203,7 +228,7 @@ export class PrivacyRequestExecutor {
       entries.push({ ...base, attempt: entries.length + 1, error: error.message });
       if (timing !== 'pre_approval') {
         await this.#fail(row, step, error.message, entries);
-        return 'stop';
+        return undefined;
       }
       outcome = { ...missingTarget(step), error: error.message };
     }
@@ -222,12 +247,12 @@ export class PrivacyRequestExecutor {
               : `the one_way webhook failed after ${entries.length} tries; the request goes on`,
         });
       }
-      return (await this.#finishStep(row, step, status, {}, entries)) ? 'continue' : 'stop';
+      return this.#finishStep(run, row, step, status, {}, entries);
     }
 
     if (!final.ok) {
       await this.#fail(row, step, `two_way webhook ${step.webhook_key} failed: ${final.error}`, entries);
-      return 'stop';
+      return undefined;
     }
     const answer = parseTwoWayAnswer(final.body ?? '');
     if (typeof answer === 'string') {
@@ -235,7 +260,7 @@ export class PrivacyRequestExecutor {
       const last = entries.at(-1);
       if (last) last.error = reason;
       await this.#fail(row, step, reason, entries);
-      return 'stop';
+      return undefined;
     }
     const changes: RequestChanges = {};
     if (answer.derived && Object.keys(answer.derived).length > 0) {
@@ -264,15 +289,16 @@ export class PrivacyRequestExecutor {
       const now = new Date();
       entries.push(transitionEntry('in_processing', 'paused', `halted by webhook ${step.webhook_key}`));
       await this.#finishStep(
+        run,
         row,
         step,
         'paused',
         { ...changes, paused_at: now, paused_step: step.position },
         entries,
       );
-      return 'stop';
+      return undefined;
     }
-    return (await this.#finishStep(row, step, 'in_processing', changes, entries)) ? 'continue' : 'stop';
+    return this.#finishStep(run, row, step, 'in_processing', changes, entries);
   }
 
   /**
@@ -288,16 +314,20 @@ export class PrivacyRequestExecutor {
     sent: (outcome: CallbackOutcome) => void,
   ): Promise<CallbackOutcome> {
     const signed = { ...headers };
-    const signature = await this.#signing.headerFor(target.key, body).catch((error: unknown) => {
-      throw new CallbackPreparationError(error instanceof Error ? error.message : 'cannot sign the callback');
-    });
+    const signature = await this.#signing
+      .headerWith(target.key, target.signing, body)
+      .catch((error: unknown) => {
+        throw new CallbackPreparationError(
+          error instanceof Error ? error.message : 'cannot sign the callback',
+        );
+      });
     if (signature) signed['lethe-signature'] = signature;
-    const bearer = await this.#oauth.bearerFor(target.key);
+    const bearer = await this.#oauth.bearerWith(target.key, target.oauth);
     if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
     else if (target.secrets_authorization_sealed) {
       try {
         signed.authorization = openText(
-          this.#services.keyring.key('connection-secrets'),
+          this.#services.keyring.secretKey('connection-secrets'),
           target.secrets_authorization_sealed,
           authorizationAad(target.key),
         );
@@ -334,63 +364,55 @@ export class PrivacyRequestExecutor {
   }
 
   /**
-   * Records a step as done and moves the cursor past it, only if nobody moved the request meanwhile.
-   * Answers whether this worker's record won.
+   * Records a step as done and moves the cursor past it, only if nobody moved the request meanwhile; the
+   * last step of a running plan completes the request in the same statement. Answers the request as it is
+   * afterwards, or undefined when another record won.
    */
   async #finishStep(
+    run: Run,
     row: RequestRow,
     step: StepRow,
     to: Status,
     changes: RequestChanges,
     entries: LogEntry[],
-  ): Promise<boolean> {
-    return this.#db.transaction(async (tx) => {
-      const moved = await repo.transition(
-        tx,
-        row.id,
-        row.status,
-        to,
-        { ...changes, next_step: step.position + 1 },
-        step.position,
-      );
-      if (!moved) return false;
-      await repo.completeStep(tx, row.id, step.position);
-      await repo.appendLog(tx, row.id, entries);
-      return true;
+  ): Promise<StepResult> {
+    const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
+    const now = new Date();
+    return repo.move(this.#db, {
+      id: row.id,
+      from: row.status,
+      to: last ? 'complete' : to,
+      changes: {
+        ...changes,
+        next_step: step.position + 1,
+        ...(last ? { finished_processing_at: now, finalized_at: now } : {}),
+      },
+      atStep: step.position,
+      completeStep: step.position,
+      entries: last ? [...entries, transitionEntry('in_processing', 'complete', 'every step done')] : entries,
     });
   }
 
   async #fail(row: RequestRow, step: StepRow, reason: string, entries: LogEntry[]) {
-    await this.#db.transaction(async (tx) => {
-      const moved = await repo.transition(
-        tx,
-        row.id,
-        row.status,
-        'error',
-        { error_reason: reason },
-        step.position,
-      );
-      if (!moved) return;
-      await repo.appendLog(tx, row.id, [
-        ...entries,
-        { ...transitionEntry(row.status, 'error', reason), error: reason },
-      ]);
+    await repo.move(this.#db, {
+      id: row.id,
+      from: row.status,
+      to: 'error',
+      changes: { error_reason: reason },
+      atStep: step.position,
+      entries: [...entries, { ...transitionEntry(row.status, 'error', reason), error: reason }],
     });
   }
 
   async #complete(row: RequestRow) {
-    await this.#db.transaction(async (tx) => {
-      const now = new Date();
-      const moved = await repo.transition(
-        tx,
-        row.id,
-        'in_processing',
-        'complete',
-        { finished_processing_at: now, finalized_at: now },
-        row.next_step,
-      );
-      if (moved)
-        await repo.appendLog(tx, row.id, [transitionEntry('in_processing', 'complete', 'every step done')]);
+    const now = new Date();
+    await repo.move(this.#db, {
+      id: row.id,
+      from: 'in_processing',
+      to: 'complete',
+      changes: { finished_processing_at: now, finalized_at: now },
+      atStep: row.next_step,
+      entries: [transitionEntry('in_processing', 'complete', 'every step done')],
     });
   }
 }

@@ -117,9 +117,9 @@ export function identityValues(identity: Identity): string[] {
 const aad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:identity`;
 
 export function sealIdentity(keyring: Keyring, privacyRequestId: string, identity: Identity): Buffer {
-  return seal(keyring.key('identity-cache'), JSON.stringify(identity), aad(privacyRequestId));
+  return seal(keyring.secretKey('identity-cache'), JSON.stringify(identity), aad(privacyRequestId));
 }
 
 export function openIdentity(keyring: Keyring, privacyRequestId: string, sealed: Uint8Array): Identity {
-  return JSON.parse(openText(keyring.key('identity-cache'), sealed, aad(privacyRequestId))) as Identity;
+  return JSON.parse(openText(keyring.secretKey('identity-cache'), sealed, aad(privacyRequestId))) as Identity;
 }

@@ -39,13 +39,29 @@ export async function createPrivacyRequestQueues(
 
 /** Queues an "advance this request" job inside the caller's transaction. */
 export async function enqueueAdvance(queue: Queue, tx: Queryable, privacyRequestId: string): Promise<void> {
-  await queue.boss.send(ADVANCE_QUEUE, { privacyRequestId } satisfies AdvanceJob, {
-    singletonKey: privacyRequestId,
-    db: {
-      executeSql: async (text: string, values?: unknown[]) => {
-        const { rows } = await tx.query(text, values ?? []);
-        return { rows };
+  await enqueueAdvances(queue, tx, [privacyRequestId]);
+}
+
+/** One job per request, in one statement, inside the caller's transaction. */
+export async function enqueueAdvances(
+  queue: Queue,
+  tx: Queryable,
+  privacyRequestIds: readonly string[],
+): Promise<void> {
+  if (privacyRequestIds.length === 0) return;
+  await queue.boss.insert(
+    ADVANCE_QUEUE,
+    privacyRequestIds.map((privacyRequestId) => ({
+      data: { privacyRequestId } satisfies AdvanceJob,
+      singletonKey: privacyRequestId,
+    })),
+    {
+      db: {
+        executeSql: async (text: string, values?: unknown[]) => {
+          const { rows } = await tx.query(text, values ?? []);
+          return { rows };
+        },
       },
     },
-  });
+  );
 }

@@ -1,5 +1,7 @@
 // SQL for privacy requests, their snapshotted execution plan, their log and their reply-to-tokens. Sealed
 // identities go in and out as opaque bytes; only identity.ts seals and opens them.
+import type { SealedSigningSecrets } from '../callbacks/signing.ts';
+import type { OAuthConfigurationWithCachedToken } from '../callbacks/token-cache-repository.ts';
 import type { Queryable } from '../db/database.ts';
 
 export type Status =
@@ -120,12 +122,10 @@ export interface NewRequest {
   id: string;
   externalId: string | null;
   policyId: string;
-  clientId: string;
   source: string | null;
   location: string | null;
   customFields: unknown[];
   identitySealed: Buffer;
-  identityTtlSeconds: number;
 }
 
 export interface ListFilter {
@@ -138,6 +138,8 @@ export interface ConnectionTarget {
   key: string;
   secrets_url: string | null;
   secrets_authorization_sealed: Uint8Array | null;
+  signing: SealedSigningSecrets;
+  oauth: OAuthConfigurationWithCachedToken;
 }
 
 export interface PolicyWebhookRow {
@@ -198,25 +200,112 @@ function filterClause(filter: ListFilter): { where: string; params: unknown[] } 
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+function transitionParts(id: string, from: Status, to: Status, changes: RequestChanges, atStep?: number) {
+  const sets = ['status = $3', 'updated_at = now()'];
+  const params: unknown[] = [id, from, to];
+  for (const column of CHANGEABLE) {
+    if (column in changes) {
+      params.push(changes[column] ?? null);
+      sets.push(`${column} = $${params.length}`);
+    }
+  }
+  let guard = '';
+  if (atStep !== undefined) {
+    params.push(atStep);
+    guard = ` AND next_step = $${params.length}`;
+  }
+  return { sets, params, guard };
+}
+
+const LOG_COLUMNS = `(privacy_request_id, kind, from_status, to_status, webhook_key, timing, direction, target_host,
+                      http_status, duration_ms, attempt, error, message, details)`;
+
+/**
+ * The log rows of one request as a SELECT over a JSON array of entries (see logJson), in the array's
+ * order: one multi-row INSERT whose `seq` follows the order the entries happened in.
+ */
+function logRows(requestId: string, entries: string): string {
+  return `SELECT ${requestId}, e->>'kind', e->>'from_status', e->>'to_status', e->>'webhook_key', e->>'timing',
+                 e->>'direction', e->>'target_host', (e->>'http_status')::int, (e->>'duration_ms')::int,
+                 (e->>'attempt')::int, e->>'error', e->>'message', e->'details'
+            FROM jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS entry(e, n)
+           WHERE ${requestId} IS NOT NULL
+           ORDER BY n`;
+}
+
+function logJson(entries: readonly LogEntry[]): string {
+  return JSON.stringify(entries.map(logObject));
+}
+
+function logObject(entry: LogEntry) {
+  return {
+    kind: entry.kind,
+    from_status: entry.fromStatus ?? null,
+    to_status: entry.toStatus ?? null,
+    webhook_key: entry.webhookKey ?? null,
+    timing: entry.timing ?? null,
+    direction: entry.direction ?? null,
+    target_host: entry.targetHost ?? null,
+    http_status: entry.httpStatus ?? null,
+    duration_ms: entry.durationMs ?? null,
+    attempt: entry.attempt ?? null,
+    error: entry.error ?? null,
+    message: entry.message ?? null,
+    details: entry.details,
+  };
+}
+
+/** jsonb_agg renders timestamps as text. */
+type DatesAsText = { completed_at: string | null; answered_at: string | null };
+
 export const privacyRequestRepository = {
-  async insert(tx: Queryable, request: NewRequest): Promise<void> {
-    await tx.query(
+  /** Inserts requests of one caller in one statement, all in `status`; answers the rows in the given order. */
+  async insertMany(
+    tx: Queryable,
+    clientId: string,
+    status: 'pending' | 'approved',
+    identityTtlSeconds: number,
+    requests: readonly NewRequest[],
+  ): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
       `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
-                                     location, custom_fields, identity_sealed, identity_expires_at)
-       VALUES ($1, $2, 'pending', $3, $4, $4, NULL, $5, $6, $7::jsonb, $8,
-               now() + make_interval(secs => $9::int))`,
+                                     location, custom_fields, identity_sealed, identity_expires_at, requested_at)
+       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, $1, NULL, r->>'source', r->>'location',
+              r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
+              now() + make_interval(secs => $3::int),
+              -- A batch arrives at one instant; a microsecond apiece keeps it in submission order in
+              -- newest-first lists (ties would fall back to the random id).
+              now() + (n - 1) * interval '1 microsecond'
+         FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS item(r, n)
+        ORDER BY n
+       RETURNING *`,
       [
-        request.id,
-        request.externalId,
-        request.policyId,
-        request.clientId,
-        request.source,
-        request.location,
-        JSON.stringify(request.customFields),
-        request.identitySealed,
-        request.identityTtlSeconds,
+        clientId,
+        status,
+        identityTtlSeconds,
+        JSON.stringify(
+          requests.map((request) => ({
+            id: request.id,
+            external_id: request.externalId,
+            policy_id: request.policyId,
+            source: request.source,
+            location: request.location,
+            custom_fields: request.customFields,
+            identity_sealed: request.identitySealed.toString('base64'),
+          })),
+        ),
       ],
     );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return requests.map((request) => byId.get(request.id) as RequestRow);
+  },
+
+  async policyIdsByKey(db: Queryable, keys: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await db.query<{ id: string; key: string }>(
+      'SELECT id, key FROM policies WHERE key = ANY($1::text[])',
+      [[...new Set(keys)]],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
   },
 
   async find(db: Queryable, id: string): Promise<RequestRow | undefined> {
@@ -262,19 +351,7 @@ export const privacyRequestRepository = {
     changes: RequestChanges = {},
     atStep?: number,
   ): Promise<boolean> {
-    const sets = ['status = $3', 'updated_at = now()'];
-    const params: unknown[] = [id, from, to];
-    for (const column of CHANGEABLE) {
-      if (column in changes) {
-        params.push(changes[column] ?? null);
-        sets.push(`${column} = $${params.length}`);
-      }
-    }
-    let guard = '';
-    if (atStep !== undefined) {
-      params.push(atStep);
-      guard = ` AND next_step = $${params.length}`;
-    }
+    const { sets, params, guard } = transitionParts(id, from, to, changes, atStep);
     const { rowCount } = await tx.query(
       `UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard}`,
       params,
@@ -282,15 +359,97 @@ export const privacyRequestRepository = {
     return rowCount === 1;
   },
 
+  /**
+   * The request and its plan, read by one statement so both come from one snapshot: a request seen
+   * `approved` or later always comes with the steps its approval snapshotted.
+   */
+  async findWithSteps(db: Queryable, id: string): Promise<{ row: RequestRow; steps: StepRow[] } | undefined> {
+    const { rows } = await db.query<
+      RequestRow & { steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[] }
+    >(
+      `SELECT r.*, COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
+                              WHERE s.privacy_request_id = r.id), '[]'::jsonb) AS steps
+         FROM privacy_requests r WHERE r.id = $1`,
+      [id],
+    );
+    const found = rows[0];
+    if (!found) return undefined;
+    const { steps, ...row } = found;
+    return {
+      row,
+      steps: steps.map((step) => ({
+        ...step,
+        completed_at: step.completed_at === null ? null : new Date(step.completed_at),
+        answered_at: step.answered_at === null ? null : new Date(step.answered_at),
+      })),
+    };
+  },
+
+  /**
+   * `transition`, the completion of the step at `completeStep` and the log entries, in one statement (one
+   * round trip, one commit): all of it applies only if the compare-and-set on status (and cursor, when
+   * `atStep` is given) wins. Answers the request as it is afterwards, or undefined when the set lost.
+   */
+  async move(
+    db: Queryable,
+    move: {
+      id: string;
+      from: Status;
+      to: Status;
+      changes?: RequestChanges;
+      atStep?: number;
+      completeStep?: number;
+      entries: readonly LogEntry[];
+    },
+  ): Promise<RequestRow | undefined> {
+    const { sets, params, guard } = transitionParts(
+      move.id,
+      move.from,
+      move.to,
+      move.changes ?? {},
+      move.atStep,
+    );
+    params.push(logJson(move.entries));
+    const entriesParam = `$${params.length}`;
+    let completion = '';
+    if (move.completeStep !== undefined) {
+      params.push(move.completeStep);
+      completion = `, completed AS (
+         UPDATE privacy_request_steps SET completed_at = now()
+          WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
+    }
+    const { rows } = await db.query<RequestRow>(
+      `WITH moved AS (
+         UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
+       logged AS (
+         INSERT INTO privacy_request_log ${LOG_COLUMNS}
+         ${logRows('(SELECT id FROM moved)', entriesParam)})
+       SELECT * FROM moved`,
+      params,
+    );
+    return rows[0];
+  },
+
   async insertSteps(tx: Queryable, id: string, from: number, steps: readonly NewStep[]): Promise<void> {
-    if (steps.length === 0) return;
+    await privacyRequestRepository.insertPlans(tx, [{ id, from, steps }]);
+  },
+
+  /** The steps of several requests in one statement; each request's steps get positions from `from` on. */
+  async insertPlans(
+    tx: Queryable,
+    plans: readonly { id: string; from: number; steps: readonly NewStep[] }[],
+  ): Promise<void> {
+    const rows = plans.flatMap((plan) =>
+      plan.steps.map((step, index) => ({ ...step, id: plan.id, position: plan.from + index })),
+    );
+    if (rows.length === 0) return;
     await tx.query(
       `INSERT INTO privacy_request_steps
          (privacy_request_id, position, kind, webhook_id, webhook_key, webhook_name, direction, connection_key)
-       SELECT $1, $2::int + ordinality - 1, step->>'kind', step->>'webhookId', step->>'webhookKey',
+       SELECT step->>'id', (step->>'position')::int, step->>'kind', step->>'webhookId', step->>'webhookKey',
               step->>'webhookName', step->>'direction', step->>'connectionKey'
-         FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS plan(step, ordinality)`,
-      [id, from, JSON.stringify(steps)],
+         FROM jsonb_array_elements($1::jsonb) AS plan(step)`,
+      [JSON.stringify(rows)],
     );
   },
 
@@ -300,13 +459,6 @@ export const privacyRequestRepository = {
       [id],
     );
     return rows;
-  },
-
-  async completeStep(tx: Queryable, id: string, position: number): Promise<void> {
-    await tx.query(
-      'UPDATE privacy_request_steps SET completed_at = now() WHERE privacy_request_id = $1 AND position = $2',
-      [id, position],
-    );
   },
 
   async reopenStep(tx: Queryable, id: string, position: number): Promise<void> {
@@ -326,12 +478,24 @@ export const privacyRequestRepository = {
   },
 
   async policyWebhooks(db: Queryable, policyId: string): Promise<PolicyWebhookRow[]> {
-    const { rows } = await db.query<PolicyWebhookRow>(
-      `SELECT id, key, name, direction, connection_key, timing FROM policy_webhooks
-        WHERE policy_id = $1 ORDER BY timing DESC, position`,
-      [policyId],
+    return (await privacyRequestRepository.webhooksOfPolicies(db, [policyId])).get(policyId) ?? [];
+  },
+
+  /** The webhooks of each policy, pre-execution then post-execution, each in order. */
+  async webhooksOfPolicies(
+    db: Queryable,
+    policyIds: readonly string[],
+  ): Promise<Map<string, PolicyWebhookRow[]>> {
+    const { rows } = await db.query<PolicyWebhookRow & { policy_id: string }>(
+      `SELECT policy_id, id, key, name, direction, connection_key, timing FROM policy_webhooks
+        WHERE policy_id = ANY($1::text[]) ORDER BY policy_id, timing DESC, position`,
+      [[...new Set(policyIds)]],
     );
-    return rows;
+    const byPolicy = new Map<string, PolicyWebhookRow[]>();
+    for (const { policy_id: policyId, ...webhook } of rows) {
+      byPolicy.set(policyId, [...(byPolicy.get(policyId) ?? []), webhook]);
+    }
+    return byPolicy;
   },
 
   async preApprovalWebhooks(db: Queryable): Promise<Omit<PolicyWebhookRow, 'direction' | 'timing'>[]> {
@@ -341,39 +505,64 @@ export const privacyRequestRepository = {
     return rows;
   },
 
+  /**
+   * Everything one callback needs of its connection, in one read: the URL, the static authorization, the
+   * signing secrets and the OAuth configuration with its cached token. Read for every call, so a change
+   * of any of them applies from the next call on.
+   */
   async connectionTarget(db: Queryable, key: string): Promise<ConnectionTarget | undefined> {
-    const { rows } = await db.query<ConnectionTarget>(
-      'SELECT key, secrets_url, secrets_authorization_sealed FROM connections WHERE key = $1',
+    const { rows } = await db.query<
+      Omit<ConnectionTarget, 'signing' | 'oauth'> &
+        OAuthConfigurationWithCachedToken & {
+          signing_current: Uint8Array | null;
+          signing_previous: Uint8Array | null;
+        }
+    >(
+      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed,
+              c.signing_secret_sealed AS signing_current,
+              CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
+                AS signing_previous,
+              c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
+              c.oauth_client_secret_sealed,
+              t.config_fingerprint AS cached_fingerprint, t.access_token_sealed AS cached_token_sealed,
+              t.refresh_at > now() AS cached_fresh
+         FROM connections c LEFT JOIN target_oauth_tokens t ON t.connection_key = c.key
+        WHERE c.key = $1`,
       [key],
     );
-    return rows[0];
+    const row = rows[0];
+    if (!row) return undefined;
+    const {
+      key: found,
+      secrets_url,
+      secrets_authorization_sealed,
+      signing_current,
+      signing_previous,
+      ...oauth
+    } = row;
+    return {
+      key: found,
+      secrets_url,
+      secrets_authorization_sealed,
+      signing: { current: signing_current, previous: signing_previous },
+      oauth,
+    };
   },
 
   async appendLog(tx: Queryable, id: string, entries: readonly LogEntry[]): Promise<void> {
-    for (const entry of entries) {
-      await tx.query(
-        `INSERT INTO privacy_request_log (privacy_request_id, kind, from_status, to_status, webhook_key, timing,
-                                          direction, target_host, http_status, duration_ms, attempt, error,
-                                          message, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)`,
-        [
-          id,
-          entry.kind,
-          entry.fromStatus ?? null,
-          entry.toStatus ?? null,
-          entry.webhookKey ?? null,
-          entry.timing ?? null,
-          entry.direction ?? null,
-          entry.targetHost ?? null,
-          entry.httpStatus ?? null,
-          entry.durationMs ?? null,
-          entry.attempt ?? null,
-          entry.error ?? null,
-          entry.message ?? null,
-          entry.details === undefined ? null : JSON.stringify(entry.details),
-        ],
-      );
-    }
+    if (entries.length === 0) return;
+    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows('$1::text', '$2')}`, [
+      id,
+      logJson(entries),
+    ]);
+  },
+
+  /** The log entries of several requests in one statement, in the order given. */
+  async appendLogs(tx: Queryable, entries: readonly { id: string; entry: LogEntry }[]): Promise<void> {
+    if (entries.length === 0) return;
+    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows("e->>'request_id'", '$1')}`, [
+      JSON.stringify(entries.map(({ id, entry }) => ({ ...logObject(entry), request_id: id }))),
+    ]);
   },
 
   async log(db: Queryable, id: string): Promise<LogRow[]> {

@@ -18,13 +18,16 @@ import {
   openIdentity,
   sealIdentity,
 } from './identity.ts';
-import { enqueueAdvance } from './jobs.ts';
+import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
 import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
 import { readAccessPackage } from './rule-runner.ts';
 import {
   type ListFilter,
+  type LogEntry,
   type LogRow,
+  type NewRequest,
   type NewStep,
+  type PolicyWebhookRow,
   privacyRequestRepository as repo,
   type RequestRow,
   type Status,
@@ -47,73 +50,131 @@ export class PrivacyRequestService {
     return this.#services.db;
   }
 
-  /** Receives each request on its own: a failing item is reported and the others are still received. */
+  /**
+   * Receives a batch: each item is checked on its own (a failing item is reported and the others are still
+   * received), then every accepted request is stored, logged, planned and queued in one transaction.
+   */
   async create(
     items: readonly unknown[],
     caller: Principal,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
-    const preApproval = await repo.preApprovalWebhooks(this.#db);
-    for (const item of items) {
+    const checked = items.map((item) => ({ item, checked: checkItem(item) }));
+    const policyIds = await repo.policyIdsByKey(
+      this.#db,
+      checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
+    );
+    const accepted: NewRequest[] = [];
+    for (const { item, checked: c } of checked) {
       const fail = (message: string) =>
         result.failed.push({ message, data: echoFields(item, PRIVACY_REQUEST_FIELDS) });
-      const checked = checkItem(item);
-      if (!checked.ok) {
-        fail(checked.message);
+      if (!c.ok) {
+        fail(c.message);
         continue;
       }
-      const request = checked.value;
+      const request = c.value;
       const problem = identityProblem(request.identity as Record<string, unknown>);
       if (problem) {
         fail(problem);
         continue;
       }
-      const { rows } = await this.#db.query<{ id: string }>('SELECT id FROM policies WHERE key = $1', [
-        request.policy_key,
-      ]);
-      const policyId = rows[0]?.id;
+      const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);
         continue;
       }
       const id = `pri_${randomUUID()}`;
-      await this.#db.transaction(async (tx) => {
-        await repo.insert(tx, {
-          id,
-          externalId: request.external_id ?? null,
-          policyId,
-          clientId: caller.clientId,
-          source: request.source ?? null,
-          location: request.location ?? null,
-          customFields: request.custom_fields ?? [],
-          identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
-          identityTtlSeconds: this.#services.config.defaultTtlSeconds,
-        });
-        await repo.appendLog(tx, id, [
-          { kind: 'transition', fromStatus: null, toStatus: 'pending', message: 'request received' },
-        ]);
-        if (preApproval.length > 0) {
-          await repo.insertSteps(
-            tx,
-            id,
-            0,
-            preApproval.map((webhook) => ({
-              kind: 'pre_approval',
-              webhookId: webhook.id,
-              webhookKey: webhook.key,
-              webhookName: webhook.name,
-              direction: null,
-              connectionKey: webhook.connection_key,
-            })),
-          );
-          await enqueueAdvance(this.#services.queue, tx, id);
-        } else if (!this.#services.config.requireManualApproval) {
-          const row = (await repo.lock(tx, id)) as RequestRow;
-          await this.#approve(tx, row, null, 'approved automatically: no pre-approval webhooks');
-        }
+      accepted.push({
+        id,
+        externalId: request.external_id ?? null,
+        policyId,
+        source: request.source ?? null,
+        location: request.location ?? null,
+        customFields: request.custom_fields ?? [],
+        identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
       });
-      result.succeeded.push(await this.get(id));
     }
+    if (accepted.length === 0) return result;
+
+    const { config, queue } = this.#services;
+    const preApproval = await repo.preApprovalWebhooks(this.#db);
+    const approveNow = preApproval.length === 0 && !config.requireManualApproval;
+    const rows = await this.#db.transaction(async (tx) => {
+      const stored = await repo.insertMany(
+        tx,
+        caller.clientId,
+        approveNow ? 'approved' : 'pending',
+        config.defaultTtlSeconds,
+        accepted,
+      );
+      const received: LogEntry = {
+        kind: 'transition',
+        fromStatus: null,
+        toStatus: 'pending',
+        message: 'request received',
+      };
+      if (preApproval.length > 0) {
+        const steps = preApproval.map((webhook): NewStep => ({
+          kind: 'pre_approval',
+          webhookId: webhook.id,
+          webhookKey: webhook.key,
+          webhookName: webhook.name,
+          direction: null,
+          connectionKey: webhook.connection_key,
+        }));
+        await repo.appendLogs(
+          tx,
+          stored.map((row) => ({ id: row.id, entry: received })),
+        );
+        await repo.insertPlans(
+          tx,
+          stored.map((row) => ({ id: row.id, from: 0, steps })),
+        );
+        await enqueueAdvances(
+          queue,
+          tx,
+          stored.map((row) => row.id),
+        );
+      } else if (approveNow) {
+        // Received and approved at once: the row is stored approved, and the log shows both transitions.
+        const webhooks = await repo.webhooksOfPolicies(
+          tx,
+          stored.map((row) => row.policy_id),
+        );
+        const plans = stored.map((row) => ({
+          id: row.id,
+          from: 0,
+          steps: planOf(webhooks.get(row.policy_id) ?? []),
+        }));
+        await repo.appendLogs(
+          tx,
+          plans.flatMap((plan) => [
+            { id: plan.id, entry: received },
+            {
+              id: plan.id,
+              entry: approvedEntry(plan.steps, 'approved automatically: no pre-approval webhooks'),
+            },
+          ]),
+        );
+        await repo.insertPlans(tx, plans);
+        await enqueueAdvances(
+          queue,
+          tx,
+          stored.map((row) => row.id),
+        );
+      } else {
+        await repo.appendLogs(
+          tx,
+          stored.map((row) => ({ id: row.id, entry: received })),
+        );
+      }
+      return stored;
+    });
+    const policies = await loadPolicyEmbeds(
+      this.#db,
+      rows.map((row) => row.policy_id),
+    );
+    result.succeeded.push(...rows.map((row) => this.#withIdentity(row, policies)));
     return result;
   }
 
@@ -317,40 +378,10 @@ export class PrivacyRequestService {
   async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
     const now = new Date();
     await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const webhooks = await repo.policyWebhooks(tx, row.policy_id);
-    const webhookStep = (webhook: (typeof webhooks)[number]): NewStep => ({
-      kind: webhook.timing,
-      webhookId: webhook.id,
-      webhookKey: webhook.key,
-      webhookName: webhook.name,
-      direction: webhook.direction,
-      connectionKey: webhook.connection_key,
-    });
-    const plan: NewStep[] = [
-      ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
-      {
-        kind: 'rules',
-        webhookId: null,
-        webhookKey: null,
-        webhookName: null,
-        direction: null,
-        connectionKey: null,
-      },
-      ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
-    ];
+    const plan = planOf(await repo.policyWebhooks(tx, row.policy_id));
     const existing = await repo.steps(tx, row.id);
     await repo.insertSteps(tx, row.id, existing.length, plan);
-    await repo.appendLog(tx, row.id, [
-      {
-        kind: 'transition',
-        fromStatus: 'pending',
-        toStatus: 'approved',
-        message,
-        details: {
-          plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
-        },
-      },
-    ]);
+    await repo.appendLog(tx, row.id, [approvedEntry(plan, message)]);
     await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 
@@ -386,6 +417,42 @@ export class PrivacyRequestService {
       : {};
     return { ...view, identity };
   }
+}
+
+/** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
+function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
+  const webhookStep = (webhook: PolicyWebhookRow): NewStep => ({
+    kind: webhook.timing,
+    webhookId: webhook.id,
+    webhookKey: webhook.key,
+    webhookName: webhook.name,
+    direction: webhook.direction,
+    connectionKey: webhook.connection_key,
+  });
+  return [
+    ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
+    {
+      kind: 'rules',
+      webhookId: null,
+      webhookKey: null,
+      webhookName: null,
+      direction: null,
+      connectionKey: null,
+    },
+    ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
+  ];
+}
+
+function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
+  return {
+    kind: 'transition',
+    fromStatus: 'pending',
+    toStatus: 'approved',
+    message,
+    details: {
+      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
+    },
+  };
 }
 
 /** The sentence of an illegal transition; it names the action (hence the target state) and the current one. */

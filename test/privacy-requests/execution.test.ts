@@ -130,4 +130,62 @@ describe('privacy request execution', () => {
       assert.equal(processLog.includes(secret), false, 'no secret, identity or token in the process log');
     }
   });
+
+  it('receives a batch in one go: each request in submission order, logged, planned and run to completion', async () => {
+    await policyWithWebhooks(service, receiver, 'batched', [{ key: 'batch_pre', direction: 'two_way' }]);
+    const items = Array.from({ length: 5 }, (_, index) => ({
+      policy_key: 'batched',
+      identity: { email: `batch${index}@example.com` },
+      external_id: `batch-${index}`,
+    }));
+    const answer = await service.call('POST', '/v1/privacy-request', {
+      token: await service.rootToken(),
+      json: [
+        items[0],
+        items[1],
+        { policy_key: 'no_such_policy', identity: { email: 'x@example.com' } },
+        ...items.slice(2),
+      ],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(
+      answer.body.failed.map((failure: { message: string }) => failure.message),
+      ['No policy with key no_such_policy.'],
+    );
+    const created = answer.body.succeeded;
+    assert.deepEqual(
+      created.map((request: { external_id: string }) => request.external_id),
+      items.map((item) => item.external_id),
+    );
+    assert.deepEqual(created[3].identity, { email: 'batch3@example.com' });
+    const listed = await service.call('GET', '/v1/privacy-request?size=5', {
+      token: await service.rootToken(),
+    });
+    assert.deepEqual(
+      listed.body.items.map((request: { external_id: string }) => request.external_id),
+      items.map((item) => item.external_id).reverse(),
+      'newest first: the last item of the batch first',
+    );
+    for (const request of created) {
+      await waitForStatus(service, request.id, 'complete');
+      const log = await logOf(service, request.id);
+      assert.deepEqual(
+        log.map((entry) => `${entry.kind}:${entry.from_status}>${entry.to_status}:${entry.webhook_key}`),
+        [
+          'transition:null>pending:null',
+          'transition:pending>approved:null',
+          'transition:approved>in_processing:null',
+          'webhook:null>null:batch_pre',
+          'rules:null>null:null',
+          'transition:in_processing>complete:null',
+        ],
+      );
+      assert.deepEqual(log[1].details, { plan: ['pre:batch_pre', 'rules'] });
+      const calls = receiver
+        .callsTo('/batch_pre')
+        .filter((call) => call.body.privacy_request_id === request.id);
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0]?.body.identity.email, request.identity.email);
+    }
+  });
 });
