@@ -315,12 +315,12 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     }
 
     if (!quick && lethe.databaseUrl) {
-      // Up to 100,000 requests of the halting policy, submitted for at most 3 minutes, then up to 10
+      // Up to 100,000 requests of the halting policy, submitted for at most 3 minutes, then up to 15
       // minutes more for the worker to pause every one. The API process must not hold them: its RSS once
       // they are paused is compared with its RSS before. The target counts only if all 100,000 paused.
       const wanted = 100_000;
       const submitFor = 180_000;
-      const pauseWithin = 600_000;
+      const pauseWithin = 900_000;
       log(`privacy requests: RSS with up to ${wanted} paused requests`);
       const baseline = await lethe.rssMb();
       const alreadyPaused = await countWithStatus(lethe, 'paused');
