@@ -23,11 +23,7 @@ const adminUrl =
 const lethe = await startLethe(adminUrl);
 try {
   await lethe.management('POST', '/v1/datastore', { name: 'bench' });
-  const { key } = (await lethe.management('POST', '/v1/api-key', {
-    name: 'bench',
-    datastores: ['bench'],
-    rate_limit_per_minute: 1_000_000,
-  })) as { key: string };
+  const key = await lethe.issueBenchKey();
   const created = await fetch(`${lethe.url}/api/entity/create`, {
     method: 'POST',
     headers: { 'api-key': key, datastore: 'bench', 'content-type': 'application/json' },

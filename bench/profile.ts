@@ -121,11 +121,7 @@ const profileDir = await mkdtemp(path.join(tmpdir(), 'lethe-profile-'));
 const lethe = await startLethe(adminUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 try {
   await lethe.management('POST', '/v1/datastore', { name: 'bench' });
-  const { key } = (await lethe.management('POST', '/v1/api-key', {
-    name: 'bench',
-    datastores: ['bench'],
-    rate_limit_per_minute: 1_000_000,
-  })) as { key: string };
+  const key = await lethe.issueBenchKey();
   const headers = { 'api-key': key, datastore: 'bench', 'content-type': 'application/json' };
   const post = async (urlPath: string, body: unknown) => {
     const response = await fetch(`${lethe.url}${urlPath}`, {

@@ -13,6 +13,8 @@ export interface LetheUnderTest extends Child {
   encryptionKey: Buffer;
   databaseUrl: string | undefined;
   management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
+  /** An API key for the datastore `bench` with a limit no load reaches (the key is the answer). */
+  issueBenchKey(): Promise<string>;
   /** The environment the process runs with, for a worker process on the same store. */
   env: Record<string, string>;
   dispose(): Promise<void>;
@@ -103,6 +105,14 @@ export async function startLethe(
     env: letheEnv,
     databaseUrl: database?.url,
     management,
+    async issueBenchKey() {
+      const issued = (await management('POST', '/v1/api-key', {
+        name: 'bench',
+        datastores: ['bench'],
+        rate_limit_per_minute: 1_000_000,
+      })) as { key: string };
+      return issued.key;
+    },
     async dispose() {
       await child.stop();
       await database?.drop();

@@ -53,11 +53,7 @@ async function setUp(lethe: LetheUnderTest, receiverUrl: string, entities: numbe
       to: entities,
     });
   } else {
-    const { key } = (await lethe.management('POST', '/v1/api-key', {
-      name: 'seed',
-      datastores: ['bench'],
-      rate_limit_per_minute: 1_000_000,
-    })) as { key: string };
+    const key = await lethe.issueBenchKey();
     for (let offset = 0; offset < entities; offset += 100) {
       const response = await fetch(`${lethe.url}/api/entity/create`, {
         method: 'POST',
