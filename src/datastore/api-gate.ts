@@ -33,11 +33,6 @@ import {
 
 const MAINTENANCE_RETRY_AFTER_SECONDS = 60;
 
-export interface Admission {
-  principal: ApiKeyPrincipal;
-  limit: RateLimitState;
-}
-
 interface AdmissionRow {
   failures: number | null;
   failures_ttl_ms: number | null;
@@ -90,7 +85,7 @@ function limitState(limit: number, hits: number, ttlMs: number): RateLimitState 
 export async function createApiGate(
   scope: FastifyInstance,
   deps: { config: Config; db: Database; admin: DatastoreAdminService },
-): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<Admission>> {
+): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<ApiKeyPrincipal>> {
   const { config, db, admin } = deps;
   const countRequest = await createKeyRateLimiter(
     scope,
@@ -126,7 +121,7 @@ export async function createApiGate(
   };
 
   /** Redis or in-memory counters: the checks one after the other (the key read beside the address's). */
-  const admitStepByStep = async (request: FastifyRequest, reply: FastifyReply): Promise<Admission> => {
+  const admitStepByStep = async (request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyPrincipal> => {
     let lookup: Promise<ApiKeyPrincipal> | undefined;
     let unreadable: unknown;
     try {
@@ -158,11 +153,14 @@ export async function createApiGate(
       throw unavailable('The rate-limit store is unavailable; try again shortly.');
     }
     applyLimit(reply, limit);
-    return { principal, limit };
+    return principal;
   };
 
   /** PostgreSQL counters: one statement (see ADMISSION_SQL), decided in the same order. */
-  const admitInOneStatement = async (request: FastifyRequest, reply: FastifyReply): Promise<Admission> => {
+  const admitInOneStatement = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<ApiKeyPrincipal> => {
     let presented: { id: string; secret: string } | undefined;
     try {
       presented = parseApiKey(presentedKey(request.headers));
@@ -204,7 +202,7 @@ export async function createApiGate(
       row.ttl_ms,
     );
     applyLimit(reply, limit);
-    return { principal, limit };
+    return principal;
   };
 
   return rateLimitBackend(config) === 'postgres' ? admitInOneStatement : admitStepByStep;

@@ -94,7 +94,7 @@ export function subjectApiRoutes({
 
     const admit = await createApiGate(scope, { config, db, admin });
     scope.addHook('onRequest', async (request, reply) => {
-      const { principal } = await admit(request, reply);
+      const principal = await admit(request, reply);
       request.subjectDatastore = await authorizeDatastore(db, principal, request.headers.datastore);
     });
 
