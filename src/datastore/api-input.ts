@@ -9,11 +9,14 @@ import type { TSchema } from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
 import { badRequest, DomainError } from '../errors.ts';
 import { shown } from './subject-service.ts';
+import { isEmailAddress } from '../validation/email.ts';
 
 const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
 const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, allErrors: false, strict: false });
 addFormats(ajv);
+// ajv-formats' email pattern backtracks on long input; ours reads the value linearly after a length bound.
+ajv.addFormat('email', isEmailAddress);
 
 type Fields = Record<string, unknown>;
 

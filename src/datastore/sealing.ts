@@ -5,13 +5,12 @@
 import { createHmac } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openPieces, openText, seal } from '../crypto/secret-box.ts';
-
-const EMAIL_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { isEmailAddress } from '../validation/email.ts';
 
 /** Emails compare case-insensitively and without surrounding blanks; every other value exactly. */
 export function normaliseIdentity(value: string): string {
   const trimmed = value.trim();
-  return EMAIL_LIKE.test(trimmed) ? trimmed.toLowerCase() : value;
+  return isEmailAddress(trimmed) ? trimmed.toLowerCase() : value;
 }
 
 export function blindIndex(keyring: Keyring, datastore: string, value: string): Buffer {

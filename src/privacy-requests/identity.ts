@@ -3,6 +3,7 @@
 // key bound to the request id. It must never log an identity nor put one in an error message.
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
+import { isEmailAddress } from '../validation/email.ts';
 
 export interface CustomIdentity {
   label: string;
@@ -22,12 +23,9 @@ export interface DerivedIdentity {
 }
 
 export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
-/** Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is not ours to judge. */
-export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
 export const CUSTOM_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
 
 const e164 = new RegExp(E164_PATTERN);
-const email = new RegExp(EMAIL_PATTERN);
 
 /** Why an identity is not acceptable (naming the field, never the value), or undefined when it is. */
 export function identityProblem(identity: Record<string, unknown>, field = 'identity'): string | undefined {
@@ -36,7 +34,7 @@ export function identityProblem(identity: Record<string, unknown>, field = 'iden
   for (const key of keys) {
     const value = identity[key];
     if (key === 'email') {
-      if (typeof value !== 'string' || !email.test(value) || value.length > 320)
+      if (typeof value !== 'string' || !isEmailAddress(value))
         return `${field}.email must be an email address.`;
     } else if (key === 'phone_number') {
       if (typeof value !== 'string' || !e164.test(value))
@@ -70,7 +68,8 @@ export function derivedIdentityProblem(derived: unknown, field = 'derived_identi
     return `${field} must be an object.`;
   for (const [key, value] of Object.entries(derived)) {
     if (key === 'email') {
-      if (typeof value !== 'string' || !email.test(value)) return `${field}.email must be an email address.`;
+      if (typeof value !== 'string' || !isEmailAddress(value))
+        return `${field}.email must be an email address.`;
     } else if (key === 'phone_number') {
       if (typeof value !== 'string' || !e164.test(value))
         return `${field}.phone_number must be an E.164 phone number.`;
