@@ -15,6 +15,16 @@ import { DataDirInUseError } from './db/pglite.ts';
 import { DomainError } from './errors.ts';
 import { createServices, type RunningService, startService } from './runtime/start.ts';
 import type { Services } from './runtime/services.ts';
+import {
+  CONNECTION_USAGE,
+  parseListCommand,
+  POLICY_USAGE,
+  runConnectionList,
+  runPolicyList,
+} from './cli/listing-command.ts';
+import { cliActor } from './cli/output.ts';
+import { parseRequestCommand, REQUEST_USAGE, runRequestCommand } from './cli/request-command.ts';
+import { parseUserCommand, runUserCommand, USER_USAGE } from './cli/user-command.ts';
 
 const USAGE = `Usage: lethe <command> [--help]
 
@@ -32,6 +42,16 @@ const USAGE = `Usage: lethe <command> [--help]
   datastore list             list datastores
   import --datastore D FILE.ndjson [--batch-size N] [--restart]
                              load entities from an NDJSON file, resumably
+  user create USERNAME --role R [--role R ...]
+                             create an operator account (password: first line of stdin)
+  user list | user delete USERNAME
+                             list or delete operator accounts
+  request list [--status S] | request show ID | request approve ID... | request deny ID... [--reason R]
+                             privacy requests
+  policy list | connection list
+                             DSR policies, connections (secrets masked)
+
+Listing commands print a table, or JSON with --json.
 
 Commands other than serve and worker act on the store directly (DATABASE_URL, or the embedded store
 in LETHE_DATA_DIR: stop a running lethe serve on that data dir first; it is locked while open).
@@ -46,7 +66,21 @@ const HELP: Record<string, string> = {
   'api-key': API_KEY_USAGE,
   datastore: DATASTORE_USAGE,
   import: IMPORT_USAGE,
+  user: USER_USAGE,
+  request: REQUEST_USAGE,
+  policy: POLICY_USAGE,
+  connection: CONNECTION_USAGE,
 };
+
+/** The first line of standard input (a password, never taken from the command line). */
+async function firstLineOfStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
+}
 
 /** Opens the store for one operator command and always closes it. */
 async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
@@ -87,11 +121,7 @@ async function createClient(config: Config, argv: string[]): Promise<number> {
   }
   const services = await createServices(config, (message) => process.stdout.write(`${message}\n`));
   try {
-    const rootClient = services.config.rootClient as { id: string };
-    const created = await services.auth.createClient(
-      { clientId: rootClient.id, scopes: SCOPES, isRoot: true },
-      { name: values.name, scopes },
-    );
+    const created = await services.auth.createClient(cliActor(), { name: values.name, scopes });
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
     return 0;
   } finally {
@@ -149,6 +179,29 @@ async function main(argv: string[]): Promise<number> {
     case 'import': {
       const parsed = parseImportCommand(rest);
       return withServices(config, (services) => runImportCommand(services, parsed));
+    }
+    case 'user': {
+      const parsed = parseUserCommand(rest);
+      process.stdout.write(
+        await withServices(config, (services) => runUserCommand(services, parsed, firstLineOfStdin)),
+      );
+      return 0;
+    }
+    case 'request': {
+      const parsed = parseRequestCommand(rest);
+      const { output, ok } = await withServices(config, (services) => runRequestCommand(services, parsed));
+      process.stdout.write(output);
+      return ok ? 0 : 1;
+    }
+    case 'policy': {
+      const { json } = parseListCommand(rest, POLICY_USAGE);
+      process.stdout.write(await withServices(config, (services) => runPolicyList(services, json)));
+      return 0;
+    }
+    case 'connection': {
+      const { json } = parseListCommand(rest, CONNECTION_USAGE);
+      process.stdout.write(await withServices(config, (services) => runConnectionList(services, json)));
+      return 0;
     }
     default:
       process.stderr.write(`lethe: unknown command ${command}\n${USAGE}`);

@@ -3,6 +3,7 @@
 // records through recordAudit inside the transaction of the change it describes (reads, which have no
 // transaction, through appendAudit); nothing here updates or deletes an entry (the table's triggers
 // refuse it anyway).
+import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 
 export interface AuditEntry {
@@ -11,7 +12,7 @@ export interface AuditEntry {
   entityId?: string;
   /** For calls touching several entities. */
   entityIds?: readonly string[];
-  /** `api-key:<id>` or `client:<id>`. */
+  /** `api-key:<id>`, `client:<id>` or `user:<username>`. */
   actor: string;
   requestId?: string;
   details?: Record<string, unknown>;
@@ -129,7 +130,11 @@ export function appendAudit(db: Queryable, entry: AuditEntry): Promise<void> {
 export interface AuditFilter {
   datastore?: string;
   entityId?: string;
+  /** An action (`connection.delete`) or its family (`connection`: every `connection.*`). */
   action?: string;
+  actor?: string;
+  from?: Date;
+  to?: Date;
   page: number;
   size: number;
 }
@@ -140,16 +145,46 @@ export async function listAudit(
 ): Promise<{ rows: AuditRecord[]; total: number }> {
   const where = `WHERE ($1::text IS NULL OR datastore = $1)
                    AND ($2::text IS NULL OR entity_ids @> ARRAY[$2::text])
-                   AND ($3::text IS NULL OR action = $3)`;
-  const params = [filter.datastore ?? null, filter.entityId?.toLowerCase() ?? null, filter.action ?? null];
+                   AND ($3::text IS NULL OR action = $3 OR starts_with(action, $3 || '.'))
+                   AND ($4::text IS NULL OR actor = $4)
+                   AND ($5::timestamptz IS NULL OR at >= $5)
+                   AND ($6::timestamptz IS NULL OR at < $6)`;
+  const params = [
+    filter.datastore ?? null,
+    filter.entityId?.toLowerCase() ?? null,
+    filter.action ?? null,
+    filter.actor ?? null,
+    filter.from ?? null,
+    filter.to ?? null,
+  ];
   const total = await db.query<{ total: number }>(
     `SELECT count(*)::int AS total FROM audit_log ${where}`,
     params,
   );
   const { rows } = await db.query<AuditRecord>(
     `SELECT seq, at, action, datastore, entity_ids, actor, request_id, details, recipient_sealed
-       FROM audit_log ${where} ORDER BY seq DESC LIMIT $4 OFFSET $5`,
+       FROM audit_log ${where} ORDER BY seq DESC LIMIT $7 OFFSET $8`,
     [...params, filter.size, (filter.page - 1) * filter.size],
   );
   return { rows, total: Number(total.rows[0]?.total ?? 0) };
+}
+
+/** Who makes a management change and through which HTTP request (or CLI run): services take it. */
+export interface ChangeActor {
+  principal: Principal;
+  requestId: string;
+}
+
+/**
+ * The configuration audit: one entry per management change, written by the service in the transaction
+ * of the change. `details` names what was touched (keys, ids, field names, counts), never a secret or
+ * a personal value.
+ */
+export async function recordChange(
+  tx: Queryable,
+  by: ChangeActor,
+  action: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(tx, { action, actor: auditActor(by.principal), requestId: by.requestId, details });
 }

@@ -33,23 +33,37 @@ export const clientRepository = {
 };
 
 export const tokenRepository = {
+  /** A token of a client (`clientId`) or of an operator who signed in (`username`). */
   async insert(
     db: Queryable,
-    token: { digest: Buffer; clientId: string; scopes: readonly string[]; ttlSeconds: number },
+    token: {
+      digest: Buffer;
+      holder: { clientId: string } | { username: string };
+      scopes: readonly string[];
+      ttlSeconds: number;
+    },
   ) {
+    const { holder } = token;
     await db.query(
-      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [token.digest, token.clientId, token.scopes, token.ttlSeconds],
+      `INSERT INTO oauth_access_tokens (token_digest, client_id, username, scopes, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+      [
+        token.digest,
+        'clientId' in holder ? holder.clientId : null,
+        'username' in holder ? holder.username : null,
+        token.scopes,
+        token.ttlSeconds,
+      ],
     );
   },
 
   async findLive(
     db: Queryable,
     digest: Buffer,
-  ): Promise<{ client_id: string; scopes: string[] } | undefined> {
-    const { rows } = await db.query<{ client_id: string; scopes: string[] }>(
-      'SELECT client_id, scopes FROM oauth_access_tokens WHERE token_digest = $1 AND expires_at > now()',
+  ): Promise<{ client_id: string | null; username: string | null; scopes: string[] } | undefined> {
+    const { rows } = await db.query<{ client_id: string | null; username: string | null; scopes: string[] }>(
+      `SELECT client_id, username, scopes FROM oauth_access_tokens
+        WHERE token_digest = $1 AND expires_at > now()`,
       [digest],
     );
     return rows[0];

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { DomainError } from '../errors.ts';
-import { principalOf } from '../http/authorize.ts';
+import { changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { SCOPES } from './scopes.ts';
@@ -78,10 +78,10 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.post<{ Body: { name?: string; scopes: string[] } }>(
       '/oauth/client',
       {
-        onRequest: app.authorize(),
+        onRequest: app.authorize('client:*'),
         schema: {
           tags: ['management auth'],
-          summary: 'Create a management client with a subset of scopes (root client only).',
+          summary: 'Create a management client with a subset of your own scopes; its secret is shown once.',
           security,
           body: Type.Object(
             {
@@ -97,7 +97,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const created = await auth.createClient(principalOf(request), request.body);
+        const created = await auth.createClient(changeActorOf(request), request.body);
         return reply.status(201).header('cache-control', 'no-store').send(created);
       },
     );
@@ -105,7 +105,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.get(
       '/oauth/client',
       {
-        onRequest: app.authorize(),
+        onRequest: app.authorize('client:read'),
         schema: {
           tags: ['management auth'],
           summary: 'List management clients (never their secrets).',
@@ -119,7 +119,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
     app.delete<{ Params: { client_id: string } }>(
       '/oauth/client/:client_id',
       {
-        onRequest: app.authorize(),
+        onRequest: app.authorize('client:*'),
         schema: {
           tags: ['management auth'],
           summary: 'Delete a management client and revoke its tokens.',
@@ -129,7 +129,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await auth.deleteClient(principalOf(request), request.params.client_id);
+        await auth.deleteClient(changeActorOf(request), request.params.client_id);
         return reply.status(204).send();
       },
     );

@@ -1,10 +1,11 @@
 // Management authentication: OAuth 2.0 client credentials, as Fides does it. Tokens are opaque random
 // strings; only their digests are stored, so a database copy yields no usable token.
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
 import type { Database } from '../db/database.ts';
 import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { clientRepository, tokenRepository } from './repository.ts';
-import { type Principal, SCOPES } from './scopes.ts';
+import { grants, type Principal, SCOPES } from './scopes.ts';
 
 export interface ClientView {
   client_id: string;
@@ -26,19 +27,32 @@ export class AuthService {
 
   async issueToken(clientId: string, clientSecret: string) {
     const scopes = await this.#verifyClient(clientId, clientSecret);
-    const accessToken = `lat_${generateSecret()}`;
-    await tokenRepository.insert(this.#db, {
-      digest: digest(accessToken),
-      clientId,
-      scopes,
-      ttlSeconds: this.#tokenTtlSeconds,
-    });
+    const accessToken = await this.#newToken({ clientId }, scopes);
     return {
       access_token: accessToken,
       token_type: 'Bearer' as const,
       expires_in: this.#tokenTtlSeconds,
       scope: scopes.join(' '),
     };
+  }
+
+  /** A token for an operator whose password the operator service has just verified. */
+  async issueOperatorToken(username: string, scopes: readonly string[]) {
+    return {
+      access_token: await this.#newToken({ username }, scopes),
+      expires_in: this.#tokenTtlSeconds,
+    };
+  }
+
+  async #newToken(holder: { clientId: string } | { username: string }, scopes: readonly string[]) {
+    const accessToken = `lat_${generateSecret()}`;
+    await tokenRepository.insert(this.#db, {
+      digest: digest(accessToken),
+      holder,
+      scopes,
+      ttlSeconds: this.#tokenTtlSeconds,
+    });
+    return accessToken;
   }
 
   async #verifyClient(clientId: string, clientSecret: string): Promise<readonly string[]> {
@@ -57,39 +71,63 @@ export class AuthService {
     if (!bearer) throw unauthorized('Authentication is required: send Authorization: Bearer <access_token>.');
     const token = await tokenRepository.findLive(this.#db, digest(bearer));
     if (!token) throw unauthorized('The access token is not valid or has expired.');
-    return { clientId: token.client_id, scopes: token.scopes, isRoot: token.client_id === this.#root.id };
+    if (token.username !== null) {
+      return {
+        clientId: `user:${token.username}`,
+        username: token.username,
+        scopes: token.scopes,
+        isRoot: false,
+      };
+    }
+    const clientId = token.client_id ?? '';
+    return { clientId, scopes: token.scopes, isRoot: clientId === this.#root.id };
   }
 
-  async createClient(caller: Principal, input: { name?: string; scopes: string[] }) {
-    this.#requireRoot(caller);
+  /**
+   * Creates a client holding a subset of the caller's own scopes (a client can never be given more than
+   * its creator holds), with the `client:*` scope. The secret is answered once and stored as a digest.
+   */
+  async createClient(by: ChangeActor, input: { name?: string; scopes: string[] }) {
+    requireScope(by.principal, 'client:*');
     const unknown = input.scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
     if (unknown.length > 0) throw invalid(`body.scopes has unknown scopes: ${unknown.join(', ')}.`);
+    const beyond = input.scopes.filter((scope) => !grants(by.principal.scopes, scope));
+    if (beyond.length > 0) {
+      throw forbidden(`You cannot give scopes you do not hold: ${beyond.join(', ')}.`);
+    }
     const secret = generateSecret();
-    const row = await clientRepository.insert(this.#db, {
-      id: `cli_${generateSecret(12)}`,
-      name: input.name ?? '',
-      secretDigest: digest(secret),
-      scopes: [...new Set(input.scopes)],
+    const scopes = [...new Set(input.scopes)];
+    const row = await this.#db.transaction(async (tx) => {
+      const inserted = await clientRepository.insert(tx, {
+        id: `cli_${generateSecret(12)}`,
+        name: input.name ?? '',
+        secretDigest: digest(secret),
+        scopes,
+      });
+      await recordChange(tx, by, 'client.create', { client_id: inserted.id, scopes });
+      return inserted;
     });
     return { ...toView(row), client_secret: secret };
   }
 
   async listClients(caller: Principal): Promise<ClientView[]> {
-    this.#requireRoot(caller);
+    requireScope(caller, 'client:read');
     return (await clientRepository.list(this.#db)).map(toView);
   }
 
-  async deleteClient(caller: Principal, clientId: string) {
-    this.#requireRoot(caller);
+  /** Deletes the client and revokes its tokens at once. */
+  async deleteClient(by: ChangeActor, clientId: string) {
+    requireScope(by.principal, 'client:*');
     await this.#db.transaction(async (tx) => {
       if (!(await clientRepository.remove(tx, clientId))) throw notFound(`No client with id ${clientId}.`);
       await tokenRepository.removeForClient(tx, clientId);
+      await recordChange(tx, by, 'client.delete', { client_id: clientId });
     });
   }
+}
 
-  #requireRoot(caller: Principal) {
-    if (!caller.isRoot) throw forbidden('Only the root client may manage OAuth clients.');
-  }
+function requireScope(caller: Principal, scope: string) {
+  if (!grants(caller.scopes, scope)) throw forbidden(`Managing clients needs the scope ${scope}.`);
 }
 
 function toView(row: { id: string; name: string; scopes: string[]; created_at: Date }): ClientView {

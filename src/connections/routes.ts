@@ -2,6 +2,7 @@
 // Log lines name the connection key and what changed, never a submitted value.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
@@ -38,7 +39,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const result = await connections.upsert(request.body);
+        const result = await connections.upsert(changeActorOf(request), request.body);
         request.log.info(
           { succeeded: result.succeeded.map((connection) => connection.key), failed: result.failed.length },
           'connections upserted',
@@ -90,7 +91,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await connections.remove(request.params.connection_key);
+        await connections.remove(changeActorOf(request), request.params.connection_key);
         request.log.info({ connection_key: request.params.connection_key }, 'connection deleted');
         return reply.status(204).send();
       },
@@ -111,7 +112,11 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const answer = await connections.replaceSecrets(request.params.connection_key, request.body);
+        const answer = await connections.replaceSecrets(
+          changeActorOf(request),
+          request.params.connection_key,
+          request.body,
+        );
         request.log.info({ connection_key: request.params.connection_key }, 'connection secrets replaced');
         return answer;
       },
@@ -131,7 +136,11 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const answer = await connections.replaceOAuth(request.params.connection_key, request.body);
+        const answer = await connections.replaceOAuth(
+          changeActorOf(request),
+          request.params.connection_key,
+          request.body,
+        );
         request.log.info({ connection_key: request.params.connection_key }, 'connection oauth replaced');
         return answer;
       },
@@ -151,7 +160,11 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const answer = await connections.updateOAuth(request.params.connection_key, request.body);
+        const answer = await connections.updateOAuth(
+          changeActorOf(request),
+          request.params.connection_key,
+          request.body,
+        );
         request.log.info(
           { connection_key: request.params.connection_key, fields: Object.keys(request.body) },
           'connection oauth updated',
@@ -173,7 +186,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const answer = await connections.deleteOAuth(request.params.connection_key);
+        const answer = await connections.deleteOAuth(changeActorOf(request), request.params.connection_key);
         request.log.info({ connection_key: request.params.connection_key }, 'connection oauth deleted');
         return answer;
       },
@@ -200,6 +213,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
       async (request) => {
         const gracePeriodSeconds = request.body.grace_period_seconds ?? 0;
         const answer = await connections.rotateSigningSecret(
+          changeActorOf(request),
           request.params.connection_key,
           gracePeriodSeconds,
         );

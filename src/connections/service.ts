@@ -2,6 +2,7 @@
 // of their secrets (authorization header value, OAuth client secret, callback signing secret) with
 // AES-256-GCM, bound to the connection key and the field. It must never return, log or put in an error
 // message a secret value; the one exception is a new signing secret, answered once to whoever made it.
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { seal } from '../crypto/secret-box.ts';
@@ -60,7 +61,7 @@ export class ConnectionService {
    * Creates or updates each item on its own: a failing item is reported and the others still apply.
    * A created connection gets its signing secret, shown in its `succeeded` item and never again.
    */
-  async upsert(items: readonly unknown[]): Promise<BulkResult<ConnectionUpsertView>> {
+  async upsert(by: ChangeActor, items: readonly unknown[]): Promise<BulkResult<ConnectionUpsertView>> {
     const result: BulkResult<ConnectionUpsertView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
     for (const item of items) {
@@ -82,17 +83,24 @@ export class ConnectionService {
       }
       seen.add(connection.key);
       const signingSecret = generateSigningSecret();
-      const created = await connectionRepository.upsert(
-        this.#db,
-        {
+      const created = await this.#db.transaction(async (tx) => {
+        const inserted = await connectionRepository.upsert(
+          tx,
+          {
+            key: connection.key,
+            name: connection.name,
+            connectionType: connection.connection_type,
+            access: connection.access,
+            description: connection.description,
+          },
+          sealSigningSecret(this.#keyring, connection.key, signingSecret),
+        );
+        await recordChange(tx, by, inserted ? 'connection.create' : 'connection.update', {
           key: connection.key,
-          name: connection.name,
-          connectionType: connection.connection_type,
-          access: connection.access,
-          description: connection.description,
-        },
-        sealSigningSecret(this.#keyring, connection.key, signingSecret),
-      );
+          fields: Object.keys(connection),
+        });
+        return inserted;
+      });
       const view = await this.get(connection.key);
       result.succeeded.push(created ? { ...view, signing_secret: signingSecret } : view);
     }
@@ -100,7 +108,7 @@ export class ConnectionService {
   }
 
   /** Deletes a connection no webhook uses; 409 naming the webhooks otherwise. */
-  async remove(key: string): Promise<void> {
+  async remove(by: ChangeActor, key: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       if (!(await connectionRepository.lock(tx, key))) throw notFound(`No connection with key ${key}.`);
       const uses = await connectionRepository.webhookUses(tx, key);
@@ -110,6 +118,7 @@ export class ConnectionService {
         );
       }
       await connectionRepository.remove(tx, key);
+      await recordChange(tx, by, 'connection.delete', { key });
     });
   }
 
@@ -117,7 +126,7 @@ export class ConnectionService {
    * Replaces the secrets (url and the optional authorization value). While OAuth is configured it decides
    * the callback's authorization, so a new authorization value is refused until the oauth resource is deleted.
    */
-  async replaceSecrets(key: string, secrets: SecretsBody): Promise<ConnectionView> {
+  async replaceSecrets(by: ChangeActor, key: string, secrets: SecretsBody): Promise<ConnectionView> {
     await this.get(key);
     await assertAllowedDestination(secrets.url, this.#config, 'url');
     await this.#db.transaction(async (tx) => {
@@ -133,11 +142,12 @@ export class ConnectionService {
           ? null
           : seal(this.#sealingKey, secrets.authorization, authorizationAad(key));
       await connectionRepository.replaceSecrets(tx, key, secrets.url, sealed);
+      await recordChange(tx, by, 'connection.secrets.replace', { key, fields: Object.keys(secrets) });
     });
     return this.get(key);
   }
 
-  async replaceOAuth(key: string, oauth: OAuthBody): Promise<ConnectionView> {
+  async replaceOAuth(by: ChangeActor, key: string, oauth: OAuthBody): Promise<ConnectionView> {
     await this.get(key);
     await assertAllowedDestination(oauth.token_url, this.#config, 'token_url');
     await this.#db.transaction(async (tx) => {
@@ -149,12 +159,13 @@ export class ConnectionService {
         clientId: oauth.client_id,
         clientSecretSealed: seal(this.#sealingKey, oauth.client_secret, oauthClientSecretAad(key)),
       });
+      await recordChange(tx, by, 'connection.oauth.replace', { key, fields: Object.keys(oauth) });
     });
     return this.get(key);
   }
 
   /** Changes only the given OAuth fields; 404 when the connection has no OAuth configuration yet. */
-  async updateOAuth(key: string, changes: OAuthPatchBody): Promise<ConnectionView> {
+  async updateOAuth(by: ChangeActor, key: string, changes: OAuthPatchBody): Promise<ConnectionView> {
     await this.get(key);
     if (changes.token_url !== undefined) {
       await assertAllowedDestination(changes.token_url, this.#config, 'token_url');
@@ -181,6 +192,7 @@ export class ConnectionService {
             ? Buffer.from(current.oauth_client_secret_sealed)
             : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key)),
       });
+      await recordChange(tx, by, 'connection.oauth.update', { key, fields: Object.keys(changes) });
     });
     return this.get(key);
   }
@@ -189,14 +201,27 @@ export class ConnectionService {
    * Replaces the signing secret and answers the new one (its only appearance). With a grace period the
    * previous secret keeps signing alongside it until then, so receivers can switch without a gap.
    */
-  async rotateSigningSecret(key: string, gracePeriodSeconds: number): Promise<SigningSecretAnswer> {
+  async rotateSigningSecret(
+    by: ChangeActor,
+    key: string,
+    gracePeriodSeconds: number,
+  ): Promise<SigningSecretAnswer> {
     const signingSecret = generateSigningSecret();
-    const rotated = await connectionRepository.rotateSigningSecret(
-      this.#db,
-      key,
-      sealSigningSecret(this.#keyring, key, signingSecret),
-      gracePeriodSeconds,
-    );
+    const rotated = await this.#db.transaction(async (tx) => {
+      const answer = await connectionRepository.rotateSigningSecret(
+        tx,
+        key,
+        sealSigningSecret(this.#keyring, key, signingSecret),
+        gracePeriodSeconds,
+      );
+      if (answer) {
+        await recordChange(tx, by, 'connection.signing-secret.rotate', {
+          key,
+          grace_period_seconds: gracePeriodSeconds,
+        });
+      }
+      return answer;
+    });
     if (!rotated) throw notFound(`No connection with key ${key}.`);
     return {
       signing_secret: signingSecret,
@@ -204,12 +229,13 @@ export class ConnectionService {
     };
   }
 
-  async deleteOAuth(key: string): Promise<ConnectionView> {
+  async deleteOAuth(by: ChangeActor, key: string): Promise<ConnectionView> {
     await this.#db.transaction(async (tx) => {
       const current = await connectionRepository.findOAuth(tx, key);
       if (!current) throw notFound(`No connection with key ${key}.`);
       if (current.oauth_grant_type === null) throw notFound(`Connection ${key} has no OAuth configuration.`);
       await connectionRepository.replaceOAuth(tx, key, null);
+      await recordChange(tx, by, 'connection.oauth.delete', { key });
     });
     return this.get(key);
   }

@@ -3,7 +3,7 @@
 // leave this service exactly once, in the answer to the call that issued them.
 
 import { type AuditRecord, listAudit, recordAudit } from '../audit/audit-log.ts';
-import type { Principal } from '../auth/scopes.ts';
+import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -31,8 +31,6 @@ export interface MaintenanceView {
 
 /** How long one process may answer from its last reading of the maintenance switch. */
 const MAINTENANCE_CACHE_MS = 1000;
-
-const actorOf = (principal: Principal) => `client:${principal.clientId}`;
 
 function keyView(row: ApiKeyRow): ApiKeyView {
   return {
@@ -65,7 +63,7 @@ export class DatastoreAdminService {
       await recordAudit(tx, {
         action: 'datastore.create',
         datastore: row.name,
-        actor: actorOf(principal),
+        actor: auditActor(principal),
         requestId,
       });
       return {
@@ -91,7 +89,7 @@ export class DatastoreAdminService {
       await recordAudit(tx, {
         action: 'datastore.delete',
         datastore: name,
-        actor: actorOf(principal),
+        actor: auditActor(principal),
         requestId,
         details: erased,
       });
@@ -112,11 +110,11 @@ export class DatastoreAdminService {
         secretDigest,
         datastores,
         rateLimitPerMinute: input.rate_limit_per_minute ?? null,
-        createdBy: actorOf(principal),
+        createdBy: auditActor(principal),
       });
       await recordAudit(tx, {
         action: 'api-key.issue',
-        actor: actorOf(principal),
+        actor: auditActor(principal),
         requestId,
         details: { api_key_id: id, datastores, rate_limit_per_minute: row.rate_limit_per_minute },
       });
@@ -133,7 +131,7 @@ export class DatastoreAdminService {
       if (!(await apiKeyRepository.remove(tx, id))) throw notFound(`No API key with id ${id}.`);
       await recordAudit(tx, {
         action: 'api-key.revoke',
-        actor: actorOf(principal),
+        actor: auditActor(principal),
         requestId,
         details: { api_key_id: id },
       });
@@ -158,7 +156,7 @@ export class DatastoreAdminService {
       const saved = await settingsRepository.setMaintenance(tx, enabled);
       await recordAudit(tx, {
         action: 'maintenance.set',
-        actor: actorOf(principal),
+        actor: auditActor(principal),
         requestId,
         details: { enabled },
       });
@@ -173,6 +171,9 @@ export class DatastoreAdminService {
     datastore?: string;
     entity_id?: string;
     action?: string;
+    actor?: string;
+    from?: string;
+    to?: string;
     page: number;
     size: number;
   }) {
@@ -180,6 +181,9 @@ export class DatastoreAdminService {
       datastore: filter.datastore,
       entityId: filter.entity_id,
       action: filter.action,
+      actor: filter.actor,
+      from: filter.from === undefined ? undefined : new Date(filter.from),
+      to: filter.to === undefined ? undefined : new Date(filter.to),
       page: filter.page,
       size: filter.size,
     });

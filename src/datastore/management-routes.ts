@@ -63,7 +63,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/datastore',
       {
-        onRequest: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:read'),
         schema: {
           tags: ['datastores'],
           summary: 'List datastores.',
@@ -129,7 +129,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/api-key',
       {
-        onRequest: app.authorize('api-key:*'),
+        onRequest: app.authorize('api-key:read'),
         schema: {
           tags: ['api keys'],
           summary: 'List API keys (never the key nor its digest).',
@@ -161,7 +161,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     app.get(
       '/maintenance',
       {
-        onRequest: app.authorize('datastore:*'),
+        onRequest: app.authorize('datastore:read'),
         schema: {
           tags: ['datastores'],
           summary: 'Whether the subject data API is in maintenance.',
@@ -188,14 +188,24 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
     );
 
     app.get<{
-      Querystring: { page: number; size: number; datastore?: string; entity_id?: string; action?: string };
+      Querystring: {
+        page: number;
+        size: number;
+        datastore?: string;
+        entity_id?: string;
+        action?: string;
+        actor?: string;
+        from?: string;
+        to?: string;
+      };
     }>(
       '/audit-log',
       {
-        onRequest: app.authorize('datastore:*'),
+        onRequest: app.authorize('audit-log:read'),
         schema: {
           tags: ['datastores'],
-          summary: 'The append-only audit log, newest first; filter by datastore, entity_id, action.',
+          summary:
+            'The append-only audit log, newest first; filter by datastore, entity_id, action (or its family: connection), actor and time.',
           security,
           querystring: Type.Intersect([
             PageQuery,
@@ -203,6 +213,9 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
               datastore: Type.Optional(Type.String({ maxLength: 100 })),
               entity_id: Type.Optional(Type.String({ maxLength: 200 })),
               action: Type.Optional(Type.String({ maxLength: 100 })),
+              actor: Type.Optional(Type.String({ maxLength: 300 })),
+              from: Type.Optional(Type.String({ format: 'date-time' })),
+              to: Type.Optional(Type.String({ format: 'date-time' })),
             }),
           ]),
           response: { 200: Page(AuditEntry), ...managementErrors },

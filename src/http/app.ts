@@ -11,6 +11,7 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { operatorRoutes } from '../operators/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
@@ -86,6 +87,7 @@ export async function buildApp(
   await registerAddressThrottle(app, services.config, services.db);
   await app.register(healthRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
+  await registerManagementRoutes(app, operatorRoutes(services.operators));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));

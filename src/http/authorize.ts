@@ -2,9 +2,10 @@
 // scope (403 without it). The principal is left on the request for the handler.
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal, Scope } from '../auth/scopes.ts';
+import { grants, type Principal, type Scope } from '../auth/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { forbidden } from '../errors.ts';
+import type { ChangeActor } from '../audit/audit-log.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,21 +30,30 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 export const authorizePlugin = fp(async (app: FastifyInstance, options: { auth: AuthService }) => {
   app.decorateRequest('principal', undefined);
   app.decorate('authorize', (scope?: Scope): onRequestAsyncHookHandler => {
-    return async (request, reply) => {
+    const guard: onRequestAsyncHookHandler = async (request, reply) => {
       try {
         request.principal = await options.auth.authenticate(bearerToken(request));
       } catch (error) {
         reply.header('www-authenticate', 'Bearer');
         throw error;
       }
-      if (scope && !request.principal.scopes.includes(scope)) {
-        throw forbidden(`This client lacks the scope ${scope}.`);
+      if (scope && !grants(request.principal.scopes, scope)) {
+        const holder = request.principal.username === undefined ? 'This client' : 'Your account';
+        throw forbidden(`${holder} lacks the scope ${scope}.`);
       }
     };
+    // The name shows in app.printRoutes({ includeHooks: true }): the route table states each route's scope.
+    Object.defineProperty(guard, 'name', { value: `authorize(${scope ?? 'any token'})` });
+    return guard;
   });
 });
 
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new Error('route is missing its authorize() hook');
   return request.principal;
+}
+
+/** The principal and the request id a service records a management change under. */
+export function changeActorOf(request: FastifyRequest): ChangeActor {
+  return { principal: principalOf(request), requestId: request.id };
 }

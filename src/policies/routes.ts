@@ -1,6 +1,6 @@
 // HTTP face of the DSR policies and rules: schemas, scopes and status codes; the rules live in PolicyService.
 import type { FastifyPluginAsync } from 'fastify';
-import { principalOf } from '../http/authorize.ts';
+import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
@@ -55,7 +55,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const result = await policies.upsert(request.body, principalOf(request));
+        const result = await policies.upsert(changeActorOf(request), request.body);
         request.log.info(
           { succeeded: result.succeeded.map((policy) => policy.key), failed: result.failed.length },
           'policies upserted',
@@ -79,7 +79,11 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const result = await policies.upsertRules(request.params.policy_key, request.body);
+        const result = await policies.upsertRules(
+          changeActorOf(request),
+          request.params.policy_key,
+          request.body,
+        );
         request.log.info(
           {
             policy_key: request.params.policy_key,

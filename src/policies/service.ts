@@ -3,7 +3,8 @@
 // shape) and the defaults: erasure rules mask with `nullify`, access rules store to `default_storage`,
 // targets default to `*`. It never decides an HTTP status beyond the domain error kinds.
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/scopes.ts';
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
+import { principalName } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
@@ -55,7 +56,7 @@ export class PolicyService {
   }
 
   /** Creates or updates each policy on its own; omitted optional fields keep their stored values. */
-  async upsert(items: readonly unknown[], caller: Principal): Promise<BulkResult<PolicyView>> {
+  async upsert(by: ChangeActor, items: readonly unknown[]): Promise<BulkResult<PolicyView>> {
     const result: BulkResult<PolicyView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
     for (const item of items) {
@@ -72,13 +73,16 @@ export class PolicyService {
         continue;
       }
       seen.add(policy.key);
-      await policyRepository.upsert(this.#db, {
-        id: `pol_${randomUUID()}`,
-        key: policy.key,
-        name: policy.name,
-        drpAction: policy.drp_action,
-        executionTimeframe: policy.execution_timeframe,
-        clientId: caller.clientId,
+      await this.#db.transaction(async (tx) => {
+        await policyRepository.upsert(tx, {
+          id: `pol_${randomUUID()}`,
+          key: policy.key,
+          name: policy.name,
+          drpAction: policy.drp_action,
+          executionTimeframe: policy.execution_timeframe,
+          clientId: principalName(by.principal),
+        });
+        await recordChange(tx, by, 'policy.upsert', { key: policy.key, fields: Object.keys(policy) });
       });
       result.succeeded.push(await this.get(policy.key));
     }
@@ -86,7 +90,11 @@ export class PolicyService {
   }
 
   /** Creates or updates each rule of a policy on its own; a rule item is the rule's whole definition. */
-  async upsertRules(policyKey: string, items: readonly unknown[]): Promise<BulkResult<RuleView>> {
+  async upsertRules(
+    by: ChangeActor,
+    policyKey: string,
+    items: readonly unknown[],
+  ): Promise<BulkResult<RuleView>> {
     const policy = await this.#find(policyKey);
     const result: BulkResult<RuleView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
@@ -101,7 +109,17 @@ export class PolicyService {
         continue;
       }
       seen.add(definition.key);
-      await policyRepository.upsertRule(this.#db, definition);
+      const rule = definition;
+      await this.#db.transaction(async (tx) => {
+        await policyRepository.upsertRule(tx, rule);
+        await recordChange(tx, by, 'policy.rule.upsert', {
+          policy_key: policyKey,
+          rule_key: rule.key,
+          fields: Object.keys(item as object).filter((field) =>
+            (RULE_FIELDS as readonly string[]).includes(field),
+          ),
+        });
+      });
       applied.push(definition.key);
     }
     if (applied.length > 0) await policyRepository.touch(this.#db, policy.id);

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { badRequest, notFound } from '../errors.ts';
-import { bearerToken, principalOf } from '../http/authorize.ts';
+import { bearerToken, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import type { BulkResult } from '../validation/bulk.ts';
@@ -68,7 +68,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const result = await requests.create(request.body, principalOf(request));
+        const result = await requests.create(request.body, changeActorOf(request));
         request.log.info(
           { succeeded: result.succeeded.map((item) => item.id), failed: result.failed.length },
           'privacy requests received',
@@ -173,7 +173,8 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           response: { 200: ReviewResponse, ...errors },
         },
       },
-      async (request) => reviewAnswer(await requests.approve(request.body.request_ids, principalOf(request))),
+      async (request) =>
+        reviewAnswer(await requests.approve(request.body.request_ids, changeActorOf(request))),
     );
 
     app.patch<{ Body: Type.Static<typeof DenyBody> }>(
@@ -190,7 +191,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
       },
       async (request) =>
         reviewAnswer(
-          await requests.deny(request.body.request_ids, request.body.reason, principalOf(request)),
+          await requests.deny(request.body.request_ids, request.body.reason, changeActorOf(request)),
         ),
     );
 
@@ -206,7 +207,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           response: { 200: PrivacyRequestView, ...errors },
         },
       },
-      async (request) => requests.retry(request.params.id, principalOf(request)),
+      async (request) => requests.retry(request.params.id, changeActorOf(request)),
     );
 
     app.post<IdRoute & { Body: Type.Static<typeof ResumeBody> | undefined }>(

@@ -4,7 +4,8 @@
 // queues the work; nothing here calls a webhook (workers do, src/privacy-requests/executor.ts). It never
 // logs an identity nor puts one in an error message.
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/scopes.ts';
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
+import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import type { Services } from '../runtime/services.ts';
@@ -39,6 +40,9 @@ export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identi
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
+/** Ids named in one creation's audit entry; a larger batch records its count and the first ids. */
+const MAX_IDS_AUDITED = 100;
+
 export class PrivacyRequestService {
   readonly #services: Services;
 
@@ -54,10 +58,7 @@ export class PrivacyRequestService {
    * Receives a batch: each item is checked on its own (a failing item is reported and the others are still
    * received), then every accepted request is stored, logged, planned and queued in one transaction.
    */
-  async create(
-    items: readonly unknown[],
-    caller: Principal,
-  ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+  async create(items: readonly unknown[], by: ChangeActor): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
     const checked = items.map((item) => ({ item, checked: checkItem(item) }));
     const policyIds = await repo.policyIdsByKey(
@@ -102,11 +103,15 @@ export class PrivacyRequestService {
     const rows = await this.#db.transaction(async (tx) => {
       const stored = await repo.insertMany(
         tx,
-        caller.clientId,
+        principalName(by.principal),
         approveNow ? 'approved' : 'pending',
         config.defaultTtlSeconds,
         accepted,
       );
+      await recordChange(tx, by, 'privacy-request.create', {
+        count: stored.length,
+        privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
+      });
       const received: LogEntry = {
         kind: 'transition',
         fromStatus: null,
@@ -214,10 +219,12 @@ export class PrivacyRequestService {
     return results;
   }
 
-  async approve(ids: readonly string[], caller: Principal): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+  async approve(ids: readonly string[], by: ChangeActor): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    const name = principalName(by.principal);
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('approve', row.status);
-      await this.#approve(tx, row, caller.clientId, `approved by ${caller.clientId}`);
+      await this.#approve(tx, row, name, `approved by ${name}`);
+      await recordChange(tx, by, 'privacy-request.approve', { privacy_request_id: row.id });
       return undefined;
     });
   }
@@ -225,22 +232,28 @@ export class PrivacyRequestService {
   async deny(
     ids: readonly string[],
     reason: string | undefined,
-    caller: Principal,
+    by: ChangeActor,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
+    const name = principalName(by.principal);
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('deny', row.status);
       await repo.transition(tx, row.id, 'pending', 'denied', {
         reviewed_at: new Date(),
-        reviewed_by: caller.clientId,
+        reviewed_by: name,
         finalized_at: new Date(),
-        finalized_by: caller.clientId,
+        finalized_by: name,
+      });
+      // The reason is free text and may name the subject: the request's own log keeps it, the audit does not.
+      await recordChange(tx, by, 'privacy-request.deny', {
+        privacy_request_id: row.id,
+        reason_given: Boolean(reason),
       });
       await repo.appendLog(tx, row.id, [
         {
           kind: 'transition',
           fromStatus: 'pending',
           toStatus: 'denied',
-          message: `denied by ${caller.clientId}${reason ? `: ${reason}` : ''}`,
+          message: `denied by ${name}${reason ? `: ${reason}` : ''}`,
         },
       ]);
       return undefined;
@@ -248,7 +261,7 @@ export class PrivacyRequestService {
   }
 
   /** From `error` only: the request continues at the step that failed (or was awaiting resume). */
-  async retry(id: string, caller: Principal): Promise<PrivacyRequestWithIdentity> {
+  async retry(id: string, by: ChangeActor): Promise<PrivacyRequestWithIdentity> {
     await this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
       if (!row) throw notFound(`No privacy request with id ${id}.`);
@@ -261,9 +274,10 @@ export class PrivacyRequestService {
           kind: 'transition',
           fromStatus: 'error',
           toStatus: 'in_processing',
-          message: `retried by ${caller.clientId}`,
+          message: `retried by ${principalName(by.principal)}`,
         },
       ]);
+      await recordChange(tx, by, 'privacy-request.retry', { privacy_request_id: id });
       await enqueueAdvance(this.#services.queue, tx, id);
     });
     return this.get(id);

@@ -4,11 +4,13 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { OperatorService } from '../operators/service.ts';
 
 export interface Services {
   config: Config;
   db: Database;
   keyring: Keyring;
   auth: AuthService;
+  operators: OperatorService;
   queue: Queue;
 }

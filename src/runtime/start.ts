@@ -8,6 +8,7 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
+import { OperatorService } from '../operators/service.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
@@ -42,11 +43,13 @@ export async function createServices(config: Config, announce: (message: string)
     encryptionKey: secrets.encryptionKey,
     rootClient: secrets.rootClient,
   };
+  const auth = new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds);
   return {
     config: resolved,
     db,
     keyring: new Keyring(secrets.encryptionKey),
-    auth: new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds),
+    auth,
+    operators: new OperatorService(db, auth),
     queue: new Queue(config, db),
   };
 }

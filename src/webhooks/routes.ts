@@ -2,6 +2,7 @@
 // `pre-execution`, likewise post); the hyphenated aliases stay out of the OpenAPI document.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import type { Timing } from './repository.ts';
@@ -69,7 +70,12 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
           },
         },
         async (request) => {
-          const list = await webhooks.replace(request.params.policy_key, timing, request.body);
+          const list = await webhooks.replace(
+            changeActorOf(request),
+            request.params.policy_key,
+            timing,
+            request.body,
+          );
           request.log.info(
             { policy_key: request.params.policy_key, timing, keys: list.map((webhook) => webhook.key) },
             'policy webhooks replaced',
@@ -110,7 +116,13 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         },
         async (request) => {
           const { policy_key, webhook_key } = request.params;
-          const answer = await webhooks.update(policy_key, timing, webhook_key, request.body);
+          const answer = await webhooks.update(
+            changeActorOf(request),
+            policy_key,
+            timing,
+            webhook_key,
+            request.body,
+          );
           request.log.info(
             { policy_key, timing, webhook_key, fields: Object.keys(request.body) },
             'policy webhook updated',
@@ -134,7 +146,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         },
         async (request, reply) => {
           const { policy_key, webhook_key } = request.params;
-          await webhooks.remove(policy_key, timing, webhook_key);
+          await webhooks.remove(changeActorOf(request), policy_key, timing, webhook_key);
           request.log.info({ policy_key, timing, webhook_key }, 'policy webhook deleted');
           return reply.status(204).send();
         },
@@ -168,7 +180,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const list = await webhooks.replacePreApproval(request.body);
+        const list = await webhooks.replacePreApproval(changeActorOf(request), request.body);
         request.log.info({ keys: list.map((webhook) => webhook.key) }, 'pre-approval webhooks replaced');
         return list;
       },

@@ -3,6 +3,7 @@
 // the list contiguous from order 0; a request that fails changes nothing. A webhook keeps its id while its
 // key stays in the list (the engine refers to webhooks by id while a request is paused on one).
 import { randomUUID } from 'node:crypto';
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { invalid, notFound } from '../errors.ts';
 import { type PreApprovalRow, type Timing, type WebhookRow, webhookRepository } from './repository.ts';
@@ -36,7 +37,12 @@ export class WebhookService {
   }
 
   /** Replaces the whole list: order is body order; webhooks absent from the body are removed. */
-  async replace(policyKey: string, timing: Timing, items: readonly WebhookItem[]): Promise<WebhookView[]> {
+  async replace(
+    by: ChangeActor,
+    policyKey: string,
+    timing: Timing,
+    items: readonly WebhookItem[],
+  ): Promise<WebhookView[]> {
     return this.#db.transaction(async (tx) => {
       const policyId = await this.#policyId(tx, policyKey, true);
       assertDistinctKeys(items, `the ${TIMING_NAMES[timing]} webhooks of policy ${policyKey}`);
@@ -67,6 +73,12 @@ export class WebhookService {
           });
         }
       }
+      await recordChange(tx, by, 'webhook.replace', {
+        policy_key: policyKey,
+        timing: TIMING_NAMES[timing],
+        order: items.map((item) => item.key),
+        removed: existing.filter((row) => !wanted.has(row.key)).map((row) => row.key),
+      });
       return (await webhookRepository.listPolicyWebhooks(tx, policyId, timing)).map(toWebhookView);
     });
   }
@@ -75,7 +87,13 @@ export class WebhookService {
    * Changes some fields of one webhook. A new `order` moves it to that position and shifts the ones in
    * between by one (moving 0 to 1 moves 1 to 0); the answer lists every webhook's resulting order.
    */
-  async update(policyKey: string, timing: Timing, webhookKey: string, changes: WebhookPatchBody) {
+  async update(
+    by: ChangeActor,
+    policyKey: string,
+    timing: Timing,
+    webhookKey: string,
+    changes: WebhookPatchBody,
+  ) {
     return this.#db.transaction(async (tx) => {
       const policyId = await this.#policyId(tx, policyKey, true);
       const rows = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
@@ -104,6 +122,13 @@ export class WebhookService {
         position,
       });
       const after = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
+      await recordChange(tx, by, 'webhook.update', {
+        policy_key: policyKey,
+        timing: TIMING_NAMES[timing],
+        key: webhookKey,
+        fields: Object.keys(changes),
+        order: after.map((row) => row.key),
+      });
       return {
         resource: toWebhookView(findWebhook(after, webhookKey, policyKey, timing)),
         new_order: after.map((row) => ({ key: row.key, order: row.position })),
@@ -112,7 +137,7 @@ export class WebhookService {
   }
 
   /** Removes one webhook; the ones after it move up so the order stays contiguous. */
-  async remove(policyKey: string, timing: Timing, webhookKey: string): Promise<void> {
+  async remove(by: ChangeActor, policyKey: string, timing: Timing, webhookKey: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       const policyId = await this.#policyId(tx, policyKey, true);
       const rows = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
@@ -123,6 +148,11 @@ export class WebhookService {
           await webhookRepository.movePolicyWebhook(tx, row.id, row.position - 1);
         }
       }
+      await recordChange(tx, by, 'webhook.delete', {
+        policy_key: policyKey,
+        timing: TIMING_NAMES[timing],
+        key: webhookKey,
+      });
     });
   }
 
@@ -131,7 +161,7 @@ export class WebhookService {
   }
 
   /** Replaces the pre-approval list, as `replace` does for a policy's list. */
-  async replacePreApproval(items: readonly PreApprovalItem[]): Promise<PreApprovalView[]> {
+  async replacePreApproval(by: ChangeActor, items: readonly PreApprovalItem[]): Promise<PreApprovalView[]> {
     return this.#db.transaction(async (tx) => {
       await webhookRepository.lockPreApproval(tx);
       assertDistinctKeys(items, 'the pre-approval webhooks');
@@ -149,6 +179,10 @@ export class WebhookService {
         if (current) await webhookRepository.updatePreApproval(tx, current.id, write);
         else await webhookRepository.insertPreApproval(tx, { ...write, id: `paw_${randomUUID()}` });
       }
+      await recordChange(tx, by, 'webhook.pre-approval.replace', {
+        order: items.map((item) => item.key),
+        removed: existing.filter((row) => !wanted.has(row.key)).map((row) => row.key),
+      });
       return (await webhookRepository.listPreApproval(tx)).map(toPreApprovalView);
     });
   }

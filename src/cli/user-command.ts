@@ -1,0 +1,90 @@
+// `lethe user create|list|delete`: operator accounts for an operator on the host, through the same
+// service (and the same audit entries, actor `client:cli`) as /v1/user. The password is the first line
+// of standard input (a prompt, a pipe or a file), never an argument, where other local users could read
+// it in the process list.
+import { ROLES } from '../auth/scopes.ts';
+import type { Services } from '../runtime/services.ts';
+import { parseCommandArguments, usageError } from './arguments.ts';
+import { cliActor, formatJson, formatTable } from './output.ts';
+
+export const USER_USAGE = `Usage:
+  lethe user create USERNAME --role ROLE [--role ROLE ...] [--json]
+      create an operator account; the password (at least 12 characters) is the first line of standard
+      input. Roles: ${ROLES.join(', ')}
+  lethe user list [--json]
+      list operator accounts
+  lethe user delete USERNAME
+      delete an operator account and revoke its tokens
+`;
+
+export type UserCommand =
+  | { action: 'create'; username: string; roles: string[]; json: boolean }
+  | { action: 'list'; json: boolean }
+  | { action: 'delete'; username: string };
+
+export function parseUserCommand(argv: string[]): UserCommand {
+  const { values, positionals } = parseCommandArguments(
+    argv,
+    { role: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    USER_USAGE,
+  );
+  const [action, ...rest] = positionals;
+  const json = values.json ?? false;
+  const one = (what: string) => {
+    if (rest.length !== 1 || !rest[0]) throw usageError(USER_USAGE, `give exactly one ${what}.`);
+    return rest[0];
+  };
+  switch (action) {
+    case 'create': {
+      const roles = values.role ?? [];
+      if (roles.length === 0) throw usageError(USER_USAGE, `give at least one --role (${ROLES.join(', ')}).`);
+      return { action, username: one('username'), roles, json };
+    }
+    case 'list':
+      if (rest.length > 0 || values.role) throw usageError(USER_USAGE, 'user list takes only --json.');
+      return { action, json };
+    case 'delete':
+      if (values.role || values.json) throw usageError(USER_USAGE, 'user delete takes only a username.');
+      return { action, username: one('username') };
+    default:
+      throw usageError(
+        USER_USAGE,
+        action === undefined ? 'give an action.' : `unknown action ${JSON.stringify(action)}.`,
+      );
+  }
+}
+
+export async function runUserCommand(
+  services: Pick<Services, 'operators'>,
+  command: UserCommand,
+  readPassword: () => Promise<string>,
+): Promise<string> {
+  switch (command.action) {
+    case 'create': {
+      const created = await services.operators.create(cliActor(), {
+        username: command.username,
+        password: await readPassword(),
+        roles: command.roles,
+      });
+      return command.json
+        ? formatJson(created)
+        : `created operator ${created.username} (${created.roles.join(', ')})\n`;
+    }
+    case 'list': {
+      const operators = await services.operators.list();
+      if (command.json) return formatJson(operators);
+      return formatTable(
+        ['username', 'roles', 'created_by', 'created_at'],
+        operators.map((operator) => [
+          operator.username,
+          operator.roles.join(','),
+          operator.created_by,
+          operator.created_at,
+        ]),
+      );
+    }
+    case 'delete':
+      await services.operators.remove(cliActor(), command.username);
+      return `deleted operator ${command.username}\n`;
+  }
+}

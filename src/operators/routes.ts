@@ -1,0 +1,122 @@
+// Operator accounts over HTTP: POST/GET /v1/user, DELETE /v1/user/{username} (scopes user:*, user:read)
+// and POST /v1/login in Fides' shape. Login failures count against the caller's address like every
+// other failed authentication (src/http/address-throttle.ts).
+import type { FastifyPluginAsync } from 'fastify';
+import Type from 'typebox';
+import { ROLES } from '../auth/scopes.ts';
+import { MAX_PASSWORD_LENGTH } from '../crypto/password.ts';
+import { DomainError } from '../errors.ts';
+import { changeActorOf } from '../http/authorize.ts';
+import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
+import type { OperatorService } from './service.ts';
+
+const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
+
+const Operator = Type.Object({
+  username: Type.String(),
+  roles: Type.Array(RoleName),
+  created_by: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const Credentials = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 100 }),
+    password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+  },
+  { additionalProperties: false },
+);
+
+const NewOperator = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 100 }),
+    password: Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'at least 12 characters' }),
+    roles: Type.Array(RoleName, { minItems: 1, maxItems: ROLES.length }),
+  },
+  { additionalProperties: false },
+);
+
+const LoginAnswer = Type.Object({
+  user_data: Type.Object({ username: Type.String(), roles: Type.Array(RoleName) }),
+  token_data: Type.Object({
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+  }),
+});
+
+export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: Type.Static<typeof Credentials> }>(
+      '/login',
+      {
+        schema: {
+          tags: ['management auth'],
+          summary: "Sign in as an operator; answers Fides' user_data and token_data.",
+          body: Credentials,
+          response: { 200: LoginAnswer, 401: ErrorDetail, 422: ErrorDetail, 429: ErrorDetail },
+        },
+      },
+      async (request, reply) => {
+        await app.addressThrottle.assertNotBlocked(request, reply);
+        reply.header('cache-control', 'no-store');
+        try {
+          return await operators.login(request.body);
+        } catch (error) {
+          if (error instanceof DomainError && error.kind === 'unauthorized') {
+            await app.addressThrottle.recordFailure(request);
+          }
+          throw error;
+        }
+      },
+    );
+
+    app.post<{ Body: Type.Static<typeof NewOperator> }>(
+      '/user',
+      {
+        onRequest: app.authorize('user:*'),
+        schema: {
+          tags: ['operators'],
+          summary: 'Create an operator account with roles (owner, approver, contributor, viewer).',
+          security,
+          body: NewOperator,
+          response: { 201: Operator, 409: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send(await operators.create(changeActorOf(request), request.body)),
+    );
+
+    app.get(
+      '/user',
+      {
+        onRequest: app.authorize('user:read'),
+        schema: {
+          tags: ['operators'],
+          summary: 'List operator accounts (never their passwords).',
+          security,
+          response: { 200: Type.Array(Operator), ...managementErrors },
+        },
+      },
+      async () => operators.list(),
+    );
+
+    app.delete<{ Params: { username: string } }>(
+      '/user/:username',
+      {
+        onRequest: app.authorize('user:*'),
+        schema: {
+          tags: ['operators'],
+          summary: 'Delete an operator account and revoke its tokens.',
+          security,
+          params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
+          response: { 204: Type.Null(), 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request, reply) => {
+        await operators.remove(changeActorOf(request), request.params.username);
+        return reply.status(204).send();
+      },
+    );
+  };
+}

@@ -1,0 +1,124 @@
+// Operator accounts: people who sign in with a username and a password and act with the scopes of their
+// roles (src/auth/scopes.ts). Owns the operators table and the password rules; tokens are issued by the
+// auth service, which owns them. A password is hashed here and never returned, logged or audited.
+import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
+import { grants, principalName, type Role, ROLES, scopesOfRoles } from '../auth/scopes.ts';
+import type { AuthService } from '../auth/service.ts';
+import {
+  hashOfNobody,
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  verifyPassword,
+} from '../crypto/password.ts';
+import type { Database } from '../db/database.ts';
+import { conflict, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { type OperatorRow, operatorRepository } from './repository.ts';
+
+/** Lower-case letters, digits, `.`, `_`, `@` and `-`; at most 100 characters. */
+export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._@-]{0,99}$';
+
+export interface OperatorView {
+  username: string;
+  roles: Role[];
+  created_by: string;
+  created_at: string;
+}
+
+export interface LoginAnswer {
+  user_data: { username: string; roles: Role[] };
+  token_data: { access_token: string; token_type: 'Bearer'; expires_in: number };
+}
+
+export class OperatorService {
+  readonly #db: Database;
+  readonly #auth: AuthService;
+
+  constructor(db: Database, auth: AuthService) {
+    this.#db = db;
+    this.#auth = auth;
+  }
+
+  async create(
+    by: ChangeActor,
+    input: { username: string; password: string; roles: readonly string[] },
+  ): Promise<OperatorView> {
+    const username = input.username.trim().toLowerCase();
+    if (!new RegExp(USERNAME_PATTERN).test(username)) {
+      throw invalid(
+        'body.username must be 1 to 100 lower-case letters, digits, ".", "_", "@" or "-", starting with a letter or digit.',
+      );
+    }
+    checkPassword(input.password);
+    const roles = checkRoles(input.roles);
+    const missing = scopesOfRoles(roles).filter((scope) => !grants(by.principal.scopes, scope));
+    if (missing.length > 0) {
+      throw forbidden(`You cannot give roles with scopes you do not hold: ${missing.join(', ')}.`);
+    }
+    const passwordHash = await hashPassword(input.password);
+    return this.#db.transaction(async (tx) => {
+      const row = await operatorRepository.insert(tx, {
+        username,
+        passwordHash,
+        roles,
+        createdBy: principalName(by.principal),
+      });
+      if (!row) throw conflict(`An operator named ${username} already exists.`);
+      await recordChange(tx, by, 'user.create', { username, roles });
+      return toView(row);
+    });
+  }
+
+  async list(): Promise<OperatorView[]> {
+    return (await operatorRepository.list(this.#db)).map(toView);
+  }
+
+  /** Deletes the operator and revokes their tokens at once. */
+  async remove(by: ChangeActor, username: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      if (!(await operatorRepository.remove(tx, username))) throw notFound(`No operator named ${username}.`);
+      await recordChange(tx, by, 'user.delete', { username });
+    });
+  }
+
+  /** 401 for a wrong name or password alike (which one is not said), after the same work either way. */
+  async login(input: { username: string; password: string }): Promise<LoginAnswer> {
+    const username = input.username.trim().toLowerCase();
+    const row = await operatorRepository.find(this.#db, username);
+    const matches = await verifyPassword(input.password, row?.password_hash ?? (await hashOfNobody()));
+    if (!row || !matches) throw unauthorized('The username or password is not valid.');
+    const roles = row.roles as Role[];
+    const token = await this.#auth.issueOperatorToken(row.username, scopesOfRoles(roles));
+    return {
+      user_data: { username: row.username, roles },
+      token_data: { access_token: token.access_token, token_type: 'Bearer', expires_in: token.expires_in },
+    };
+  }
+}
+
+function checkPassword(password: string) {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    throw invalid(`body.password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
+  }
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw invalid(`body.password must be at most ${MAX_PASSWORD_LENGTH} characters long.`);
+  }
+}
+
+function checkRoles(roles: readonly string[]): Role[] {
+  const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    throw invalid(`body.roles has unknown roles: ${unknown.join(', ')} (allowed: ${ROLES.join(', ')}).`);
+  }
+  if (roles.length === 0) throw invalid(`body.roles must name at least one role (${ROLES.join(', ')}).`);
+  return ROLES.filter((role) => roles.includes(role));
+}
+
+function toView(row: OperatorRow): OperatorView {
+  return {
+    username: row.username,
+    roles: row.roles as Role[],
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,215 @@
+// Operator accounts over real HTTP on a real store: creating, listing and deleting users, signing in
+// (Fides' answer shape), the four roles, refusals of bad input that change nothing, a viewer refused on
+// every write route of the route table, approvals and denials naming the person, and login throttling.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ROLE_SCOPES } from '../../src/auth/scopes.ts';
+import { scopedToken } from '../area-a/support.ts';
+import { fillPath, managementWriteRoutes } from '../helpers/route-table.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const PASSWORD = 'correct horse battery';
+
+describe('operator accounts', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ requireManualApproval: true, authFailuresPerMinute: 8 });
+  });
+  after(() => service.stop());
+
+  async function createUser(username: string, roles: string[], token?: string) {
+    const answer = await service.call('POST', '/v1/user', {
+      token: token ?? (await service.rootToken()),
+      json: { username, password: PASSWORD, roles },
+    });
+    assert.equal(answer.status, 201, answer.text);
+    return answer.body;
+  }
+
+  async function login(username: string, password = PASSWORD) {
+    return service.call('POST', '/v1/login', { json: { username, password } });
+  }
+
+  async function tokenOf(username: string): Promise<string> {
+    const answer = await login(username);
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.token_data.access_token as string;
+  }
+
+  async function usernames(): Promise<string[]> {
+    const list = await service.call('GET', '/v1/user', { token: await service.rootToken() });
+    assert.equal(list.status, 200, list.text);
+    return (list.body as { username: string }[]).map((user) => user.username);
+  }
+
+  it("creates an operator and signs them in with Fides' answer shape", async () => {
+    const created = await createUser('dana.owner', ['owner']);
+    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'created_by', 'roles', 'username']);
+    assert.equal(created.created_by, 'root-test-client');
+    const answer = await login('dana.owner');
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.body.user_data, { username: 'dana.owner', roles: ['owner'] });
+    assert.equal(answer.body.token_data.token_type, 'Bearer');
+    assert.equal(answer.body.token_data.expires_in, 3600);
+    assert.match(answer.body.token_data.access_token, /^lat_/);
+    assert.equal(answer.headers.get('cache-control'), 'no-store');
+    assert.ok(!answer.text.includes(PASSWORD));
+    const listed = await service.call('GET', '/v1/user', { token: answer.body.token_data.access_token });
+    assert.equal(listed.status, 200);
+    assert.ok(!listed.text.includes('scrypt'), 'the list never shows a password hash');
+  });
+
+  it('stores the password as a salted scrypt hash, never in clear', async () => {
+    const { rows } = await service.services.db.query<{ password_hash: string }>(
+      "SELECT password_hash FROM operators WHERE username = 'dana.owner'",
+    );
+    assert.match(rows[0]?.password_hash ?? '', /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    assert.ok(!rows[0]?.password_hash.includes(PASSWORD));
+  });
+
+  it('refuses a wrong password or an unknown name with the same 401, and counts nothing as signed in', async () => {
+    const wrong = await login('dana.owner', 'not the password at all');
+    const unknown = await login('nobody.here');
+    assert.equal(wrong.status, 401);
+    assert.equal(unknown.status, 401);
+    assert.equal(wrong.body.detail, unknown.body.detail);
+  });
+
+  it('refuses bad accounts with a clear 4xx and creates nothing', async () => {
+    const before = await usernames();
+    const token = await service.rootToken();
+    const cases: [unknown, number, RegExp][] = [
+      [{ username: 'short.pw', password: 'elevenchars', roles: ['viewer'] }, 422, /at least 12 characters/],
+      [{ username: 'bad role', password: PASSWORD, roles: ['viewer'] }, 422, /username/],
+      [{ username: 'role.less', password: PASSWORD, roles: [] }, 422, /roles/],
+      [{ username: 'odd.role', password: PASSWORD, roles: ['superuser'] }, 422, /roles/],
+      [{ username: 'no.password', roles: ['viewer'] }, 422, /password/],
+      [{ username: 'extra', password: PASSWORD, roles: ['viewer'], admin: true }, 422, /admin/],
+      [{ username: 'dana.owner', password: PASSWORD, roles: ['viewer'] }, 409, /already exists/],
+    ];
+    for (const [json, status, detail] of cases) {
+      const answer = await service.call('POST', '/v1/user', { token, json });
+      assert.equal(answer.status, status, `${JSON.stringify(json)}: ${answer.text}`);
+      assert.match(answer.body.detail, detail);
+      assert.ok(!answer.text.includes(PASSWORD), 'an error never echoes the password');
+    }
+    assert.deepEqual(await usernames(), before);
+  });
+
+  it('gives each role its documented scopes and nothing more', async () => {
+    await createUser('vera.viewer', ['viewer']);
+    await createUser('abe.approver', ['approver']);
+    await createUser('cory.contributor', ['contributor']);
+    const owner = await tokenOf('dana.owner');
+    const viewer = await tokenOf('vera.viewer');
+    const approver = await tokenOf('abe.approver');
+    const contributor = await tokenOf('cory.contributor');
+    const status = async (token: string, method: string, path: string, json?: unknown) =>
+      (await service.call(method, path, { token, json })).status;
+
+    assert.equal(await status(viewer, 'GET', '/v1/dsr/policy'), 200);
+    assert.equal(await status(viewer, 'GET', '/v1/audit-log'), 200);
+    assert.equal(await status(viewer, 'GET', '/v1/datastore'), 200);
+    assert.equal(await status(viewer, 'GET', '/v1/user'), 403);
+    assert.equal(await status(approver, 'GET', '/v1/privacy-request'), 200);
+    assert.equal(await status(approver, 'PATCH', '/v1/dsr/policy', []), 403);
+    assert.equal(await status(contributor, 'PATCH', '/v1/dsr/policy', []), 200);
+    assert.equal(await status(contributor, 'GET', '/v1/oauth/client'), 403);
+    assert.equal(await status(contributor, 'POST', '/v1/user', {}), 403);
+    assert.equal(await status(owner, 'GET', '/v1/oauth/client'), 200);
+    assert.ok(ROLE_SCOPES.viewer.every((scope) => scope.endsWith(':read')));
+  });
+
+  it('refuses a viewer with 403 on every write route of the route table', async () => {
+    const viewer = await tokenOf('vera.viewer');
+    const routes = managementWriteRoutes(service.app as NonNullable<TestService['app']>);
+    assert.ok(routes.length >= 30, `the route table lists ${routes.length} write routes`);
+    for (const route of routes) {
+      const answer = await service.call(route.method, fillPath(route.url), { token: viewer, json: {} });
+      assert.equal(answer.status, 403, `${route.method} ${route.url} (${route.scope}): ${answer.text}`);
+      assert.match(answer.body.detail, /^Your account lacks the scope /);
+    }
+  });
+
+  it('lets only holders of user:* manage users, and never beyond their own scopes', async () => {
+    const owner = await tokenOf('dana.owner');
+    await createUser('olga.owner', ['owner'], owner);
+    const approver = await tokenOf('abe.approver');
+    const refused = await service.call('POST', '/v1/user', {
+      token: approver,
+      json: { username: 'sneaky', password: PASSWORD, roles: ['owner'] },
+    });
+    assert.equal(refused.status, 403);
+    const clientWithUsers = await scopedToken(service, ['user:*', 'user:read', 'policy:read']);
+    const beyond = await service.call('POST', '/v1/user', {
+      token: clientWithUsers,
+      json: { username: 'escalated', password: PASSWORD, roles: ['owner'] },
+    });
+    assert.equal(beyond.status, 403);
+    assert.match(beyond.body.detail, /scopes you do not hold/);
+    assert.ok(!(await usernames()).includes('escalated'));
+    assert.ok(!(await usernames()).includes('sneaky'));
+  });
+
+  it('names the person in approvals, denials, the request log and the audit log', async () => {
+    const root = await service.rootToken();
+    const submitted = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        { identity: { email: 'a@example.com' }, policy_key: 'default_access_policy' },
+        { identity: { email: 'b@example.com' }, policy_key: 'default_access_policy' },
+      ],
+    });
+    assert.equal(submitted.status, 200, submitted.text);
+    const [first, second] = submitted.body.succeeded.map((request: { id: string }) => request.id);
+    const approver = await tokenOf('abe.approver');
+    const approved = await service.call('PATCH', '/v1/privacy-request/administrate/approve', {
+      token: approver,
+      json: { request_ids: [first] },
+    });
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(approved.body.succeeded[0].reviewed_by, 'abe.approver');
+    const denied = await service.call('PATCH', '/v1/privacy-request/administrate/deny', {
+      token: approver,
+      json: { request_ids: [second], reason: 'duplicate of another request' },
+    });
+    assert.equal(denied.status, 200, denied.text);
+    assert.equal(denied.body.succeeded[0].reviewed_by, 'abe.approver');
+    assert.equal(denied.body.succeeded[0].finalized_by, 'abe.approver');
+
+    const log = await service.call('GET', `/v1/privacy-request/${first}/log`, { token: root });
+    assert.ok(
+      log.body.some((entry: { message: string | null }) => entry.message === 'approved by abe.approver'),
+      log.text,
+    );
+    const audit = await service.call('GET', '/v1/audit-log?actor=user:abe.approver', { token: root });
+    assert.deepEqual(audit.body.items.map((entry: { action: string }) => entry.action).sort(), [
+      'privacy-request.approve',
+      'privacy-request.deny',
+    ]);
+    assert.ok(!audit.text.includes('duplicate of another'), 'a denial reason stays out of the audit log');
+  });
+
+  it('revokes the tokens of a deleted operator at once', async () => {
+    await createUser('temp.viewer', ['viewer']);
+    const token = await tokenOf('temp.viewer');
+    assert.equal((await service.call('GET', '/v1/dsr/policy', { token })).status, 200);
+    const owner = await tokenOf('dana.owner');
+    const removed = await service.call('DELETE', '/v1/user/temp.viewer', { token: owner });
+    assert.equal(removed.status, 204);
+    assert.equal((await service.call('GET', '/v1/dsr/policy', { token })).status, 401);
+    assert.equal((await service.call('DELETE', '/v1/user/temp.viewer', { token: owner })).status, 404);
+    assert.equal((await login('temp.viewer')).status, 401);
+  });
+
+  it('throttles failed logins per address, a correct password included, like client credentials', async () => {
+    let answer = await login('dana.owner', 'wrong password number 0');
+    for (let attempt = 1; attempt < 20 && answer.status === 401; attempt += 1) {
+      answer = await login('dana.owner', `wrong password number ${attempt}`);
+    }
+    assert.equal(answer.status, 429, answer.text);
+    assert.ok(Number(answer.headers.get('retry-after')) > 0);
+    const right = await login('dana.owner');
+    assert.equal(right.status, 429, 'a blocked address learns nothing, not even a right guess');
+  });
+});
