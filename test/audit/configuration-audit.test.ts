@@ -1,0 +1,427 @@
+// The configuration audit over real HTTP: every write route of Fastify's route table (walked, not
+// listed by hand) is called by a signed-in owner and must leave an audit entry naming that person and
+// the action; the audit log never holds a secret nor a personal value sent along; it filters by actor,
+// action family and time; and a change that fails leaves no entry.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RouteEntry, managementWriteRoutes } from '../helpers/route-table.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const PASSWORD = 'audited owner password';
+const AUTHORIZATION_SECRET = 'Bearer authorization-secret-4d1f';
+const OAUTH_SECRET = 'oauth-client-secret-93ac';
+const OAUTH_SECRET_2 = 'oauth-client-secret-second-77be';
+const SUBJECT_EMAIL = 'subject.audited@example.com';
+const TARGET = 'https://127.0.0.1:9';
+
+interface Sample {
+  pattern: RegExp;
+  /** Sets up what the call needs (as root), makes it as the owner; answers the status and the action expected. */
+  run(route: RouteEntry): Promise<{ status: number; text: string; action: string }>;
+}
+
+describe('configuration audit', () => {
+  let service: TestService;
+  let owner: string;
+  let counter = 0;
+  /** Every secret or personal value sent or answered: none may appear in the audit log. */
+  const secrets = new Set([PASSWORD, AUTHORIZATION_SECRET, OAUTH_SECRET, OAUTH_SECRET_2, SUBJECT_EMAIL]);
+
+  before(async () => {
+    service = await startTestService(
+      { requireManualApproval: true, webhookAllowedHosts: ['127.0.0.1'], webhookTimeoutMs: 2000 },
+      { worker: true },
+    );
+    const created = await service.call('POST', '/v1/user', {
+      token: await service.rootToken(),
+      json: { username: 'audit.owner', password: PASSWORD, roles: ['owner'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const login = await service.call('POST', '/v1/login', {
+      json: { username: 'audit.owner', password: PASSWORD },
+    });
+    owner = login.body.token_data.access_token;
+  });
+  after(() => service.stop());
+
+  const unique = (prefix: string) => `${prefix}_${(counter += 1)}`;
+
+  async function asRoot(method: string, path: string, json?: unknown) {
+    const answer = await service.call(method, path, { token: await service.rootToken(), json });
+    assert.ok(answer.status < 300, `${method} ${path}: ${answer.text}`);
+    remember(answer.body);
+    return answer.body;
+  }
+
+  async function asOwner(method: string, path: string, json?: unknown) {
+    const answer = await service.call(method, path, { token: owner, json });
+    remember(answer.body);
+    return answer;
+  }
+
+  /** Collects the secrets an answer shows once (client secrets, API keys, signing secrets). */
+  function remember(body: unknown) {
+    const text = JSON.stringify(body ?? null);
+    for (const match of text.matchAll(
+      /"(?:client_secret|signing_secret)":"([^"*]{16,})"|"key":"(lk_[^"]+)"/g,
+    )) {
+      secrets.add((match[1] ?? match[2]) as string);
+    }
+  }
+
+  async function connection(withSecrets = true) {
+    const key = unique('audit_conn');
+    await asRoot('PATCH', '/v1/connection', [{ key, name: key, connection_type: 'https', access: 'write' }]);
+    if (withSecrets) await asRoot('PUT', `/v1/connection/${key}`, { url: `${TARGET}/hook` });
+    return key;
+  }
+
+  async function withOAuth(key: string) {
+    await asRoot('PUT', `/v1/connection/${key}/oauth`, {
+      grant_type: 'client_credentials',
+      token_url: `${TARGET}/token`,
+      scope: 'callbacks',
+      client_id: 'lethe',
+      client_secret: OAUTH_SECRET,
+    });
+    return key;
+  }
+
+  async function pendingRequest(policyKey = 'default_access_policy') {
+    const body = await asRoot('POST', '/v1/privacy-request', [
+      { identity: { email: SUBJECT_EMAIL }, policy_key: policyKey },
+    ]);
+    return body.succeeded[0].id as string;
+  }
+
+  async function webhookList(policyKey: string, timing: string) {
+    const key = await connection();
+    const webhook = unique('audit_wh');
+    await asRoot('PUT', `/v1/policy/${policyKey}/webhook/${timing}`, [
+      { connection_config_key: key, direction: 'one_way', key: webhook, name: webhook },
+    ]);
+    return webhook;
+  }
+
+  const call = async (method: string, path: string, action: string, json?: unknown) => {
+    const answer = await asOwner(method, path, json);
+    return { status: answer.status, text: answer.text, action };
+  };
+
+  const samples: Sample[] = [
+    {
+      pattern: /^POST \/v1\/oauth\/client$/,
+      run: () =>
+        call('POST', '/v1/oauth/client', 'client.create', { name: 'audited', scopes: ['policy:read'] }),
+    },
+    {
+      pattern: /^DELETE \/v1\/oauth\/client\/:client_id$/,
+      run: async () => {
+        const created = await asRoot('POST', '/v1/oauth/client', { name: 'doomed', scopes: ['policy:read'] });
+        return call('DELETE', `/v1/oauth/client/${created.client_id}`, 'client.delete');
+      },
+    },
+    {
+      pattern: /^POST \/v1\/user$/,
+      run: () =>
+        call('POST', '/v1/user', 'user.create', {
+          username: unique('new.viewer'),
+          password: PASSWORD,
+          roles: ['viewer'],
+        }),
+    },
+    {
+      pattern: /^DELETE \/v1\/user\/:username$/,
+      run: async () => {
+        const username = unique('leaving.viewer');
+        await asRoot('POST', '/v1/user', { username, password: PASSWORD, roles: ['viewer'] });
+        return call('DELETE', `/v1/user/${username}`, 'user.delete');
+      },
+    },
+    {
+      pattern: /^PATCH \/v1\/connection$/,
+      run: () =>
+        call('PATCH', '/v1/connection', 'connection.create', [
+          { key: unique('audit_new_conn'), name: 'New', connection_type: 'https', access: 'read' },
+        ]),
+    },
+    {
+      pattern: /^DELETE \/v1\/connection\/:connection_key$/,
+      run: async () => call('DELETE', `/v1/connection/${await connection()}`, 'connection.delete'),
+    },
+    {
+      pattern: /^PUT \/v1\/connection\/:connection_key$/,
+      run: async () =>
+        call('PUT', `/v1/connection/${await connection(false)}`, 'connection.secrets.replace', {
+          url: `${TARGET}/callback`,
+          authorization: AUTHORIZATION_SECRET,
+        }),
+    },
+    {
+      pattern: /^PUT \/v1\/connection\/:connection_key\/oauth$/,
+      run: async () =>
+        call('PUT', `/v1/connection/${await connection()}/oauth`, 'connection.oauth.replace', {
+          grant_type: 'client_credentials',
+          token_url: `${TARGET}/token`,
+          scope: 'callbacks',
+          client_id: 'lethe',
+          client_secret: OAUTH_SECRET,
+        }),
+    },
+    {
+      pattern: /^PATCH \/v1\/connection\/:connection_key\/oauth$/,
+      run: async () =>
+        call(
+          'PATCH',
+          `/v1/connection/${await withOAuth(await connection())}/oauth`,
+          'connection.oauth.update',
+          {
+            client_secret: OAUTH_SECRET_2,
+          },
+        ),
+    },
+    {
+      pattern: /^DELETE \/v1\/connection\/:connection_key\/oauth$/,
+      run: async () =>
+        call(
+          'DELETE',
+          `/v1/connection/${await withOAuth(await connection())}/oauth`,
+          'connection.oauth.delete',
+        ),
+    },
+    {
+      pattern: /^POST \/v1\/connection\/:connection_key\/signing-secret$/,
+      run: async () =>
+        call(
+          'POST',
+          `/v1/connection/${await connection()}/signing-secret`,
+          'connection.signing-secret.rotate',
+          {
+            grace_period_seconds: 60,
+          },
+        ),
+    },
+    {
+      pattern: /^PATCH \/v1\/dsr\/policy$/,
+      run: () =>
+        call('PATCH', '/v1/dsr/policy', 'policy.upsert', [{ name: 'Audited', key: unique('audit_pol') }]),
+    },
+    {
+      pattern: /^PATCH \/v1\/dsr\/policy\/:policy_key\/rule$/,
+      run: () =>
+        call('PATCH', '/v1/dsr/policy/default_access_policy/rule', 'policy.rule.upsert', [
+          {
+            name: 'Audited rule',
+            key: unique('audit_rule'),
+            action_type: 'access',
+            storage_destination_key: 'default_storage',
+          },
+        ]),
+    },
+    {
+      pattern: /^POST \/v1\/datastore$/,
+      run: () =>
+        call('POST', '/v1/datastore', 'datastore.create', { name: unique('audit-ds').replace('_', '-') }),
+    },
+    {
+      pattern: /^DELETE \/v1\/datastore\/:name$/,
+      run: async () => {
+        const name = unique('doomed-ds').replace('_', '-');
+        await asRoot('POST', '/v1/datastore', { name });
+        return call('DELETE', `/v1/datastore/${name}`, 'datastore.delete');
+      },
+    },
+    {
+      pattern: /^PUT \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution$/,
+      run: async (route) => {
+        const key = await connection();
+        const webhook = unique('audit_wh');
+        return call('PUT', route.url.replace(':policy_key', 'default_erasure_policy'), 'webhook.replace', [
+          { connection_config_key: key, direction: 'one_way', key: webhook, name: webhook },
+        ]);
+      },
+    },
+    {
+      pattern: /^PATCH \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
+      run: async (route) => {
+        const timing = /webhook\/([^/]+)\//.exec(route.url)?.[1] as string;
+        const webhook = await webhookList('default_erasure_policy', timing);
+        const path = route.url
+          .replace(':policy_key', 'default_erasure_policy')
+          .replace(':webhook_key', webhook);
+        return call('PATCH', path, 'webhook.update', { name: 'Renamed' });
+      },
+    },
+    {
+      pattern: /^DELETE \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
+      run: async (route) => {
+        const timing = /webhook\/([^/]+)\//.exec(route.url)?.[1] as string;
+        const webhook = await webhookList('default_erasure_policy', timing);
+        const path = route.url
+          .replace(':policy_key', 'default_erasure_policy')
+          .replace(':webhook_key', webhook);
+        return call('DELETE', path, 'webhook.delete');
+      },
+    },
+    {
+      pattern: /^PUT \/v1\/pre_approval_webhook$/,
+      run: async () => {
+        const key = await connection();
+        const answer = await call('PUT', '/v1/pre_approval_webhook', 'webhook.pre-approval.replace', [
+          { connection_config_key: key, key: 'audit_pre_approval', name: 'Pre-approval' },
+        ]);
+        // Requests made later in this file must not wait for a pre-approval answer.
+        await asRoot('PUT', '/v1/pre_approval_webhook', []);
+        return answer;
+      },
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request$/,
+      run: () =>
+        call('POST', '/v1/privacy-request', 'privacy-request.create', [
+          { identity: { email: SUBJECT_EMAIL }, policy_key: 'default_access_policy' },
+        ]),
+    },
+    {
+      pattern: /^PATCH \/v1\/privacy-request\/administrate\/approve$/,
+      run: async () =>
+        call('PATCH', '/v1/privacy-request/administrate/approve', 'privacy-request.approve', {
+          request_ids: [await pendingRequest()],
+        }),
+    },
+    {
+      pattern: /^PATCH \/v1\/privacy-request\/administrate\/deny$/,
+      run: async () =>
+        call('PATCH', '/v1/privacy-request/administrate/deny', 'privacy-request.deny', {
+          request_ids: [await pendingRequest()],
+          reason: `asked by ${SUBJECT_EMAIL}`,
+        }),
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/retry$/,
+      run: async () => {
+        // A two_way pre-execution webhook whose target refuses the connection puts the request in error.
+        const policy = unique('audit_retry_pol');
+        await asRoot('PATCH', '/v1/dsr/policy', [{ name: policy, key: policy }]);
+        const key = await connection();
+        await asRoot('PUT', `/v1/policy/${policy}/webhook/pre_execution`, [
+          { connection_config_key: key, direction: 'two_way', key: 'refused', name: 'Refused' },
+        ]);
+        const id = await pendingRequest(policy);
+        await asRoot('PATCH', '/v1/privacy-request/administrate/approve', { request_ids: [id] });
+        const deadline = Date.now() + 60_000;
+        let status = '';
+        while (status !== 'error' && Date.now() < deadline) {
+          status = (await asRoot('GET', `/v1/privacy-request/${id}`)).status;
+          if (status !== 'error') await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        assert.equal(status, 'error');
+        return call('POST', `/v1/privacy-request/${id}/retry`, 'privacy-request.retry');
+      },
+    },
+    {
+      pattern: /^POST \/v1\/api-key$/,
+      run: () => call('POST', '/v1/api-key', 'api-key.issue', { name: 'audited key', datastores: ['*'] }),
+    },
+    {
+      pattern: /^DELETE \/v1\/api-key\/:id$/,
+      run: async () => {
+        const issued = await asRoot('POST', '/v1/api-key', { name: 'doomed key', datastores: ['*'] });
+        return call('DELETE', `/v1/api-key/${issued.id}`, 'api-key.revoke');
+      },
+    },
+    {
+      pattern: /^PUT \/v1\/maintenance$/,
+      run: () => call('PUT', '/v1/maintenance', 'maintenance.set', { enabled: false }),
+    },
+  ];
+
+  async function ownerEntries() {
+    const answer = await service.call('GET', '/v1/audit-log?actor=user:audit.owner&size=1000', {
+      token: await service.rootToken(),
+    });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.items as { seq: number; action: string; actor: string; request_id: string }[];
+  }
+
+  it(
+    'records an entry naming the person for every write route of the route table',
+    { timeout: 300_000 },
+    async () => {
+      const routes = managementWriteRoutes(service.app as NonNullable<TestService['app']>);
+      const uncovered = routes.filter(
+        (route) => !samples.some((sample) => sample.pattern.test(`${route.method} ${route.url}`)),
+      );
+      assert.deepEqual(uncovered, [], 'every write route needs an audit sample here');
+      for (const route of routes) {
+        const sample = samples.find((candidate) =>
+          candidate.pattern.test(`${route.method} ${route.url}`),
+        ) as Sample;
+        const before = Math.max(0, ...(await ownerEntries()).map((entry) => entry.seq));
+        const outcome = await sample.run(route);
+        assert.ok(outcome.status < 300, `${route.method} ${route.url}: ${outcome.status} ${outcome.text}`);
+        const added = (await ownerEntries()).filter((entry) => entry.seq > before);
+        assert.deepEqual(
+          added.map((entry) => entry.action),
+          [outcome.action],
+          `${route.method} ${route.url} should add exactly one ${outcome.action} entry`,
+        );
+        assert.match(added[0]?.request_id ?? '', /^[0-9a-f-]{36}$/);
+      }
+    },
+  );
+
+  it('never holds a secret or a personal value', async () => {
+    const { rows } = await service.services.db.query<{ entry: string }>(
+      'SELECT row_to_json(audit_log)::text AS entry FROM audit_log',
+    );
+    const everything = rows.map((row) => row.entry).join('\n');
+    assert.ok(rows.length > 30);
+    assert.ok(secrets.size > 10, `${secrets.size} secrets collected`);
+    for (const secret of secrets)
+      assert.ok(!everything.includes(secret), `the audit log holds ${secret.slice(0, 6)}...`);
+  });
+
+  it('filters by actor, action family and time', async () => {
+    const token = await service.rootToken();
+    const family = await service.call('GET', '/v1/audit-log?action=connection&actor=user:audit.owner', {
+      token,
+    });
+    assert.equal(family.status, 200);
+    const actions = new Set(family.body.items.map((entry: { action: string }) => entry.action));
+    assert.deepEqual([...actions].sort(), [
+      'connection.create',
+      'connection.delete',
+      'connection.oauth.delete',
+      'connection.oauth.replace',
+      'connection.oauth.update',
+      'connection.secrets.replace',
+      'connection.signing-secret.rotate',
+    ]);
+    const exact = await service.call('GET', '/v1/audit-log?action=user.create', { token });
+    assert.ok(exact.body.items.every((entry: { action: string }) => entry.action === 'user.create'));
+    assert.ok(exact.body.items.some((entry: { actor: string }) => entry.actor === 'client:root-test-client'));
+    const future = new Date(Date.now() + 60_000).toISOString();
+    const none = await service.call('GET', `/v1/audit-log?from=${encodeURIComponent(future)}`, { token });
+    assert.equal(none.body.total, 0);
+    const past = await service.call('GET', `/v1/audit-log?to=${encodeURIComponent(future)}&size=1`, {
+      token,
+    });
+    assert.ok(past.body.total > 30);
+    const bad = await service.call('GET', '/v1/audit-log?from=yesterday', { token });
+    assert.equal(bad.status, 422);
+  });
+
+  it('writes no entry for a change that fails', async () => {
+    const before = (await ownerEntries()).length;
+    const missing = await asOwner('DELETE', '/v1/connection/no_such_connection');
+    assert.equal(missing.status, 404);
+    const taken = await asOwner('POST', '/v1/user', {
+      username: 'audit.owner',
+      password: PASSWORD,
+      roles: ['viewer'],
+    });
+    assert.equal(taken.status, 409);
+    assert.equal((await ownerEntries()).length, before);
+  });
+});
