@@ -189,7 +189,15 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'request': {
       const parsed = parseRequestCommand(rest);
-      const { output, ok } = await withServices(config, (services) => runRequestCommand(services, parsed));
+      // An approval queues the request's work, so the queue runs while the command does.
+      const { output, ok } = await withServices(config, async (services) => {
+        await services.queue.start((error) => process.stderr.write(`queue error: ${error.message}\n`));
+        try {
+          return await runRequestCommand(services, parsed);
+        } finally {
+          await services.queue.stop();
+        }
+      });
       process.stdout.write(output);
       return ok ? 0 : 1;
     }

@@ -33,8 +33,8 @@ export interface CliStore {
   dir: string;
   env: Record<string, string>;
   config: Config;
-  /** Runs `lethe ...args` to its end. */
-  run(args: string[]): Promise<CliRun>;
+  /** Runs `lethe ...args` to its end, with `input` on its standard input when given. */
+  run(args: string[], input?: string): Promise<CliRun>;
   /** Starts `lethe ...args` and hands back the process (for interrupting it). */
   start(args: string[]): ChildProcess;
   /** Opens the store in this process (PGlite: only while no lethe process holds it). */
@@ -44,7 +44,7 @@ export interface CliStore {
   remove(): Promise<void>;
 }
 
-export async function createCliStore(): Promise<CliStore> {
+export async function createCliStore(extraEnv: Record<string, string> = {}): Promise<CliStore> {
   const dir = await mkdtemp(path.join(tmpdir(), 'lethe-cli-'));
   const env: Record<string, string> = {
     LETHE_DATA_DIR: path.join(dir, 'data'),
@@ -53,6 +53,7 @@ export async function createCliStore(): Promise<CliStore> {
     LETHE_ROOT_CLIENT_SECRET: randomBytes(24).toString('base64url'),
     LETHE_LOG_LEVEL: 'silent',
     PORT: '0',
+    ...extraEnv,
   };
   let drop = async () => {};
   if (POSTGRES_URL) {
@@ -78,16 +79,17 @@ export async function createCliStore(): Promise<CliStore> {
     return { ...inherited, ...env };
   };
 
-  const start = (args: string[]) =>
-    spawn(process.execPath, [CLI, ...args], { cwd: dir, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = (args: string[], stdin: 'ignore' | 'pipe' = 'ignore') =>
+    spawn(process.execPath, [CLI, ...args], { cwd: dir, env: childEnv(), stdio: [stdin, 'pipe', 'pipe'] });
 
   return {
     dir,
     env,
     config,
     start,
-    run(args) {
-      const child = start(args);
+    run(args, input) {
+      const child = start(args, input === undefined ? 'ignore' : 'pipe');
+      child.stdin?.end(input);
       let stdout = '';
       let stderr = '';
       child.stdout?.on('data', (chunk: Buffer) => {
