@@ -51,6 +51,25 @@ export async function requestToken(clientId: string, clientSecret: string): Prom
   return (await response.json()) as TokenAnswer;
 }
 
+/** Signs an operator in with a username and password (POST /v1/login, Fides' answer shape). */
+export async function requestLogin(username: string, password: string): Promise<TokenAnswer> {
+  let response: Response;
+  try {
+    response = await fetch('/v1/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached. Is Lethe running?');
+  }
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  const answer = (await response.json()) as { token_data: TokenAnswer };
+  return answer.token_data;
+}
+
 export interface BulkAnswer<T> {
   succeeded: T[];
   failed: { message: string; data: unknown }[];

@@ -10,6 +10,8 @@ import { ConnectionsPage } from './pages/connections.tsx';
 import { ConnectionDetailPage } from './pages/connection-detail.tsx';
 import { DatastoresPage } from './pages/datastores.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
+import { UsersPage } from './pages/users.tsx';
+import { ClientsPage } from './pages/clients.tsx';
 
 function NavLink(props: { href: string; children: string }) {
   const [exact] = useRoute(props.href);
@@ -41,9 +43,11 @@ function Frame() {
           <NavLink href="/connections">Connections</NavLink>
           <NavLink href="/datastores">Datastores &amp; keys</NavLink>
           <NavLink href="/audit-log">Audit log</NavLink>
+          <NavLink href="/users">Users</NavLink>
+          <NavLink href="/clients">Clients</NavLink>
         </nav>
         <span className="who">
-          <span className="hint">{info.client_id}</span>
+          <span className="hint">{info.username ?? info.client_id}</span>
           <button type="button" onClick={() => signOut('You signed out.')}>
             Sign out
           </button>
@@ -61,6 +65,8 @@ function Frame() {
           </Route>
           <Route path="/datastores" component={DatastoresPage} />
           <Route path="/audit-log" component={AuditLogPage} />
+          <Route path="/users" component={UsersPage} />
+          <Route path="/clients" component={ClientsPage} />
           <Route component={RequestsPage} />
         </Switch>
       </main>

@@ -2,8 +2,19 @@
 // localStorage, sessionStorage or a cookie), so closing or reloading the tab signs out. A refused or
 // expired token ends the session and the sign-in page says why.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { type Api, createApi, requestToken } from './api.ts';
+import { type Api, createApi, requestLogin, requestToken } from './api.ts';
 import type { ConsoleSession } from './types.ts';
+
+/** An operator's username and password, or a management client's id and secret. */
+export type Credentials =
+  | { kind: 'operator'; username: string; password: string }
+  | { kind: 'client'; clientId: string; clientSecret: string };
+
+/** Whether the session's scopes grant `scope`: exactly, or `x:*` for `x:read` (as the API decides). */
+export function holds(scopes: readonly string[], scope: string): boolean {
+  if (scopes.includes(scope)) return true;
+  return scope.endsWith(':read') && scopes.includes(`${scope.slice(0, -':read'.length)}:*`);
+}
 
 interface SignedIn {
   token: string;
@@ -28,7 +39,7 @@ export function useSession(): SessionContextValue {
 export const EXPIRED_MESSAGE = 'Your session has expired. Sign in again.';
 
 export function SessionGate(props: {
-  signIn: (start: (clientId: string, clientSecret: string) => Promise<void>, message: string) => ReactNode;
+  signIn: (start: (credentials: Credentials) => Promise<void>, message: string) => ReactNode;
   children: ReactNode;
 }) {
   const [session, setSession] = useState<SignedIn | null>(null);
@@ -39,8 +50,11 @@ export function SessionGate(props: {
     setMessage(reason);
   }, []);
 
-  const start = useCallback(async (clientId: string, clientSecret: string) => {
-    const answer = await requestToken(clientId, clientSecret);
+  const start = useCallback(async (credentials: Credentials) => {
+    const answer =
+      credentials.kind === 'operator'
+        ? await requestLogin(credentials.username, credentials.password)
+        : await requestToken(credentials.clientId, credentials.clientSecret);
     const probe = createApi(answer.access_token, () => undefined);
     const info = await probe.get<ConsoleSession>('/console/session');
     setMessage('');

@@ -3,6 +3,8 @@
 
 export interface ConsoleSession {
   client_id: string;
+  /** The operator signed in with a username and password; null for a management client. */
+  username: string | null;
   scopes: string[];
   privacy_request_delay_timeout_seconds: number;
   require_manual_approval: boolean;
@@ -121,4 +123,18 @@ export interface RequestLogEntry {
   message: string | null;
   /** For `rules` entries: the run's summary (access package and erasure counts). */
   details?: unknown;
+}
+
+export interface Operator {
+  username: string;
+  roles: string[];
+  created_by: string;
+  created_at: string;
+}
+
+export interface ManagementClient {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  created_at: string;
 }

@@ -33,6 +33,7 @@ const NOT_BUILT =
 
 const ConsoleSession = Type.Object({
   client_id: Type.String(),
+  username: Type.Union([Type.String(), Type.Null()], { description: 'the operator signed in, or null for a client' }),
   scopes: Type.Array(Type.String()),
   privacy_request_delay_timeout_seconds: Type.Integer({
     description: 'how long a paused request waits for its resume call before going to error',
@@ -53,7 +54,7 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
         onRequest: app.authorize(),
         schema: {
           tags: ['console'],
-          summary: 'The signed-in client and the service settings the console displays.',
+          summary: 'The signed-in operator or client and the service settings the console displays.',
           security,
           response: { 200: ConsoleSession, ...managementErrors },
         },
@@ -63,6 +64,7 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
         reply.header('cache-control', 'no-store');
         return {
           client_id: principal.clientId,
+          username: principal.username ?? null,
           scopes: [...principal.scopes],
           privacy_request_delay_timeout_seconds: services.config.privacyRequestDelayTimeoutSeconds,
           require_manual_approval: services.config.requireManualApproval,

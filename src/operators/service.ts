@@ -64,7 +64,7 @@ export class OperatorService {
         createdBy: principalName(by.principal),
       });
       if (!row) throw conflict(`An operator named ${username} already exists.`);
-      await recordChange(tx, by, 'user.create', { username, roles });
+      await recordChange(tx, by, 'operator.create', { username, roles });
       return toView(row);
     });
   }
@@ -77,7 +77,7 @@ export class OperatorService {
   async remove(by: ChangeActor, username: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       if (!(await operatorRepository.remove(tx, username))) throw notFound(`No operator named ${username}.`);
-      await recordChange(tx, by, 'user.delete', { username });
+      await recordChange(tx, by, 'operator.delete', { username });
     });
   }
 

@@ -124,7 +124,7 @@ describe('configuration audit', () => {
     {
       pattern: /^POST \/v1\/user$/,
       run: () =>
-        call('POST', '/v1/user', 'user.create', {
+        call('POST', '/v1/user', 'operator.create', {
           username: unique('new.viewer'),
           password: PASSWORD,
           roles: ['viewer'],
@@ -135,7 +135,7 @@ describe('configuration audit', () => {
       run: async () => {
         const username = unique('leaving.viewer');
         await asRoot('POST', '/v1/user', { username, password: PASSWORD, roles: ['viewer'] });
-        return call('DELETE', `/v1/user/${username}`, 'user.delete');
+        return call('DELETE', `/v1/user/${username}`, 'operator.delete');
       },
     },
     {
@@ -398,8 +398,8 @@ describe('configuration audit', () => {
       'connection.secrets.replace',
       'connection.signing-secret.rotate',
     ]);
-    const exact = await service.call('GET', '/v1/audit-log?action=user.create', { token });
-    assert.ok(exact.body.items.every((entry: { action: string }) => entry.action === 'user.create'));
+    const exact = await service.call('GET', '/v1/audit-log?action=operator.create', { token });
+    assert.ok(exact.body.items.every((entry: { action: string }) => entry.action === 'operator.create'));
     assert.ok(exact.body.items.some((entry: { actor: string }) => entry.actor === 'client:root-test-client'));
     const future = new Date(Date.now() + 60_000).toISOString();
     const none = await service.call('GET', `/v1/audit-log?from=${encodeURIComponent(future)}`, { token });

@@ -72,10 +72,10 @@ describe('lethe operator commands', () => {
     assert.match(short.stderr, /at least 12 characters/);
 
     const token = await login('ana.owner');
-    const audit = await http('GET', '/v1/audit-log?action=user&actor=client:cli', { token });
+    const audit = await http('GET', '/v1/audit-log?action=operator&actor=client:cli', { token });
     assert.deepEqual(
       audit.body.items.map((entry: { action: string }) => entry.action),
-      ['user.create', 'user.create'],
+      ['operator.create', 'operator.create'],
     );
     assert.ok(!audit.text.includes(PASSWORD));
 

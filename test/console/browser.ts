@@ -92,8 +92,18 @@ export function watchForPageProblems(page: Page, problems: string[]) {
 export async function signIn(page: Page, service: TestService, at = '/console') {
   const root = service.config.rootClient as { id: string; secret: string };
   await page.goto(`${service.url}${at}`);
+  await page.getByLabel('A management client').check();
   await page.getByLabel('Client id').fill(root.id);
   await page.getByLabel('Client secret').fill(root.secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+}
+
+/** Opens the console and signs in as an operator. */
+export async function signInAsOperator(page: Page, service: TestService, username: string, password: string) {
+  await page.goto(`${service.url}/console`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Sections' }).waitFor();
 }

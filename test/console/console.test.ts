@@ -123,6 +123,7 @@ describe('the console in a browser', () => {
     assert.equal(refused.status, 401);
 
     await page.goto(`${service.url}/console`);
+    await page.getByLabel('A management client').check();
     await page.getByLabel('Client id').fill(root.id);
     await page.getByLabel('Client secret').fill('wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -527,6 +528,8 @@ describe('the console in a browser', () => {
       '/console/connections/identity_service',
       '/console/datastores',
       '/console/audit-log',
+      '/console/users',
+      '/console/clients',
     ];
     const fresh = await browser.newContext();
     try {

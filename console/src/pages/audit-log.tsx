@@ -1,30 +1,74 @@
-// The append-only audit log of the subject data store, newest first, paged, filtered by datastore, entity
-// id and action. It shows what the API answers: ids, counts and times, never attribute values.
+// The append-only audit log, newest first, paged: configuration changes (who changed which connection,
+// policy, webhook, user, client...), reviews of privacy requests and the subject data store's calls.
+// Filtered by actor, action family, time, datastore and entity id. It shows what the API answers: ids,
+// keys, counts and times, never a secret or an attribute value.
 import { type FormEvent, useState } from 'react';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager } from '../components.tsx';
 import { formatDateTime } from '../format.ts';
 import { useResource } from '../hooks.ts';
-import { useSession } from '../session.tsx';
+import { holds, useSession } from '../session.tsx';
 import type { Page } from '../api.ts';
-import type { AuditEntry } from '../types.ts';
+import type { AuditEntry, Operator } from '../types.ts';
 
 const PAGE_SIZE = 25;
 
 interface Filters {
+  actor: string;
+  action: string;
+  from: string;
+  to: string;
   datastore: string;
   entity_id: string;
-  action: string;
 }
 
-const NO_FILTERS: Filters = { datastore: '', entity_id: '', action: '' };
+const NO_FILTERS: Filters = { actor: '', action: '', from: '', to: '', datastore: '', entity_id: '' };
+
+/** The action families the API filters by (`connection` matches every `connection.*`). */
+export const ACTION_FAMILIES: { value: string; label: string }[] = [
+  { value: 'operator', label: 'Users (operator accounts)' },
+  { value: 'client', label: 'Management clients' },
+  { value: 'connection', label: 'Connections, secrets, OAuth' },
+  { value: 'policy', label: 'Policies and rules' },
+  { value: 'webhook', label: 'Webhooks and their order' },
+  { value: 'privacy-request', label: 'Privacy requests: reviews' },
+  { value: 'datastore', label: 'Datastores' },
+  { value: 'api-key', label: 'API keys' },
+  { value: 'maintenance', label: 'Maintenance' },
+  { value: 'entity', label: 'Subject data: entities' },
+  { value: 'attribute', label: 'Subject data: attributes' },
+  { value: 'file', label: 'Subject data: files' },
+  { value: 'user', label: 'Subject rights (forget, SAR)' },
+];
+
+/** A datetime-local value (the browser's time zone) as the API's ISO time; empty stays empty. */
+function isoTime(local: string): string {
+  if (!local) return '';
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString();
+}
 
 export function AuditLogPage() {
-  const { api } = useSession();
+  const { api, info } = useSession();
+  const operators = useResource(
+    () => (holds(info.scopes, 'user:read') ? api.get<Operator[]>('/v1/user') : Promise.resolve([])),
+    'operators',
+  );
+  const knownActors = [
+    ...(operators.data ?? []).map((operator) => `user:${operator.username}`),
+    info.username === null ? `client:${info.client_id}` : `user:${info.username}`,
+  ];
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
   const log = useResource(
-    () => api.get<Page<AuditEntry>>('/v1/audit-log', { ...filters, page, size: PAGE_SIZE }),
+    () =>
+      api.get<Page<AuditEntry>>('/v1/audit-log', {
+        ...filters,
+        from: isoTime(filters.from),
+        to: isoTime(filters.to),
+        page,
+        size: PAGE_SIZE,
+      }),
     JSON.stringify([filters, page]),
   );
 
@@ -32,9 +76,10 @@ export function AuditLogPage() {
     event.preventDefault();
     setPage(1);
     setFilters({
+      ...draft,
+      actor: draft.actor.trim(),
       datastore: draft.datastore.trim(),
       entity_id: draft.entity_id.trim(),
-      action: draft.action.trim(),
     });
   }
 
@@ -43,6 +88,58 @@ export function AuditLogPage() {
     <>
       <PageHeader title="Audit log" />
       <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
+        <Field label="Actor" hint="user:NAME, client:ID or api-key:ID">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              list="known-actors"
+              value={draft.actor}
+              onChange={(event) => setDraft({ ...draft, actor: event.target.value })}
+            />
+          )}
+        </Field>
+        <datalist id="known-actors">
+          {[...new Set(knownActors)].map((actor) => (
+            <option key={actor} value={actor} />
+          ))}
+        </datalist>
+        <Field label="Action">
+          {(id) => (
+            <select
+              id={id}
+              value={draft.action}
+              onChange={(event) => setDraft({ ...draft, action: event.target.value })}
+            >
+              <option value="">All actions</option>
+              {ACTION_FAMILIES.map((family) => (
+                <option key={family.value} value={family.value}>
+                  {family.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="From">
+          {(id) => (
+            <input
+              id={id}
+              type="datetime-local"
+              value={draft.from}
+              onChange={(event) => setDraft({ ...draft, from: event.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Until">
+          {(id) => (
+            <input
+              id={id}
+              type="datetime-local"
+              value={draft.to}
+              onChange={(event) => setDraft({ ...draft, to: event.target.value })}
+            />
+          )}
+        </Field>
         <Field label="Datastore">
           {(id) => (
             <input
@@ -58,16 +155,6 @@ export function AuditLogPage() {
               id={id}
               value={draft.entity_id}
               onChange={(event) => setDraft({ ...draft, entity_id: event.target.value })}
-            />
-          )}
-        </Field>
-        <Field label="Action" hint="for example user.forget or entity.create">
-          {(id, describedBy) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              value={draft.action}
-              onChange={(event) => setDraft({ ...draft, action: event.target.value })}
             />
           )}
         </Field>
@@ -92,7 +179,7 @@ export function AuditLogPage() {
         <Loading what="the audit log" />
       ) : log.data && log.data.items.length === 0 ? (
         <Empty>
-          {filtered ? 'No entry matches these filters.' : 'The audit log is empty: no subject data call yet.'}
+          {filtered ? 'No entry matches these filters.' : 'The audit log is empty: nothing has changed yet.'}
         </Empty>
       ) : log.data ? (
         <>

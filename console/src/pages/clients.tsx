@@ -1,0 +1,199 @@
+// Management clients, for integrations: the list, the create form (a name and a subset of the scopes
+// the signed-in operator holds) and deletion, which revokes the client's tokens at once. The secret of a
+// new client is shown once, here, and never again (only its digest is stored). Needs client:* to change
+// anything and client:read to list.
+import { type FormEvent, useState } from 'react';
+import {
+  ConfirmButton,
+  CopyButton,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  SuccessNotice,
+} from '../components.tsx';
+import { formatDateTime } from '../format.ts';
+import { useAction, useResource } from '../hooks.ts';
+import { holds, useSession } from '../session.tsx';
+import type { ManagementClient } from '../types.ts';
+
+type CreatedClient = ManagementClient & { client_secret: string };
+
+export function ClientsPage() {
+  const { api, info } = useSession();
+  const canRead = holds(info.scopes, 'client:read');
+  const canManage = holds(info.scopes, 'client:*');
+  const clients = useResource(
+    () => (canRead ? api.get<ManagementClient[]>('/v1/oauth/client') : Promise.resolve([])),
+    'clients',
+  );
+  const [created, setCreated] = useState<CreatedClient | null>(null);
+  const remove = useAction();
+  const [done, setDone] = useState('');
+
+  return (
+    <>
+      <PageHeader title="Clients" />
+      <p className="hint">
+        A management client signs in with an id and a secret (OAuth client credentials) for scripts and
+        integrations. People should have their own user instead.
+      </p>
+      {!canManage ? (
+        <p className="notice" role="status">
+          {canRead
+            ? 'You can see the clients but not change them: that needs the owner role.'
+            : 'Your account cannot see clients: that needs the owner role.'}
+        </p>
+      ) : null}
+      <ErrorNotice message={clients.error || remove.error} />
+      {done ? <SuccessNotice message={done} /> : null}
+      {created ? <CreatedClientPanel client={created} onDismiss={() => setCreated(null)} /> : null}
+      {!canRead ? null : clients.loading && !clients.data ? (
+        <Loading what="clients" />
+      ) : clients.data && clients.data.length === 0 ? (
+        <Empty>No management client besides the root client.</Empty>
+      ) : clients.data ? (
+        <table className="responsive">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Client id</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {clients.data.map((client) => (
+              <tr key={client.client_id}>
+                <td data-label="Name">{client.name || '—'}</td>
+                <td data-label="Client id">
+                  <code>{client.client_id}</code>
+                </td>
+                <td data-label="Scopes">{client.scopes.join(', ')}</td>
+                <td data-label="Created">{formatDateTime(client.created_at)}</td>
+                <td data-label="Actions">
+                  <ConfirmButton
+                    label={`Delete ${client.name || client.client_id}`}
+                    confirmLabel="Yes, delete and revoke"
+                    disabled={!canManage || remove.pending}
+                    onConfirm={async () => {
+                      setDone('');
+                      const path = `/v1/oauth/client/${encodeURIComponent(client.client_id)}`;
+                      if (await remove.run(() => api.send('DELETE', path))) {
+                        setDone(`Deleted ${client.client_id}; its tokens stopped working at once.`);
+                        await clients.reload();
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <CreateClientForm
+        disabled={!canManage}
+        onCreated={async (client) => {
+          setDone('');
+          setCreated(client);
+          await clients.reload();
+        }}
+      />
+    </>
+  );
+}
+
+function CreatedClientPanel(props: { client: CreatedClient; onDismiss: () => void }) {
+  return (
+    <div className="card issued-key" role="region" aria-label="New client">
+      <h2>Client “{props.client.name || props.client.client_id}” created</h2>
+      <p>Copy the secret now: it is shown this once. Lethe keeps only a hash of it.</p>
+      <p>
+        Client id: <code>{props.client.client_id}</code>
+      </p>
+      <p>
+        Secret:{' '}
+        <code className="secret-once" data-testid="client-secret">
+          {props.client.client_secret}
+        </code>
+      </p>
+      <CopyButton value={props.client.client_secret} label="Copy secret" />{' '}
+      <button type="button" onClick={props.onDismiss}>
+        Done, hide it
+      </button>
+    </div>
+  );
+}
+
+function CreateClientForm(props: { disabled: boolean; onCreated: (client: CreatedClient) => Promise<void> }) {
+  const { api, info } = useSession();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const create = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (scopes.length === 0) {
+      create.setError('Choose at least one scope.');
+      return;
+    }
+    let client: CreatedClient | undefined;
+    const ok = await create.run(async () => {
+      client = await api.send<CreatedClient>('POST', '/v1/oauth/client', { name: name.trim(), scopes });
+    });
+    if (ok && client) {
+      setName('');
+      setScopes([]);
+      await props.onCreated(client);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="card inline-form" aria-label="Create a client">
+      <h2>Create a client</h2>
+      <fieldset disabled={props.disabled} className="plain">
+        <Field label="Name" hint="what the integration is, for example ticketing">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              required
+              maxLength={200}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Scopes (at most the ones you hold)</legend>
+          <div className="scope-list">
+            {info.scopes.map((scope) => (
+              <label className="check" key={scope}>
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(event) =>
+                    setScopes((current) =>
+                      event.target.checked
+                        ? [...current, scope]
+                        : current.filter((chosen) => chosen !== scope),
+                    )
+                  }
+                />
+                <code>{scope}</code>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorNotice message={create.error} />
+        <button type="submit" className="primary" disabled={create.pending}>
+          Create client
+        </button>
+      </fieldset>
+    </form>
+  );
+}

@@ -1,0 +1,196 @@
+// Operator accounts: the list, the create form (username, password, roles) and deletion, through
+// /v1/user. Managing users needs the scope user:* (owners and the root client); without it the page shows
+// the list read-only, and without user:read it says so. Passwords are sent once and never shown.
+import { type FormEvent, useState } from 'react';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  SuccessNotice,
+} from '../components.tsx';
+import { formatDateTime } from '../format.ts';
+import { useAction, useResource } from '../hooks.ts';
+import { holds, useSession } from '../session.tsx';
+import type { Operator } from '../types.ts';
+
+/** The roles and what each may do (src/auth/scopes.ts has the scopes; docs/operators.md the table). */
+export const ROLES: { name: string; summary: string }[] = [
+  { name: 'owner', summary: 'everything, including users and clients' },
+  { name: 'contributor', summary: 'configures Lethe and runs requests; no accounts' },
+  { name: 'approver', summary: 'reads everything, submits and reviews requests' },
+  { name: 'viewer', summary: 'reads everything but accounts; changes nothing' },
+];
+
+const MIN_PASSWORD = 12;
+
+export function UsersPage() {
+  const { api, info } = useSession();
+  const canRead = holds(info.scopes, 'user:read');
+  const canManage = holds(info.scopes, 'user:*');
+  const users = useResource(() => (canRead ? api.get<Operator[]>('/v1/user') : Promise.resolve([])), 'users');
+  const remove = useAction();
+  const [done, setDone] = useState('');
+
+  return (
+    <>
+      <PageHeader title="Users" />
+      <p className="hint">
+        Operators sign in with their own name, and approvals, denials and the audit log name them. Management
+        clients (for integrations) are on the Clients page.
+      </p>
+      {!canManage ? (
+        <p className="notice" role="status">
+          {canRead
+            ? 'You can see the operators but not change them: that needs the owner role.'
+            : 'Your account cannot see operators: that needs the owner role.'}
+        </p>
+      ) : null}
+      <ErrorNotice message={users.error || remove.error} />
+      {done ? <SuccessNotice message={done} /> : null}
+      {!canRead ? null : users.loading && !users.data ? (
+        <Loading what="users" />
+      ) : users.data && users.data.length === 0 ? (
+        <Empty>No operator yet. Create the first one below; until then, sign in with a client.</Empty>
+      ) : users.data ? (
+        <table className="responsive">
+          <thead>
+            <tr>
+              <th scope="col">Username</th>
+              <th scope="col">Roles</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.map((user) => (
+              <tr key={user.username}>
+                <td data-label="Username">
+                  <code>{user.username}</code>
+                  {user.username === info.username ? <span className="hint"> (you)</span> : null}
+                </td>
+                <td data-label="Roles">{user.roles.join(', ')}</td>
+                <td data-label="Created by">{user.created_by}</td>
+                <td data-label="Created">{formatDateTime(user.created_at)}</td>
+                <td data-label="Actions">
+                  <ConfirmButton
+                    label={`Delete ${user.username}`}
+                    confirmLabel={`Yes, delete ${user.username}`}
+                    disabled={!canManage || remove.pending}
+                    onConfirm={async () => {
+                      setDone('');
+                      if (
+                        await remove.run(() =>
+                          api.send('DELETE', `/v1/user/${encodeURIComponent(user.username)}`),
+                        )
+                      ) {
+                        setDone(`Deleted ${user.username}; their sessions ended at once.`);
+                        await users.reload();
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <CreateUserForm
+        disabled={!canManage}
+        onCreated={async (username) => {
+          setDone(`Created ${username}. They can sign in now.`);
+          await users.reload();
+        }}
+      />
+    </>
+  );
+}
+
+function CreateUserForm(props: { disabled: boolean; onCreated: (username: string) => Promise<void> }) {
+  const { api } = useSession();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [roles, setRoles] = useState<string[]>(['viewer']);
+  const create = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (roles.length === 0) {
+      create.setError('Choose at least one role.');
+      return;
+    }
+    const name = username.trim().toLowerCase();
+    const created = await create.run(() => api.send('POST', '/v1/user', { username: name, password, roles }));
+    setPassword('');
+    if (created) {
+      setUsername('');
+      setRoles(['viewer']);
+      await props.onCreated(name);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="card inline-form" aria-label="Create a user">
+      <h2>Create a user</h2>
+      <fieldset disabled={props.disabled} className="plain">
+        <Field label="Username" hint="lower-case letters, digits, . _ @ -">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              required
+              autoComplete="off"
+              maxLength={100}
+              value={username}
+              onChange={(event) => setUsername(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Password" hint={`at least ${MIN_PASSWORD} characters; tell it to them in person`}>
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="password"
+              required
+              minLength={MIN_PASSWORD}
+              autoComplete="new-password"
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Roles</legend>
+          {ROLES.map((role) => (
+            <label className="check" key={role.name}>
+              <input
+                type="checkbox"
+                checked={roles.includes(role.name)}
+                onChange={(event) =>
+                  setRoles((current) =>
+                    event.target.checked
+                      ? [...current, role.name]
+                      : current.filter((chosen) => chosen !== role.name),
+                  )
+                }
+              />
+              <span>
+                <strong>{role.name}</strong> <span className="hint">{role.summary}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <ErrorNotice message={create.error} />
+        <button type="submit" className="primary" disabled={create.pending}>
+          Create user
+        </button>
+      </fieldset>
+    </form>
+  );
+}
