@@ -7,13 +7,13 @@
 // exists and the count of the call against the key are one statement: the count is only made when the
 // key's digest matches and the address is not blocked, which is exactly when the checks before it pass.
 // One round trip instead of three statements on the hot path of every call. With Redis or in-memory
-// counters (src/datastore/rate-limit.ts) the same checks run one after the other.
+// counters (src/rate-limits/key-limiter.ts) the same checks run one after the other.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { digest, matchesDigest } from '../crypto/credentials.ts';
 import type { Database } from '../db/database.ts';
-import { tooManyRequests, unavailable, unauthorized } from '../errors.ts';
-import { addressBlocked, throttledAddress } from '../http/address-throttle.ts';
+import { unavailable, unauthorized } from '../errors.ts';
+import { addressBlocked, throttledAddress } from '../rate-limits/address-throttle.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
 import {
   type ApiKeyPrincipal,
@@ -24,12 +24,14 @@ import {
   presentedKey,
 } from './api-keys.ts';
 import {
+  applyRateLimit,
   createKeyRateLimiter,
   DEFAULT_REQUESTS_PER_MINUTE,
   RATE_LIMIT_WINDOW_MS,
   type RateLimitState,
   rateLimitBackend,
-} from './rate-limit.ts';
+  rateLimitState,
+} from '../rate-limits/key-limiter.ts';
 
 const MAINTENANCE_RETRY_AFTER_SECONDS = 60;
 
@@ -46,7 +48,7 @@ interface AdmissionRow {
   ttl_ms: number | null;
 }
 
-/** See the head of this file. The count commits without waiting for the WAL flush, as in rate-limit.ts. */
+/** See the head of this file. The count commits without waiting for the WAL flush, as in key-limiter.ts. */
 const ADMISSION_SQL = `
   WITH failures AS (
     SELECT hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms
@@ -72,15 +74,6 @@ const ADMISSION_SQL = `
     LEFT JOIN presented p ON true
     LEFT JOIN counted c ON true`;
 
-function limitState(limit: number, hits: number, ttlMs: number): RateLimitState {
-  return {
-    limit,
-    remaining: Math.max(0, limit - hits),
-    resetSeconds: Math.ceil(ttlMs / 1000),
-    exceeded: hits > limit,
-  };
-}
-
 /** Registers what the gate needs on `scope` and answers the function the /api onRequest hook calls. */
 export async function createApiGate(
   scope: FastifyInstance,
@@ -100,18 +93,6 @@ export async function createApiGate(
     await throttle.recordFailure(request);
     reply.header('www-authenticate', 'Bearer');
     return error;
-  };
-  /** The RateLimit-* headers of every counted call; 429 with Retry-After once the limit is passed. */
-  const applyLimit = (reply: FastifyReply, limit: RateLimitState) => {
-    reply.header('ratelimit-limit', String(limit.limit));
-    reply.header('ratelimit-remaining', String(limit.remaining));
-    reply.header('ratelimit-reset', String(limit.resetSeconds));
-    if (limit.exceeded) {
-      reply.header('retry-after', String(limit.resetSeconds));
-      throw tooManyRequests(
-        `This API key exceeded its limit of ${limit.limit} requests a minute; retry in ${limit.resetSeconds} seconds.`,
-      );
-    }
   };
   const assertNotInMaintenance = async (reply: FastifyReply) => {
     if ((await admin.maintenance()).enabled) {
@@ -152,7 +133,7 @@ export async function createApiGate(
       reply.header('retry-after', '5');
       throw unavailable('The rate-limit store is unavailable; try again shortly.');
     }
-    applyLimit(reply, limit);
+    applyRateLimit(reply, limit);
     return principal;
   };
 
@@ -196,12 +177,12 @@ export async function createApiGate(
         : {}),
     };
     request.apiKey = principal;
-    const limit = limitState(
+    const limit = rateLimitState(
       principal.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
       row.hits,
       row.ttl_ms,
     );
-    applyLimit(reply, limit);
+    applyRateLimit(reply, limit);
     return principal;
   };
 

@@ -1,4 +1,4 @@
-// Brute-force throttle per client address (src/http/address-throttle.ts), on the store the suite runs on
+// Brute-force throttle per client address (src/rate-limits/address-throttle.ts), on the store the suite runs on
 // (process memory with PGlite, the rate_limit_counters table with PostgreSQL) and on Redis. Clients call
 // from distinct loopback addresses (127.0.0.x) so each case has an address of its own.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { throttledAddress } from '../../src/http/address-throttle.ts';
+import { throttledAddress } from '../../src/rate-limits/address-throttle.ts';
 import { createDatastore, issueKey } from '../area-b/helpers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

@@ -3,12 +3,12 @@
 // caller's address; once it has LETHE_AUTH_FAILURES_PER_MINUTE (default 10) in its one-minute window, every attempt
 // from it to authenticate answers 429 with Retry-After until the window ends, a correct secret included
 // (otherwise a guesser would still learn which guess was right). Successes never count, and other
-// addresses are not affected. The counters are the per-key rate limit's (src/datastore/rate-limit.ts:
+// addresses are not affected. The counters are the per-key rate limit's (src/rate-limits/key-limiter.ts:
 // memory, PostgreSQL or Redis), under keys `auth-failure:<address>`. Never sees a secret.
 import { isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { createKeyRateLimiter } from '../datastore/rate-limit.ts';
+import { createKeyRateLimiter } from './key-limiter.ts';
 import type { Database } from '../db/database.ts';
 import { tooManyRequests } from '../errors.ts';
 

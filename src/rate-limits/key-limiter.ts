@@ -1,12 +1,13 @@
 // Request counters through @fastify/rate-limit: the per-API-key limits, and the per-address count of failed
-// authentications (src/http/address-throttle.ts). The counters live where every API process sees them:
+// authentications (src/rate-limits/address-throttle.ts). The counters live where every API process sees them:
 // Redis when LETHE_REDIS_URL is set, else PostgreSQL when DATABASE_URL is set (one upsert per request),
 // else in this process's memory (the embedded store serves one process anyway).
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { tooManyRequests } from '../errors.ts';
 
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -114,4 +115,27 @@ export async function createKeyRateLimiter(
       exceeded: result.isExceeded,
     };
   };
+}
+
+/** Where a window stands after `hits` counted calls of a key allowed `limit` a minute. */
+export function rateLimitState(limit: number, hits: number, ttlMs: number): RateLimitState {
+  return {
+    limit,
+    remaining: Math.max(0, limit - hits),
+    resetSeconds: Math.ceil(ttlMs / 1000),
+    exceeded: hits > limit,
+  };
+}
+
+/** The RateLimit-* headers of every counted call; 429 with Retry-After once the limit is passed. */
+export function applyRateLimit(reply: FastifyReply, limit: RateLimitState): void {
+  reply.header('ratelimit-limit', String(limit.limit));
+  reply.header('ratelimit-remaining', String(limit.remaining));
+  reply.header('ratelimit-reset', String(limit.resetSeconds));
+  if (limit.exceeded) {
+    reply.header('retry-after', String(limit.resetSeconds));
+    throw tooManyRequests(
+      `This API key exceeded its limit of ${limit.limit} requests a minute; retry in ${limit.resetSeconds} seconds.`,
+    );
+  }
 }
