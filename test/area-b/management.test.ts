@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
-import { parseApiKeyCommand, runApiKeyCommand } from '../../src/datastore/api-key-command.ts';
+import { parseApiKeyCommand, runApiKeyCommand } from '../../src/cli/api-key-command.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { apiClient, createDatastore, issueKey, rowCounts } from './helpers.ts';
 

@@ -2,11 +2,10 @@
 // (direct store access, no management token needed). Each change is audited like the API's, with the
 // actor `client:cli`. A key's secret is printed once, by `create`; `list` never shows it nor its digest.
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.ts';
 import type { Services } from '../runtime/services.ts';
-import { DatastoreAdminService } from './admin-service.ts';
-import { DATASTORE_NAME } from './api-keys.ts';
+import { parseCommandArguments, usageError } from './arguments.ts';
+import { DatastoreAdminService } from '../datastore/admin-service.ts';
+import { DATASTORE_NAME } from '../datastore/api-keys.ts';
 
 export const API_KEY_USAGE = `Usage:
   lethe api-key create --name NAME --datastore NAME [--datastore NAME | --datastore '*'] [--rate-limit N]
@@ -24,26 +23,19 @@ export type ApiKeyCommand =
   | { action: 'list' }
   | { action: 'revoke'; id: string };
 
-const usage = (problem: string) => new ConfigError(`${problem}\n${API_KEY_USAGE}`);
+const usage = (problem: string) => usageError(API_KEY_USAGE, problem);
 
 /** Reads the arguments after `api-key`; a bad one is a ConfigError carrying the usage text. */
 export function parseApiKeyCommand(argv: string[]): ApiKeyCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        name: { type: 'string' },
-        datastore: { type: 'string', multiple: true },
-        'rate-limit': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArguments(
+    argv,
+    {
+      name: { type: 'string' },
+      datastore: { type: 'string', multiple: true },
+      'rate-limit': { type: 'string' },
+    },
+    API_KEY_USAGE,
+  );
   const [action, ...rest] = positionals;
   const onlyFor = (allowed: string[]) => {
     const misplaced = Object.keys(values).find((option) => !allowed.includes(option));

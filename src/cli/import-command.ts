@@ -3,15 +3,19 @@
 // once a second otherwise), Ctrl-C (the first stops after the batch being committed, the second at
 // once) and the final report. Runs against the store directly, never over HTTP: see docs/area-b.md.
 import { realpath } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { ConfigError } from '../config.ts';
 import { notFound } from '../errors.ts';
 import type { Services } from '../runtime/services.ts';
-import { DATASTORE_NAME } from './api-keys.ts';
-import { EntityImporter, type ImportProgress, type ImportResult, MAX_BATCH_SIZE } from './entity-import.ts';
-import { SarMailer } from './sar-mailer.ts';
-import { SubjectService } from './subject-service.ts';
+import { parseCommandArguments, usageError } from './arguments.ts';
+import { DATASTORE_NAME } from '../datastore/api-keys.ts';
+import {
+  EntityImporter,
+  type ImportProgress,
+  type ImportResult,
+  MAX_BATCH_SIZE,
+} from '../datastore/entity-import.ts';
+import { SarMailer } from '../datastore/sar-mailer.ts';
+import { SubjectService } from '../datastore/subject-service.ts';
 
 export const IMPORT_USAGE = `Usage: lethe import --datastore NAME FILE.ndjson [--batch-size N] [--restart]
 
@@ -37,25 +41,18 @@ export interface ImportCommand {
   restart: boolean;
 }
 
-const usage = (problem: string) => new ConfigError(`${problem}\n${IMPORT_USAGE}`);
+const usage = (problem: string) => usageError(IMPORT_USAGE, problem);
 
 export function parseImportCommand(argv: string[]): ImportCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        datastore: { type: 'string' },
-        'batch-size': { type: 'string' },
-        restart: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArguments(
+    argv,
+    {
+      datastore: { type: 'string' },
+      'batch-size': { type: 'string' },
+      restart: { type: 'boolean' },
+    },
+    IMPORT_USAGE,
+  );
   const datastore = values.datastore;
   if (!datastore) throw usage('--datastore is required.');
   if (!new RegExp(DATASTORE_NAME).test(datastore)) {

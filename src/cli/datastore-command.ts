@@ -2,12 +2,11 @@
 // (direct store access), through the same admin service as `POST/GET /v1/datastore`; creation is
 // audited with the actor `client:cli`.
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.ts';
 import type { Services } from '../runtime/services.ts';
-import { DatastoreAdminService } from './admin-service.ts';
+import { parseCommandArguments, usageError } from './arguments.ts';
+import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { CLI_PRINCIPAL } from './api-key-command.ts';
-import { DATASTORE_NAME } from './api-keys.ts';
+import { DATASTORE_NAME } from '../datastore/api-keys.ts';
 
 export const DATASTORE_USAGE = `Usage:
   lethe datastore create NAME [--description TEXT]
@@ -21,21 +20,14 @@ const MAX_DESCRIPTION = 1000;
 export type DatastoreCommand =
   { action: 'create'; name: string; description: string | undefined } | { action: 'list' };
 
-const usage = (problem: string) => new ConfigError(`${problem}\n${DATASTORE_USAGE}`);
+const usage = (problem: string) => usageError(DATASTORE_USAGE, problem);
 
 export function parseDatastoreCommand(argv: string[]): DatastoreCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { description: { type: 'string' } },
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArguments(
+    argv,
+    { description: { type: 'string' } },
+    DATASTORE_USAGE,
+  );
   const [action, ...rest] = positionals;
   switch (action) {
     case 'create': {

@@ -1,20 +1,17 @@
 // The `lethe` command. Entry point only: parse the command line, call into the runtime.
 import { parseArgs } from 'node:util';
-import { SCOPES } from './auth/scopes.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
-import { API_KEY_USAGE, parseApiKeyCommand, runApiKeyCommand } from './datastore/api-key-command.ts';
-import {
-  DATASTORE_USAGE,
-  parseDatastoreCommand,
-  runDatastoreCommand,
-} from './datastore/datastore-command.ts';
-import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './datastore/import-command.ts';
-import { migrate } from './db/migrate.ts';
-import { openDatabase } from './db/open.ts';
-import { DataDirInUseError } from './db/pglite.ts';
-import { DomainError } from './errors.ts';
-import { createServices, type RunningService, startService } from './runtime/start.ts';
-import type { Services } from './runtime/services.ts';
+import { SCOPES } from '../auth/scopes.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { parseCommandArguments } from './arguments.ts';
+import { API_KEY_USAGE, parseApiKeyCommand, runApiKeyCommand } from './api-key-command.ts';
+import { DATASTORE_USAGE, parseDatastoreCommand, runDatastoreCommand } from './datastore-command.ts';
+import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './import-command.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { DataDirInUseError } from '../db/pglite.ts';
+import { DomainError } from '../errors.ts';
+import { createServices, type RunningService, startService } from '../runtime/start.ts';
+import type { Services } from '../runtime/services.ts';
 
 const USAGE = `Usage: lethe <command> [--help]
 
@@ -75,11 +72,11 @@ function stopOnSignals(running: RunningService) {
 
 /** Operator commands run on the host with direct store access, so they act as the root client. */
 async function createClient(config: Config, argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { name: { type: 'string' }, scope: { type: 'string', multiple: true } },
-    allowPositionals: true,
-  });
+  const { values } = parseCommandArguments(
+    argv,
+    { name: { type: 'string' }, scope: { type: 'string', multiple: true } },
+    CLIENT_USAGE,
+  );
   const scopes = values.scope ?? [];
   if (scopes.length === 0) {
     process.stderr.write(`lethe client create: give at least one --scope (${SCOPES.join(', ')})\n`);
