@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../runtime/services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
-import { DATASTORE_NAME } from '../datastore/api-keys.ts';
+import { DATASTORE_NAME } from '../api-keys/keys.ts';
 
 export const API_KEY_USAGE = `Usage:
   lethe api-key create --name NAME --datastore NAME [--datastore NAME | --datastore '*'] [--rate-limit N]

@@ -6,7 +6,7 @@ import type { Services } from '../runtime/services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { CLI_PRINCIPAL } from './api-key-command.ts';
-import { DATASTORE_NAME } from '../datastore/api-keys.ts';
+import { DATASTORE_NAME } from '../api-keys/keys.ts';
 
 export const DATASTORE_USAGE = `Usage:
   lethe datastore create NAME [--description TEXT]

@@ -7,7 +7,7 @@ import cliProgress from 'cli-progress';
 import { notFound } from '../errors.ts';
 import type { Services } from '../runtime/services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
-import { DATASTORE_NAME } from '../datastore/api-keys.ts';
+import { DATASTORE_NAME } from '../api-keys/keys.ts';
 import {
   EntityImporter,
   type ImportProgress,

@@ -1,7 +1,7 @@
 // The checks every /api call passes before its handler, decided in this order: the caller's address not
 // blocked for failed authentications (429), maintenance (503 + Retry-After), the API key (401, counted
 // against the address), the key's rate limit (429 + Retry-After, RateLimit-*), then the datastore header
-// (api-keys.ts: 400, 403, 404).
+// (keys.ts: 400, 403, 404).
 //
 // When the counters live in PostgreSQL, the address's failures, the key, whether the named datastore
 // exists and the count of the call against the key are one statement: the count is only made when the
@@ -14,7 +14,7 @@ import { digest, matchesDigest } from '../crypto/credentials.ts';
 import type { Database } from '../db/database.ts';
 import { unavailable, unauthorized } from '../errors.ts';
 import { addressBlocked, throttledAddress } from '../rate-limits/address-throttle.ts';
-import type { DatastoreAdminService } from './admin-service.ts';
+import type { DatastoreAdminService } from '../datastore/admin-service.ts';
 import {
   type ApiKeyPrincipal,
   authenticateApiKey,
@@ -22,7 +22,7 @@ import {
   INVALID_KEY_MESSAGE,
   parseApiKey,
   presentedKey,
-} from './api-keys.ts';
+} from './keys.ts';
 import {
   applyRateLimit,
   createKeyRateLimiter,

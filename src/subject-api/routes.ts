@@ -1,6 +1,6 @@
 // The seed's Area B endpoints under /api, each for POST and GET. Every call first passes the gate
-// (api-gate.ts: address throttle, maintenance, API key, rate limit) and the datastore header (400 missing,
-// 403 not granted, 404 not created); then its input is normalised (api-input.ts) and handed to
+// (api-keys/gate.ts: address throttle, maintenance, API key, rate limit) and the datastore header (400 missing,
+// 403 not granted, 404 not created); then its input is normalised (input.ts) and handed to
 // SubjectService. Errors are text/plain sentences
 // (config.plainErrors).
 import multipart from '@fastify/multipart';
@@ -10,17 +10,10 @@ import Type, { type TSchema } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { badRequest, tooLarge } from '../errors.ts';
-import type { DatastoreAdminService } from './admin-service.ts';
-import {
-  arrayInput,
-  multipartInputError,
-  objectInput,
-  type RawInput,
-  rawInput,
-  validated,
-} from './api-input.ts';
-import { createApiGate } from './api-gate.ts';
-import { type ApiKeyPrincipal, authorizeDatastore } from './api-keys.ts';
+import type { DatastoreAdminService } from '../datastore/admin-service.ts';
+import { arrayInput, multipartInputError, objectInput, type RawInput, rawInput, validated } from './input.ts';
+import { createApiGate } from '../api-keys/gate.ts';
+import { type ApiKeyPrincipal, authorizeDatastore } from '../api-keys/keys.ts';
 import {
   AttributeDeleteInput,
   AttributeUpdateInput,
@@ -37,9 +30,14 @@ import {
   SarInput,
   UploadAttribute,
   UserDeleteInput,
-} from './api-schemas.ts';
-import type { StagedFile } from './file-store.ts';
-import { type CallContext, type EntityInput, type SubjectService, shown } from './subject-service.ts';
+} from './schemas.ts';
+import type { StagedFile } from '../datastore/file-store.ts';
+import {
+  type CallContext,
+  type EntityInput,
+  type SubjectService,
+  shown,
+} from '../datastore/subject-service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,11 +1,11 @@
 // API keys of the subject data API: `lk_<id>_<secret>`. Only the SHA-256 digest of the secret is stored;
 // a presented key is looked up by its id and its secret compared in constant time. No caching: a revoked
-// key fails on its very next call. The /api calls read keys through api-gate.ts.
+// key fails on its very next call. The /api calls read keys through gate.ts.
 import { randomBytes } from 'node:crypto';
 import { digest, generateSecret, matchesDigest } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
-import { apiKeyRepository, datastoreRepository } from './admin-repository.ts';
+import { apiKeyRepository, datastoreRepository } from '../datastore/admin-repository.ts';
 
 const KEY_FORMAT = /^lk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export const DATASTORE_NAME = '^[a-z0-9][a-z0-9_-]{0,62}$';
