@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { throttledAddress } from '../../src/rate-limits/address-throttle.ts';
-import { createDatastore, issueKey } from '../area-b/helpers.ts';
+import { createDatastore, issueKey } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const LIMIT = 10;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { createConnection, read, scopedToken } from './support.ts';
+import { createConnection, read, scopedToken } from '../connections/support.ts';
 
 type Listed = { key: string; order: number };
 

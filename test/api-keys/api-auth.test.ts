@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient, createDatastore, issueKey } from './helpers.ts';
+import { apiClient, createDatastore, issueKey } from '../subject-api/support.ts';
 
 const ENDPOINTS = [
   '/api/user/delete',

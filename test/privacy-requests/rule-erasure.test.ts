@@ -17,7 +17,7 @@ import {
   type Stores,
   type Subject,
   uploadFile,
-} from './support.ts';
+} from './rule-support.ts';
 
 const assertNoValue = (text: string, subject: Subject, where: string) => {
   for (const value of subject.values) assert.ok(!text.includes(value), `${where} must not hold ${value}`);

@@ -18,7 +18,7 @@ import {
   type Stores,
   type Subject,
   uploadFile,
-} from './support.ts';
+} from './rule-support.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- packages are inspected field by field
 type AnyPackage = any;

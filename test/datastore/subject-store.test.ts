@@ -10,7 +10,7 @@ import {
   setAttributeValues,
 } from '../../src/datastore/subject-store.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type ApiClient, apiClient, createDatastore, rowCounts } from './helpers.ts';
+import { type ApiClient, apiClient, createDatastore, rowCounts } from '../subject-api/support.ts';
 
 // The functions the privacy-request engine calls, run directly against the store (inside a transaction,
 // as the engine does), over data created through the HTTP API.

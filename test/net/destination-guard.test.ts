@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertAllowedDestination, isInternalAddress } from '../src/net/destination-guard.ts';
+import { assertAllowedDestination, isInternalAddress } from '../../src/net/destination-guard.ts';
 
 const strict = { allowInsecureWebhooks: false, webhookAllowedHosts: [] };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { read, scopedToken } from './support.ts';
+import { read, scopedToken } from '../connections/support.ts';
 
 describe('DSR policies and rules', () => {
   let service: TestService;
