@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ROLE_SCOPES } from '../../src/auth/scopes.ts';
-import { scopedToken } from '../area-a/support.ts';
+import { scopedToken } from '../connections/support.ts';
 import { fillPath, managementWriteRoutes } from '../helpers/route-table.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
