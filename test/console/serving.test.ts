@@ -62,7 +62,7 @@ describe('serving the console', () => {
     assert.doesNotMatch(missing.text, /<div id="root">/);
   });
 
-  test('/console/session needs a token and answers the client and the settings the console shows', async () => {
+  test('/console/session needs a token and answers the client or operator and the settings the console shows', async () => {
     const anonymous = await service.call('GET', '/console/session');
     assert.equal(anonymous.status, 401);
     assert.equal(typeof anonymous.body.detail, 'string');
@@ -76,11 +76,13 @@ describe('serving the console', () => {
     assert.ok(answer.body.scopes.includes('privacy-request:review'));
     assert.equal(answer.body.privacy_request_delay_timeout_seconds, 900);
     assert.equal(answer.body.require_manual_approval, false);
+    assert.equal(answer.body.username, null, 'a client is no operator');
     assert.deepEqual(Object.keys(answer.body).sort(), [
       'client_id',
       'privacy_request_delay_timeout_seconds',
       'require_manual_approval',
       'scopes',
+      'username',
     ]);
   });
 
