@@ -96,6 +96,34 @@ describe('operator accounts', () => {
     assert.deepEqual(await usernames(), before);
   });
 
+  it('refuses malformed logins and lookups with a clear 4xx', async () => {
+    const malformed: [unknown, RegExp][] = [
+      [{ username: 'dana.owner' }, /password/],
+      [{ username: 'dana.owner', password: PASSWORD, remember: true }, /remember/],
+      [{ username: 'dana.owner', password: 'x'.repeat(1025) }, /password/],
+      [{ username: '', password: PASSWORD }, /username/],
+      [['dana.owner', PASSWORD], /body/],
+    ];
+    for (const [json, detail] of malformed) {
+      const answer = await service.call('POST', '/v1/login', { json });
+      assert.equal(answer.status, 422, `${JSON.stringify(json).slice(0, 80)}: ${answer.text}`);
+      assert.match(answer.body.detail, detail);
+      assert.ok(!answer.text.includes(PASSWORD));
+    }
+    const token = await service.rootToken();
+    const odd = await service.call(
+      'DELETE',
+      `/v1/user/${encodeURIComponent("'; DROP TABLE operators; --")}`,
+      {
+        token,
+      },
+    );
+    assert.equal(odd.status, 404);
+    const long = await service.call('GET', `/v1/audit-log?actor=${'a'.repeat(301)}`, { token });
+    assert.equal(long.status, 422);
+    assert.ok((await usernames()).includes('dana.owner'));
+  });
+
   it('gives each role its documented scopes and nothing more', async () => {
     await createUser('vera.viewer', ['viewer']);
     await createUser('abe.approver', ['approver']);
