@@ -59,6 +59,18 @@ describe('operator accounts', () => {
     assert.ok(!listed.text.includes('scrypt'), 'the list never shows a password hash');
   });
 
+  it("accepts Fides' base64-encoded password at Fides' path, so Fides scripts sign in unchanged", async () => {
+    const fides = await service.call('POST', '/api/v1/login', {
+      json: { username: 'dana.owner', password: Buffer.from(PASSWORD).toString('base64') },
+    });
+    assert.equal(fides.status, 200, fides.text);
+    assert.deepEqual(fides.body.user_data, { username: 'dana.owner', roles: ['owner'] });
+    const wrong = await service.call('POST', '/api/v1/login', {
+      json: { username: 'dana.owner', password: Buffer.from('not the password').toString('base64') },
+    });
+    assert.equal(wrong.status, 401);
+  });
+
   it('stores the password as a salted scrypt hash, never in clear', async () => {
     const { rows } = await service.services.db.query<{ password_hash: string }>(
       "SELECT password_hash FROM operators WHERE username = 'dana.owner'",
