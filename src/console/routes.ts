@@ -33,7 +33,9 @@ const NOT_BUILT =
 
 const ConsoleSession = Type.Object({
   client_id: Type.String(),
-  username: Type.Union([Type.String(), Type.Null()], { description: 'the operator signed in, or null for a client' }),
+  username: Type.Union([Type.String(), Type.Null()], {
+    description: 'the operator signed in, or null for a client',
+  }),
   scopes: Type.Array(Type.String()),
   privacy_request_delay_timeout_seconds: Type.Integer({
     description: 'how long a paused request waits for its resume call before going to error',

@@ -39,6 +39,11 @@ export class OperatorService {
     this.#auth = auth;
   }
 
+  /** Computes the unknown-user hash ahead, so that the first login of an unknown name is not slower. */
+  async prepare(): Promise<void> {
+    await hashOfNobody();
+  }
+
   async create(
     by: ChangeActor,
     input: { username: string; password: string; roles: readonly string[] },

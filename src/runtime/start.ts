@@ -67,6 +67,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (options.api) {
+    await services.operators.prepare();
     app = await buildApp(services, { logger: options.logger });
     url = await app.listen({ port: config.port, host: config.host });
   }
