@@ -41,12 +41,20 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
   return routes;
 }
 
-/** The guarded routes that change something under /v1 (the /api/v1 and bare aliases share their handlers). */
+/**
+ * The guarded routes that change something: each under /v1, and a route under /api/v1 or bare only when
+ * it has no /v1 twin (the aliases share the /v1 handlers; Fides' own paths answer only under /api/v1).
+ */
 export function managementWriteRoutes(app: FastifyInstance): RouteEntry[] {
-  return routeTable(app).filter(
-    (route) =>
-      route.scope !== undefined && route.url.startsWith('/v1/') && !['GET', 'HEAD'].includes(route.method),
+  const writes = routeTable(app).filter(
+    (route) => route.scope !== undefined && !['GET', 'HEAD'].includes(route.method),
   );
+  const documented = new Set(
+    writes.filter((route) => route.url.startsWith('/v1/')).map((route) => `${route.method} ${route.url}`),
+  );
+  const twin = (route: RouteEntry) =>
+    `${route.method} /v1${route.url.startsWith('/api/v1/') ? route.url.slice('/api/v1'.length) : route.url}`;
+  return writes.filter((route) => route.url.startsWith('/v1/') || !documented.has(twin(route)));
 }
 
 /** A concrete path for a route pattern: each `:param` becomes `value`. */
