@@ -68,7 +68,6 @@ export interface Principal {
   /** Set when a person signed in (POST /v1/login). */
   username?: string;
   scopes: readonly string[];
-  isRoot: boolean;
 }
 
 /** Who did it, as the request log and `reviewed_by` say: the person's name, else the client's id. */

@@ -76,16 +76,14 @@ export class AuthService {
         clientId: `user:${token.username}`,
         username: token.username,
         scopes: token.scopes,
-        isRoot: false,
       };
     }
-    const clientId = token.client_id ?? '';
-    return { clientId, scopes: token.scopes, isRoot: clientId === this.#root.id };
+    return { clientId: token.client_id ?? '', scopes: token.scopes };
   }
 
   /**
-   * Creates a client holding a subset of the caller's own scopes (a client can never be given more than
-   * its creator holds), with the `client:*` scope. The secret is answered once and stored as a digest.
+   * Creates a client (the caller needs `client:*`) holding a subset of the caller's own scopes: a client
+   * can never be given more than its creator holds. The secret is answered once and stored as a digest.
    */
   async createClient(by: ChangeActor, input: { name?: string; scopes: string[] }) {
     requireScope(by.principal, 'client:*');
