@@ -7,11 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import { connectionRepository } from '../connections/repository.ts';
-import {
-  generateSigningSecret,
-  openSigningSecret,
-  sealSigningSecret,
-} from '../connections/signing-secret.ts';
+import { generateSigningSecret, openSigningSecret, sealSigningSecret } from '../connections/secrets.ts';
 
 export const SIGNATURE_HEADER = 'Lethe-Signature';
 

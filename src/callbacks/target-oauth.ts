@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Agent } from 'undici';
 import type { Config } from '../config.ts';
-import { oauthClientSecretAad } from '../connections/service.ts';
+import { openOAuthClientSecret } from '../connections/secrets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
@@ -32,7 +32,7 @@ interface OAuthConfiguration {
 export class TargetOAuth {
   readonly #db: Database;
   readonly #config: Config;
-  readonly #clientSecretKey: Buffer;
+  readonly #keyring: Keyring;
   readonly #tokenKey: Buffer;
   readonly #agent: Agent;
   readonly #inFlight = new Map<string, Promise<string>>();
@@ -40,7 +40,7 @@ export class TargetOAuth {
   constructor(services: { db: Database; keyring: Keyring; config: Config }) {
     this.#db = services.db;
     this.#config = services.config;
-    this.#clientSecretKey = services.keyring.key('connection-secrets');
+    this.#keyring = services.keyring;
     this.#tokenKey = services.keyring.key('target-oauth-token');
     this.#agent = new Agent({
       connect: { lookup: guardedLookup(services.config), timeout: services.config.webhookTimeoutMs },
@@ -99,11 +99,7 @@ export class TargetOAuth {
   async #fetchAndCache(connectionKey: string, fingerprint: string, configuration: OAuthConfiguration) {
     let clientSecret: string;
     try {
-      clientSecret = openText(
-        this.#clientSecretKey,
-        configuration.clientSecretSealed,
-        oauthClientSecretAad(connectionKey),
-      );
+      clientSecret = openOAuthClientSecret(this.#keyring, connectionKey, configuration.clientSecretSealed);
     } catch {
       throw new TargetAuthError(
         connectionKey,

@@ -8,8 +8,7 @@
 // any transaction. It never logs an identity, a header value or a response body.
 import type { CallbackSigning } from '../callbacks/signing.ts';
 import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
-import { authorizationAad } from '../connections/service.ts';
-import { openText } from '../crypto/secret-box.ts';
+import { openAuthorization } from '../connections/secrets.ts';
 import type { Services } from '../runtime/services.ts';
 import type { CallbackClient, CallbackOutcome } from './callback-client.ts';
 import {
@@ -326,10 +325,10 @@ export class PrivacyRequestExecutor {
     if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
     else if (target.secrets_authorization_sealed) {
       try {
-        signed.authorization = openText(
-          this.#services.keyring.secretKey('connection-secrets'),
+        signed.authorization = openAuthorization(
+          this.#services.keyring,
+          target.key,
           target.secrets_authorization_sealed,
-          authorizationAad(target.key),
         );
       } catch {
         throw new CallbackPreparationError(
