@@ -7,12 +7,13 @@
 import { createHash } from 'node:crypto';
 import { Agent } from 'undici';
 import type { Config } from '../config.ts';
+import { connectionRepository, type OAuthConfigurationWithCachedToken } from '../connections/repository.ts';
 import { openOAuthClientSecret } from '../connections/secrets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { guardedLookup } from '../net/destination-guard.ts';
-import { type OAuthConfigurationWithCachedToken, tokenCacheRepository } from './token-cache-repository.ts';
+import { tokenCacheRepository } from './token-cache-repository.ts';
 import { requestAccessToken, TargetAuthError } from './token-client.ts';
 
 export { TargetAuthError } from './token-client.ts';
@@ -55,7 +56,8 @@ export class TargetOAuth {
    * authorization secret, if any, applies). Throws TargetAuthError when no token can be obtained.
    */
   async bearerFor(connectionKey: string): Promise<string | null> {
-    return this.bearerWith(connectionKey, await tokenCacheRepository.find(this.#db, connectionKey));
+    const target = await connectionRepository.callbackTarget(this.#db, connectionKey);
+    return this.bearerWith(connectionKey, target?.oauth);
   }
 
   /** `bearerFor` with the connection's OAuth configuration and cached token already read. */

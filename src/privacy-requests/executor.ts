@@ -8,6 +8,7 @@
 // any transaction. It never logs an identity, a header value or a response body.
 import type { CallbackSigning } from '../callbacks/signing.ts';
 import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
+import { type CallbackTarget, connectionRepository } from '../connections/repository.ts';
 import { openAuthorization } from '../connections/secrets.ts';
 import type { Services } from '../runtime/services.ts';
 import type { CallbackClient, CallbackOutcome } from './callback-client.ts';
@@ -23,7 +24,6 @@ import {
 import { issueReplyToken } from './reply-token.ts';
 import { runPolicyRules } from './rule-runner.ts';
 import {
-  type ConnectionTarget,
   type LogEntry,
   privacyRequestRepository as repo,
   type RequestChanges,
@@ -180,7 +180,7 @@ export class PrivacyRequestExecutor {
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
     const target = step.connection_key
-      ? await repo.connectionTarget(this.#db, step.connection_key)
+      ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
       : undefined;
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
@@ -306,7 +306,7 @@ export class PrivacyRequestExecutor {
    * token and tries once more with a fresh one. Reports every call made through `sent`.
    */
   async #deliver(
-    target: ConnectionTarget,
+    target: CallbackTarget,
     url: string,
     headers: Record<string, string>,
     body: string,
