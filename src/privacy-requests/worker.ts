@@ -2,10 +2,11 @@
 // that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
 // to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
 // executor; this module only wires them to the queue.
+import { CallbackClient } from '../callbacks/client.ts';
+import { CallbackDelivery } from '../callbacks/delivery.ts';
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Services } from '../runtime/services.ts';
-import { CallbackClient } from './callback-client.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
@@ -23,13 +24,12 @@ export async function startPrivacyRequestWorker(
   onError: (error: Error) => void,
 ): Promise<RunningWorker> {
   const { config, queue } = services;
-  const client = new CallbackClient(config);
-  const oauth = new TargetOAuth(services);
-  const executor = new PrivacyRequestExecutor(services, {
-    client,
-    oauth,
+  const delivery = new CallbackDelivery(services.keyring, {
+    client: new CallbackClient(config),
+    oauth: new TargetOAuth(services),
     signing: new CallbackSigning(services),
   });
+  const executor = new PrivacyRequestExecutor(services, delivery);
 
   // Batches of two keep a loop fetching while there is a backlog (see Queue.workEach).
   await queue.workEach<AdvanceJob>(
@@ -55,8 +55,7 @@ export async function startPrivacyRequestWorker(
   return {
     async stop() {
       clearInterval(timer);
-      await client.close();
-      await oauth.close();
+      await delivery.close();
     },
   };
 }
