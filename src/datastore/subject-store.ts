@@ -4,6 +4,7 @@
 // It never decides an HTTP status and never writes the audit log.
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
+import { badRequest } from '../errors.ts';
 import { blindIndex, openAttributeValue, openFileName, sealAttributeValue } from './sealing.ts';
 
 export interface SubjectEntity {
@@ -62,7 +63,21 @@ export async function findEntityIdsByIdentity(
   return [...new Set((await matchIdentities(db, keyring, datastore, values)).flat())];
 }
 
-/** The ids (and tables) of the roots found in the datastore and of every descendant, each once. */
+/**
+ * The most entities one subtree call (sar, forget, user/delete, a privacy request's run over a datastore)
+ * may reach. Past it the call is refused with 400 before any entity is read: one call must not hold the
+ * database for minutes. docs/area-b.md and docs/security.md name it.
+ */
+export const MAX_SUBTREE_ENTITIES = 10_000;
+
+/**
+ * The ids (and tables) of the roots found in the datastore and of every descendant, each once, roots
+ * first then by age. The recursion removes duplicates on the entity alone, so each entity is expanded
+ * once however many paths reach it (work linear in the references of the subtree); it stops after
+ * MAX_SUBTREE_ENTITIES + 1 entities, and a larger subtree is refused. OFFSET 0 keeps the children of
+ * each new parent an index lookup: joined plainly, the planner hash-joins the whole reference table on
+ * every level of the recursion, which is quadratic again.
+ */
 export async function subtreeOf(
   db: Queryable,
   datastore: string,
@@ -71,17 +86,23 @@ export async function subtreeOf(
   const roots = entityIds(rootIds);
   if (roots.length === 0) return [];
   const { rows } = await db.query<{ id: string; name: string }>(
-    `WITH RECURSIVE tree(id, depth) AS (
-       SELECT id, 0 FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
+    `WITH RECURSIVE tree(id) AS (
+       SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
        UNION
-       SELECT r.child_id, t.depth + 1 FROM entity_references r JOIN tree t ON r.parent_id = t.id
+       SELECT c.child_id FROM tree t
+         CROSS JOIN LATERAL (SELECT child_id FROM entity_references r WHERE r.parent_id = t.id OFFSET 0) AS c
      )
      SELECT e.id, e.name
-       FROM tree t JOIN entities e ON e.id = t.id AND e.datastore = $1
-      GROUP BY e.id, e.name, e.created_at
-      ORDER BY min(t.depth), e.created_at, e.id`,
-    [datastore, roots],
+       FROM (SELECT id FROM tree LIMIT $3) AS t JOIN entities e ON e.id = t.id AND e.datastore = $1
+      ORDER BY e.id = ANY($2::uuid[]) DESC, e.created_at, e.id`,
+    [datastore, roots, MAX_SUBTREE_ENTITIES + 1],
   );
+  if (rows.length > MAX_SUBTREE_ENTITIES) {
+    throw badRequest(
+      `The entities reached from ${roots.join(', ')} are more than ${MAX_SUBTREE_ENTITIES}, the most one call may read or erase; ` +
+        'split the subject into smaller subtrees or remove references.',
+    );
+  }
   return rows;
 }
 
@@ -217,7 +238,7 @@ export async function loadEntitiesByIdentity(
   );
 }
 
-/** The roots and every descendant (entities referencing them, transitively), each once, roots first. */
+/** The roots and every descendant (entities referencing them, transitively), each once, level by level. */
 export async function loadSubtrees(
   db: Queryable,
   keyring: Keyring,
@@ -225,12 +246,36 @@ export async function loadSubtrees(
   rootIds: string[],
 ): Promise<SubjectEntity[]> {
   const tree = await subtreeOf(db, datastore, rootIds);
-  return loadEntities(
+  const entities = await loadEntities(
     db,
     keyring,
     datastore,
     tree.map((entity) => entity.id),
   );
+  return levelByLevel(entities, new Set(entityIds(rootIds)));
+}
+
+/** Roots first, then each entity after the first of its parents to be placed (breadth first), stably. */
+function levelByLevel(entities: SubjectEntity[], roots: Set<string>): SubjectEntity[] {
+  const children = new Map<string, SubjectEntity[]>();
+  for (const entity of entities) {
+    for (const { parentId } of entity.parents) {
+      const siblings = children.get(parentId) ?? [];
+      siblings.push(entity);
+      children.set(parentId, siblings);
+    }
+  }
+  const placed = new Set<string>();
+  const ordered = entities.filter((entity) => roots.has(entity.id));
+  for (const entity of ordered) placed.add(entity.id);
+  for (let next = 0; next < ordered.length; next++) {
+    for (const child of children.get((ordered[next] as SubjectEntity).id) ?? []) {
+      if (placed.has(child.id)) continue;
+      placed.add(child.id);
+      ordered.push(child);
+    }
+  }
+  return ordered;
 }
 
 /** Rows per statement when setting values: large erasures go in a few statements, not one per value. */
