@@ -68,7 +68,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           return await auth.issueToken(id, secret);
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
-            await app.addressThrottle.recordFailure(request);
+            throw await app.addressThrottle.chargeFailure(request, reply, error);
           }
           throw error;
         }
