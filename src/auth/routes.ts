@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
-import { DomainError } from '../errors.ts';
+import { badRequest, DomainError } from '../errors.ts';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
@@ -27,17 +27,24 @@ const Client = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-/** RFC 6749 section 2.3.1: client credentials may also come as HTTP Basic. */
+/**
+ * RFC 6749 section 2.3.1: client credentials may also come as HTTP Basic, each part form-urlencoded. A
+ * part that does not decode (`%zz`) is the caller's mistake: 400, never a 500.
+ */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   const match = header ? /^Basic\s+(\S+)$/i.exec(header) : null;
   if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  return {
-    id: decodeURIComponent(decoded.slice(0, colon)),
-    secret: decodeURIComponent(decoded.slice(colon + 1)),
-  };
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    throw badRequest('The Authorization: Basic credentials are not valid form-urlencoded text.');
+  }
 }
 
 export function authRoutes({ auth }: Services): FastifyPluginAsync {
@@ -49,7 +56,13 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           tags: ['management auth'],
           summary: 'Exchange client credentials for an access token (form or JSON body).',
           body: TokenRequest,
-          response: { 200: TokenResponse, 401: ErrorDetail, 422: ErrorDetail, 429: ErrorDetail },
+          response: {
+            200: TokenResponse,
+            400: ErrorDetail,
+            401: ErrorDetail,
+            422: ErrorDetail,
+            429: ErrorDetail,
+          },
         },
       },
       async (request, reply) => {

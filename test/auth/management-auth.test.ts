@@ -35,6 +35,18 @@ describe('management authentication', () => {
     assert.equal(basic.status, 200);
   });
 
+  it('answers a Basic header that does not decode (%zz) with 400 and a JSON detail, not 500', async () => {
+    for (const credentials of [`%zz:${root().secret}`, `${root().id}:%E0%A4%A`]) {
+      const answer = await service.call('POST', '/v1/oauth/token', {
+        body: form({ grant_type: 'client_credentials' }),
+        headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+      });
+      assert.equal(answer.status, 400, answer.text);
+      assert.match(answer.body.detail, /Authorization: Basic credentials are not valid/);
+      assert.equal(answer.text.includes(root().secret), false);
+    }
+  });
+
   it('refuses wrong credentials with 401 and an unsupported grant with 422', async () => {
     const wrong = await service.call('POST', '/v1/oauth/token', {
       body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: 'not-the-secret' }),
