@@ -44,7 +44,7 @@ export async function matchIdentities(
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
   const { rows } = await db.query<{ entity_id: string; blind_index: Uint8Array }>(
     `SELECT a.entity_id, a.blind_index
-       FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+       FROM entity_attributes a JOIN entities e ON e.datastore = a.datastore AND e.id = a.entity_id
       WHERE a.datastore = $1 AND a.blind_index = ANY($2::bytea[])
       ORDER BY e.created_at, e.id`,
     [datastore, indexes],
@@ -90,7 +90,9 @@ export async function subtreeOf(
        SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
        UNION
        SELECT c.child_id FROM tree t
-         CROSS JOIN LATERAL (SELECT child_id FROM entity_references r WHERE r.parent_id = t.id OFFSET 0) AS c
+         CROSS JOIN LATERAL (
+           SELECT child_id FROM entity_references r WHERE r.datastore = $1 AND r.parent_id = t.id OFFSET 0
+         ) AS c
      )
      SELECT e.id, e.name
        FROM (SELECT id FROM tree LIMIT $3) AS t JOIN entities e ON e.id = t.id AND e.datastore = $1
@@ -134,13 +136,13 @@ const ENTITY_SELECT = `
     LEFT JOIN LATERAL (
       SELECT array_agg(r.parent_id::text ORDER BY p.created_at, p.id) AS parent_ids,
              array_agg(p.name ORDER BY p.created_at, p.id) AS parent_names
-        FROM entity_references r JOIN entities p ON p.id = r.parent_id
-       WHERE r.child_id = e.id
+        FROM entity_references r JOIN entities p ON p.datastore = r.datastore AND p.id = r.parent_id
+       WHERE r.datastore = e.datastore AND r.child_id = e.id
     ) r ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(name ORDER BY name) AS attribute_names,
              array_agg(value_sealed ORDER BY name) AS attribute_values
-        FROM entity_attributes WHERE entity_id = e.id
+        FROM entity_attributes WHERE datastore = e.datastore AND entity_id = e.id
     ) a ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(id::text ORDER BY attribute_name) AS file_ids,
@@ -148,7 +150,7 @@ const ENTITY_SELECT = `
              array_agg(file_name_sealed ORDER BY attribute_name) AS file_names,
              array_agg(content_type ORDER BY attribute_name) AS file_types,
              array_agg(size::float8 ORDER BY attribute_name) AS file_sizes
-        FROM entity_files WHERE complete AND entity_id = e.id
+        FROM entity_files WHERE complete AND datastore = e.datastore AND entity_id = e.id
     ) f ON true`;
 
 function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
@@ -222,7 +224,7 @@ export async function loadEntitiesByIdentity(
                               WHERE datastore = $1 AND blind_index = ANY($2::bytea[]))) AS found
        JOIN LATERAL (
          SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
-          WHERE entity_id = found.id AND blind_index = ANY($2::bytea[])
+          WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
        ) m ON true
       ORDER BY found.created_at, found.id`,
     [datastore, indexes],
@@ -305,7 +307,7 @@ export async function setAttributeValues(
        SELECT e.id, t.name, e.datastore, t.value_sealed, t.blind_index
          FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)
          JOIN entities e ON e.id = t.entity_id AND e.datastore = $1
-       ON CONFLICT (entity_id, name) DO UPDATE
+       ON CONFLICT (datastore, entity_id, name) DO UPDATE
          SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index
        RETURNING entity_id`,
       [
@@ -373,9 +375,9 @@ export async function forgetEntities(
   const ids = (await subtreeOf(db, datastore, rootIds)).map((entity) => entity.id);
   if (ids.length === 0) return { entities: 0, attributes: 0, files: 0 };
   const { rows } = await db.query<{ attributes: number; files: number }>(
-    `SELECT (SELECT count(*) FROM entity_attributes WHERE entity_id = ANY($1::uuid[]))::int AS attributes,
-            (SELECT count(*) FROM entity_files WHERE complete AND entity_id = ANY($1::uuid[]))::int AS files`,
-    [ids],
+    `SELECT (SELECT count(*) FROM entity_attributes WHERE datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS attributes,
+            (SELECT count(*) FROM entity_files WHERE complete AND datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS files`,
+    [datastore, ids],
   );
   const removed = await db.query('DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])', [
     datastore,
@@ -415,13 +417,18 @@ export async function entityTables(
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** Ids already taken by an entity of any datastore (entity ids are global). */
-export async function takenEntityIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+/** Ids already taken by an entity of the datastore (ids are scoped to their datastore: another's are free). */
+export async function takenEntityIds(
+  db: Queryable,
+  datastore: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM entities WHERE id = ANY($1::uuid[])', [
-    wanted,
-  ]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+    [datastore, wanted],
+  );
   return new Set(rows.map((row) => row.id));
 }
 
@@ -453,10 +460,14 @@ export async function insertEntities(
   );
   if (references.length > 0) {
     await db.query(
-      `INSERT INTO entity_references (child_id, parent_id)
-       SELECT child_id, parent_id FROM unnest($1::uuid[], $2::uuid[]) AS t(child_id, parent_id)
+      `INSERT INTO entity_references (datastore, child_id, parent_id)
+       SELECT $1, child_id, parent_id FROM unnest($2::uuid[], $3::uuid[]) AS t(child_id, parent_id)
        ON CONFLICT DO NOTHING`,
-      [references.map((reference) => reference.childId), references.map((reference) => reference.parentId)],
+      [
+        datastore,
+        references.map((reference) => reference.childId),
+        references.map((reference) => reference.parentId),
+      ],
     );
   }
   const attributes = entities.flatMap((entity) =>
