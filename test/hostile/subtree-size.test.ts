@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { MAX_SUBTREE_ENTITIES, subtreeOf } from '../../src/datastore/subject-store.ts';
-import { type ApiClient, apiClient, rowCounts } from '../area-b/helpers.ts';
+import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const REFERENCES_EACH = 50;
