@@ -76,7 +76,6 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
             .header('www-authenticate', 'Basic')
             .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
         }
-        reply.header('cache-control', 'no-store');
         try {
           return await auth.issueToken(id, secret);
         } catch (error) {
@@ -111,7 +110,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         const created = await auth.createClient(principalOf(request), request.body);
-        return reply.status(201).header('cache-control', 'no-store').send(created);
+        return reply.status(201).send(created);
       },
     );
 

@@ -71,6 +71,10 @@ export async function buildApp(
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answers carrying personal data or a secret must not be stored by a browser or proxy. Rather than
+    // trust each route to say so, every answer is no-store; the console's static files set their own
+    // caching (src/console/routes.ts), nothing else does.
+    reply.header('cache-control', 'no-store');
   });
 
   await app.register(helmet, { contentSecurityPolicy: false });

@@ -259,7 +259,6 @@ export function subjectApiRoutes({
           .header('content-type', file.contentType)
           .header('content-length', String(file.size))
           .header('content-disposition', contentDisposition(file.fileName))
-          .header('cache-control', 'no-store')
           .send(body);
       },
     );
