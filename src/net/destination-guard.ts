@@ -59,7 +59,9 @@ for (const [network, prefix] of [
  * (the URL parser's: lower case, zeros compressed, the IPv4 part in hex), so no spelling escapes.
  */
 function embeddedIpv4(address: string): string | undefined {
-  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const canonical = URL.parse(`http://[${address}]/`)?.hostname.slice(1, -1);
+  // A form the URL parser refuses (a zone id: fe80::1%eth0) names no host Lethe should call.
+  if (canonical === undefined) return '0.0.0.0';
   const carried = /^(?:::ffff:|::ffff:0:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
   if (!carried?.[1] || !carried[2]) return undefined;
   const high = Number.parseInt(carried[1], 16);

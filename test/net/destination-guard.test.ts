@@ -45,6 +45,7 @@ describe('destination guard', () => {
       '2001::1',
       '2002:5db8:d822::1',
       '2002::',
+      'fe80::1%eth0',
     ]) {
       assert.equal(isInternalAddress(address), true, address);
     }
