@@ -5,12 +5,19 @@ import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { SCOPES } from './scopes.ts';
+import { InvalidScopeError } from './service.ts';
 
 const TokenRequest = Type.Object({
   grant_type: Type.Literal('client_credentials'),
   client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   scope: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+/** A malformed request; `error: invalid_scope` (RFC 6749 section 5.2) when the scope is the problem. */
+const TokenRequestError = Type.Object({
+  error: Type.Optional(Type.Literal('invalid_scope')),
+  detail: Type.String(),
 });
 
 const TokenResponse = Type.Object({
@@ -58,7 +65,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           body: TokenRequest,
           response: {
             200: TokenResponse,
-            400: ErrorDetail,
+            400: TokenRequestError,
             401: ErrorDetail,
             422: ErrorDetail,
             429: ErrorDetail,
@@ -77,10 +84,13 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
             .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
         }
         try {
-          return await auth.issueToken(id, secret);
+          return await auth.issueToken(id, secret, request.body.scope);
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
             throw await app.addressThrottle.chargeFailure(request, reply, error);
+          }
+          if (error instanceof InvalidScopeError) {
+            return reply.status(400).send({ error: 'invalid_scope', detail: error.message });
           }
           throw error;
         }
