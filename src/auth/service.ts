@@ -7,6 +7,18 @@ import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { clientRepository, tokenRepository } from './repository.ts';
 import { grants, type Principal, SCOPES } from './scopes.ts';
 
+/** RFC 6749 section 5.2: the token request names a scope that is unknown or beyond the client's. */
+export class InvalidScopeError extends Error {
+  override name = 'InvalidScopeError';
+
+  constructor(scopes: readonly string[]) {
+    const shown = scopes.map((scope) => JSON.stringify(scope.slice(0, 64))).join(', ');
+    super(
+      `scope names ${scopes.length === 1 ? 'a scope' : 'scopes'} this client does not hold or that do not exist: ${shown}.`,
+    );
+  }
+}
+
 export interface ClientView {
   client_id: string;
   name: string;
@@ -25,8 +37,17 @@ export class AuthService {
     this.#tokenTtlSeconds = tokenTtlSeconds;
   }
 
-  async issueToken(clientId: string, clientSecret: string) {
-    const scopes = await this.#verifyClient(clientId, clientSecret);
+  /**
+   * A token for the client, with every scope it holds or, when the request names a `scope` (RFC 6749
+   * section 3.3: space-separated), only those: a narrower token for a narrower job. A scope the client does
+   * not hold, or that does not exist, is invalid_scope (400), judged after the credentials.
+   */
+  async issueToken(clientId: string, clientSecret: string, requestedScope?: string) {
+    const held = await this.#verifyClient(clientId, clientSecret);
+    const requested = (requestedScope ?? '').split(' ').filter(Boolean);
+    const beyond = requested.filter((scope) => !held.includes(scope));
+    if (beyond.length > 0) throw new InvalidScopeError(beyond);
+    const scopes = requested.length > 0 ? [...new Set(requested)] : held;
     const accessToken = await this.#newToken({ clientId }, scopes);
     return {
       access_token: accessToken,

@@ -59,12 +59,11 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
       },
       async (request, reply) => {
         await app.addressThrottle.assertNotBlocked(request, reply);
-        reply.header('cache-control', 'no-store');
         try {
           return await operators.login(request.body);
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
-            await app.addressThrottle.recordFailure(request);
+            throw await app.addressThrottle.chargeFailure(request, reply, error);
           }
           throw error;
         }
