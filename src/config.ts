@@ -26,6 +26,8 @@ export interface Config {
   maxFileBytes: number;
   /** Failed authentications an address may make in a minute before it is refused (429) until the minute ends. */
   authFailuresPerMinute: number;
+  /** Days the audit log and the privacy-request log keep whole months; 0 keeps them forever. */
+  auditRetentionDays: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
     authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
+    auditRetentionDays: integer(env, 'LETHE_AUDIT_RETENTION_DAYS', 0, 0),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
     jobPollingIntervalSeconds: 1,

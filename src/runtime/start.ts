@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { AuthService } from '../auth/service.ts';
 import type { Config } from '../config.ts';
 import { Keyring } from '../crypto/keyring.ts';
+import { LOG_UPKEEP_INTERVAL_MS, maintainLogPartitions } from '../db/log-partitions.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
@@ -57,6 +58,16 @@ export async function createServices(config: Config, announce: (message: string)
 export async function startService(config: Config, options: StartOptions): Promise<RunningService> {
   const announce = options.announce ?? ((message: string) => process.stdout.write(`${message}\n`));
   const services = await createServices(config, announce);
+  const upkeepLogs = () =>
+    maintainLogPartitions(services.db, services.config.auditRetentionDays).then(
+      (dropped) => {
+        if (dropped.length > 0) announce(`log retention dropped the partitions ${dropped.join(', ')}`);
+      },
+      (error: Error) => announce(`log partition upkeep failed: ${error.message}`),
+    );
+  await upkeepLogs();
+  const upkeep = setInterval(() => void upkeepLogs(), LOG_UPKEEP_INTERVAL_MS);
+  upkeep.unref();
   const logError = (error: Error) => announce(`queue error: ${error.message}`);
   await services.queue.start(logError);
   await createPrivacyRequestQueues(services.queue, services.config);
@@ -75,6 +86,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      clearInterval(upkeep);
       await app?.close();
       await services.queue.stop();
       await worker?.stop();

@@ -1,0 +1,145 @@
+// The time-partitioned logs on a real store: migration 012 carries existing audit and request-log rows
+// into month partitions, partitions exist months ahead, the audit log still refuses UPDATE, DELETE and
+// TRUNCATE (of a partition too), and retention (LETHE_AUDIT_RETENTION_DAYS) drops whole months older
+// than the limit while 0 keeps everything.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { maintainLogPartitions } from '../../src/db/log-partitions.ts';
+import { readMigrations } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
+
+/** `audit_log_YYYYMM` of the month `monthsFromNow` away, in UTC. */
+function partitionName(table: string, monthsFromNow: number): string {
+  const now = new Date();
+  const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + monthsFromNow, 1));
+  return `${table}_${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+async function partitionsOf(db: Database, table: string): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT child.relname AS name FROM pg_inherits JOIN pg_class child ON child.oid = inhrelid
+      WHERE inhparent = $1::regclass ORDER BY 1`,
+    [table],
+  );
+  return rows.map((row) => row.name);
+}
+
+describe('partitioned logs', () => {
+  it('migration 012 keeps the rows written before it, in their month partitions', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-partitions-'));
+    let databaseUrl: string | undefined;
+    const name = `lethe_partitions_${randomBytes(6).toString('hex')}`;
+    if (POSTGRES_URL) {
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+    }
+    const db = await openDatabase({ ...loadConfig({}), dataDir, databaseUrl });
+    try {
+      const migrations = await readMigrations();
+      for (const migration of migrations.filter((candidate) => candidate.id < 12))
+        await db.exec(migration.sql);
+      await db.exec(`
+        INSERT INTO audit_log (at, action, actor) VALUES
+          (now() - interval '70 days', 'datastore.create', 'client:before'),
+          (now(), 'maintenance.set', 'client:before');
+        INSERT INTO policies (id, key, name) VALUES ('pol_before', 'before', 'Before');
+        INSERT INTO privacy_requests (id, policy_id, status, identity_expires_at)
+          VALUES ('pri_before', 'pol_before', 'pending', now() + interval '7 days');
+        INSERT INTO privacy_request_log (privacy_request_id, at, kind, message)
+          VALUES ('pri_before', now() - interval '40 days', 'note', 'written before the migration');`);
+      await db.transaction(async (tx) => {
+        for (const migration of migrations.filter((candidate) => candidate.id === 12))
+          await tx.exec(migration.sql);
+      });
+      const audit = await db.query<{ action: string; part: string }>(
+        'SELECT action, tableoid::regclass::text AS part FROM audit_log ORDER BY seq',
+      );
+      assert.deepEqual(
+        audit.rows.map((row) => row.action),
+        ['datastore.create', 'maintenance.set'],
+      );
+      assert.match(audit.rows[0]?.part ?? '', /^audit_log_\d{6}$/);
+      assert.notEqual(audit.rows[0]?.part, audit.rows[1]?.part);
+      const log = await db.query<{ message: string }>('SELECT message FROM privacy_request_log');
+      assert.deepEqual(log.rows, [{ message: 'written before the migration' }]);
+      await db.query("INSERT INTO audit_log (action, actor) VALUES ('after', 'client:after')");
+      const { rows } = await db.query<{ seq: string }>('SELECT seq FROM audit_log ORDER BY seq');
+      assert.deepEqual(
+        rows.map((row) => Number(row.seq)),
+        [1, 2, 3],
+        'the sequence goes on',
+      );
+    } finally {
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+      if (POSTGRES_URL) {
+        const dropper = new pg.Client({ connectionString: POSTGRES_URL });
+        await dropper.connect();
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await dropper.end();
+      }
+    }
+  });
+
+  describe('on a running service', () => {
+    let service: TestService;
+    before(async () => {
+      service = await startTestService();
+    });
+    after(() => service.stop());
+
+    it('keeps partitions three months ahead and the audit log append-only, partitions included', async () => {
+      const { db } = service.services;
+      for (const table of ['audit_log', 'privacy_request_log']) {
+        const partitions = await partitionsOf(db, table);
+        for (const ahead of [0, 1, 2, 3]) assert.ok(partitions.includes(partitionName(table, ahead)), table);
+      }
+      await db.query("INSERT INTO audit_log (action, actor) VALUES ('probe', 'client:probe')");
+      const current = partitionName('audit_log', 0);
+      for (const statement of [
+        "UPDATE audit_log SET action = 'changed'",
+        'DELETE FROM audit_log',
+        'TRUNCATE audit_log',
+        `DELETE FROM ${current}`,
+        `TRUNCATE ${current}`,
+      ]) {
+        await assert.rejects(db.query(statement), /audit_log is append-only/, statement);
+      }
+    });
+
+    it('drops whole months past the retention, and nothing with retention 0', async () => {
+      const { db } = service.services;
+      await db.query("SELECT lethe_ensure_month_partitions('audit_log', now() - interval '150 days', 3)");
+      await db.query(
+        `INSERT INTO audit_log (at, action, actor) VALUES (now() - interval '150 days', 'old', 'client:old'),
+           (now() - interval '10 days', 'recent', 'client:recent')`,
+      );
+      const before = await partitionsOf(db, 'audit_log');
+      assert.deepEqual(await maintainLogPartitions(db, 0), []);
+      assert.deepEqual(await partitionsOf(db, 'audit_log'), before);
+
+      const dropped = await maintainLogPartitions(db, 90);
+      assert.ok(dropped.includes(partitionName('audit_log', -5)), dropped.join(', '));
+      assert.ok(!dropped.includes(partitionName('audit_log', -1)));
+      const { rows } = await db.query<{ action: string }>(
+        "SELECT action FROM audit_log WHERE actor IN ('client:old', 'client:recent')",
+      );
+      assert.deepEqual(rows, [{ action: 'recent' }]);
+    });
+  });
+});
