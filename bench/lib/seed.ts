@@ -32,7 +32,7 @@ export async function seedUsers(options: {
   to: number;
   lanes?: number;
 }): Promise<void> {
-  const db = await openPostgres(options.databaseUrl);
+  const db = await openPostgres(options.databaseUrl, { kind: 'postgres' });
   const keyring = new Keyring(options.encryptionKey);
   let next = options.from;
   const lane = async () => {

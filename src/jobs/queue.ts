@@ -1,5 +1,4 @@
-// The durable job queue (pg-boss) on the same store as everything else: on PostgreSQL it keeps its own
-// pool; on PGlite it runs its statements through the store's serialization lock.
+// The durable job queue (pg-boss) on the same server as everything else, through a small pool of its own.
 import { PgBoss } from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -8,22 +7,19 @@ export class Queue {
   readonly boss: PgBoss;
   #running = false;
 
-  constructor(config: Pick<Config, 'databaseUrl' | 'jobSuperviseIntervalSeconds'>, db: Database) {
-    const adapter = db.queueDatabase();
+  constructor(config: Pick<Config, 'jobSuperviseIntervalSeconds'>, db: Database) {
     // Expired and heartbeat-lost jobs are returned to the queue by the supervisor's monitor pass.
     const supervision = {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       monitorIntervalSeconds: config.jobSuperviseIntervalSeconds,
     };
-    this.boss = adapter
-      ? new PgBoss({ db: adapter, backend: 'pglite', schema: 'pgboss', ...supervision })
-      : new PgBoss({
-          connectionString: config.databaseUrl,
-          schema: 'pgboss',
-          max: 5,
-          connectionTimeoutMillis: 5000,
-          ...supervision,
-        });
+    this.boss = new PgBoss({
+      connectionString: db.connectionString,
+      schema: 'pgboss',
+      max: 5,
+      connectionTimeoutMillis: 5000,
+      ...supervision,
+    });
   }
 
   get running(): boolean {
