@@ -1,8 +1,8 @@
 // File attributes as sealed 256 KiB chunks in bytea rows. An upload is staged while its stream arrives
 // (one short INSERT per chunk, so the store is never held for the length of an upload and the file is
 // never whole in memory), then bound to its entity in one short transaction. A download is a stream
-// that fetches and opens one chunk per query. Chunked bytea works the same on PGlite and PostgreSQL;
-// large objects do not exist on PGlite. File names are data: sealed, never used as a path.
+// that fetches and opens one chunk per query. Chunked bytea stays inside ordinary transactions and
+// rows (no large objects to clean up apart from them). File names are data: sealed, never used as a path.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -129,18 +129,19 @@ export async function bindStaged(
   ]);
   if (owner.rows.length === 0)
     throw notFound(`No entity with id ${target.entityId} in datastore ${datastore}.`);
-  await tx.query('DELETE FROM entity_files WHERE entity_id = $1 AND attribute_name = $2 AND complete', [
-    target.entityId,
-    target.attributeName,
-  ]);
+  await tx.query(
+    'DELETE FROM entity_files WHERE datastore = $1 AND entity_id = $2 AND attribute_name = $3 AND complete',
+    [datastore, target.entityId, target.attributeName],
+  );
   await tx.query(
     `UPDATE entity_files SET entity_id = $2, attribute_name = $3, file_name_sealed = $4, complete = true
-      WHERE id = $1 AND NOT complete`,
+      WHERE id = $1 AND datastore = $5 AND NOT complete`,
     [
       staged.id,
       target.entityId,
       target.attributeName,
       sealFileName(keyring, datastore, staged.id, target.fileName),
+      datastore,
     ],
   );
 }

@@ -1,5 +1,5 @@
 // A store of its own for `lethe` child processes: a fresh, empty database on the test server, dropped
-// afterwards. Commands run as real processes (`node src/cli.ts ...`) with DATABASE_URL pointing at it;
+// afterwards. Commands run as real processes (`node src/cli/main.ts ...`) with DATABASE_URL pointing at it;
 // the test reads the outcome through the store or a real API started on the same store. (The embedded
 // default's sharing between processes is tested in test/reliability/embedded-durability.test.ts.)
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ import { createTestDatabase } from '../helpers/database.ts';
  * so these tests get more time than the suite's default per test.
  */
 export const SLOW = { timeout: 600_000 };
-const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
 
 export interface CliRun {
   code: number | null;
