@@ -132,4 +132,13 @@ export const policyRepository = {
     ]);
     return rows[0]?.id;
   },
+
+  /** The ids of the policies with these keys, by key (an unknown key is absent). */
+  async idsByKey(db: Queryable, keys: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await db.query<{ id: string; key: string }>(
+      'SELECT id, key FROM policies WHERE key = ANY($1::text[])',
+      [[...new Set(keys)]],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
+  },
 };
