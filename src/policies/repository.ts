@@ -45,6 +45,8 @@ export interface RuleDefinition {
   targets: string[];
 }
 
+export type PolicyWithRules = PolicyRow & { rules: RuleRow[] };
+
 export const policyRepository = {
   async findByKey(db: Queryable, key: string): Promise<PolicyRow | undefined> {
     const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE key = $1', [key]);
@@ -140,5 +142,24 @@ export const policyRepository = {
       [[...new Set(keys)]],
     );
     return new Map(rows.map((row) => [row.key, row.id]));
+  },
+
+  async byIds(db: Queryable, ids: readonly string[]): Promise<PolicyRow[]> {
+    const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE id = ANY($1::text[])', [
+      [...new Set(ids)],
+    ]);
+    return rows;
+  },
+
+  /** The policies with their rules, in the order given: the one way a policy is loaded whole. */
+  async withRules(db: Queryable, policies: readonly PolicyRow[]): Promise<PolicyWithRules[]> {
+    const rules = await policyRepository.rulesOf(
+      db,
+      policies.map((policy) => policy.id),
+    );
+    return policies.map((policy) => ({
+      ...policy,
+      rules: rules.filter((rule) => rule.policy_id === policy.id),
+    }));
   },
 };
