@@ -11,6 +11,7 @@ import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { readAccessPackage } from './access-package.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -22,7 +23,6 @@ import {
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
 import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
-import { readAccessPackage } from './rule-runner.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import {
