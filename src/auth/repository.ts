@@ -35,21 +35,32 @@ export const clientRepository = {
 export const tokenRepository = {
   async insert(
     db: Queryable,
-    token: { digest: Buffer; clientId: string; scopes: readonly string[]; ttlSeconds: number },
+    token: {
+      digest: Buffer;
+      clientId: string;
+      scopes: readonly string[];
+      ttlSeconds: number;
+      rootGeneration: Buffer | null;
+    },
   ) {
     await db.query(
-      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [token.digest, token.clientId, token.scopes, token.ttlSeconds],
+      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at, root_generation)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5)`,
+      [token.digest, token.clientId, token.scopes, token.ttlSeconds, token.rootGeneration],
     );
   },
 
   async findLive(
     db: Queryable,
     digest: Buffer,
-  ): Promise<{ client_id: string; scopes: string[] } | undefined> {
-    const { rows } = await db.query<{ client_id: string; scopes: string[] }>(
-      'SELECT client_id, scopes FROM oauth_access_tokens WHERE token_digest = $1 AND expires_at > now()',
+  ): Promise<{ client_id: string; scopes: string[]; root_generation: Uint8Array | null } | undefined> {
+    const { rows } = await db.query<{
+      client_id: string;
+      scopes: string[];
+      root_generation: Uint8Array | null;
+    }>(
+      `SELECT client_id, scopes, root_generation FROM oauth_access_tokens
+        WHERE token_digest = $1 AND expires_at > now()`,
       [digest],
     );
     return rows[0];

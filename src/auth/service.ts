@@ -1,10 +1,24 @@
 // Management authentication: OAuth 2.0 client credentials, as Fides does it. Tokens are opaque random
 // strings; only their digests are stored, so a database copy yields no usable token.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { clientRepository, tokenRepository } from './repository.ts';
 import { type Principal, SCOPES } from './scopes.ts';
+
+/**
+ * The generation of a root secret: an HMAC of it under a key derived from the encryption key. Equal for
+ * equal secrets, useless to a database reader without the encryption key.
+ */
+export function rootSecretGeneration(keyring: Keyring, secret: string): Buffer {
+  return createHmac('sha256', keyring.secretKey('root-secret-generation')).update(secret).digest();
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** RFC 6749 section 5.2: the token request names a scope that is unknown or beyond the client's. */
 export class InvalidScopeError extends Error {
@@ -28,11 +42,14 @@ export interface ClientView {
 export class AuthService {
   readonly #db: Database;
   readonly #root: { id: string; secret: string };
+  /** Which root secret this process holds (see rootSecretGeneration); a root token names its own. */
+  readonly #rootGeneration: Buffer;
   readonly #tokenTtlSeconds: number;
 
-  constructor(db: Database, root: { id: string; secret: string }, tokenTtlSeconds: number) {
+  constructor(db: Database, root: { id: string; secret: string }, keyring: Keyring, tokenTtlSeconds: number) {
     this.#db = db;
     this.#root = root;
+    this.#rootGeneration = rootSecretGeneration(keyring, root.secret);
     this.#tokenTtlSeconds = tokenTtlSeconds;
   }
 
@@ -53,6 +70,7 @@ export class AuthService {
       clientId,
       scopes,
       ttlSeconds: this.#tokenTtlSeconds,
+      rootGeneration: secretsEqual(clientId, this.#root.id) ? this.#rootGeneration : null,
     });
     return {
       access_token: accessToken,
@@ -78,6 +96,13 @@ export class AuthService {
     if (!bearer) throw unauthorized('Authentication is required: send Authorization: Bearer <access_token>.');
     const token = await tokenRepository.findLive(this.#db, digest(bearer));
     if (!token) throw unauthorized('The access token is not valid or has expired.');
+    // A root token issued under another root secret (rotated since) is dead.
+    if (
+      token.client_id === this.#root.id &&
+      (!token.root_generation || !sameBytes(this.#rootGeneration, token.root_generation))
+    ) {
+      throw unauthorized('The access token is not valid or has expired.');
+    }
     // A root token narrowed by `scope` is no longer root: root-only acts need the whole root token.
     const isRoot = token.client_id === this.#root.id && SCOPES.every((scope) => token.scopes.includes(scope));
     return { clientId: token.client_id, scopes: token.scopes, isRoot };
