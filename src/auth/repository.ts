@@ -35,33 +35,24 @@ export const clientRepository = {
 export const tokenRepository = {
   async insert(
     db: Queryable,
-    token: {
-      digest: Buffer;
-      clientId: string;
-      scopes: readonly string[];
-      ttlSeconds: number;
-      rootGeneration: Buffer | null;
-    },
+    token: { digest: Buffer; clientId: string; scopes: readonly string[]; ttlSeconds: number },
   ) {
     await db.query(
-      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at, root_generation)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5)`,
-      [token.digest, token.clientId, token.scopes, token.ttlSeconds, token.rootGeneration],
+      `INSERT INTO oauth_access_tokens (token_digest, client_id, scopes, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [token.digest, token.clientId, token.scopes, token.ttlSeconds],
     );
   },
 
+  /** The live token stored under one of `digests` (the forms a presented token may be stored under). */
   async findLive(
     db: Queryable,
-    digest: Buffer,
-  ): Promise<{ client_id: string; scopes: string[]; root_generation: Uint8Array | null } | undefined> {
-    const { rows } = await db.query<{
-      client_id: string;
-      scopes: string[];
-      root_generation: Uint8Array | null;
-    }>(
-      `SELECT client_id, scopes, root_generation FROM oauth_access_tokens
-        WHERE token_digest = $1 AND expires_at > now()`,
-      [digest],
+    digests: readonly Buffer[],
+  ): Promise<{ token_digest: Uint8Array; client_id: string; scopes: string[] } | undefined> {
+    const { rows } = await db.query<{ token_digest: Uint8Array; client_id: string; scopes: string[] }>(
+      `SELECT token_digest, client_id, scopes FROM oauth_access_tokens
+        WHERE token_digest = ANY($1::bytea[]) AND expires_at > now()`,
+      [digests],
     );
     return rows[0];
   },

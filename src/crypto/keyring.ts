@@ -12,7 +12,7 @@ export type KeyPurpose =
   | 'access-package'
   | 'callback-signing'
   | 'target-oauth-token'
-  | 'root-secret-generation';
+  | 'root-token-digest';
 
 export class Keyring {
   readonly #master: Buffer;

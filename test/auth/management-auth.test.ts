@@ -112,6 +112,8 @@ describe('management authentication', () => {
       'and back: generations differ',
     );
     assert.equal((await before.authenticate(rootToken)).isRoot, true);
+    const renamed = new AuthService(db, { id: `${root().id}-renamed`, secret: root().secret }, keyring, ttl);
+    await assert.rejects(renamed.authenticate(rootToken), /not valid or has expired/, 'a new root id too');
   });
 
   it('refuses wrong credentials with 401 and an unsupported grant with 422', async () => {

@@ -35,9 +35,3 @@ DROP INDEX entity_files_attribute_idx;
 CREATE UNIQUE INDEX entity_files_attribute_idx ON entity_files (datastore, entity_id, attribute_name) WHERE complete;
 DROP INDEX entity_files_entity_idx;
 CREATE INDEX entity_files_entity_idx ON entity_files (datastore, entity_id);
-
--- Root tokens die when the root secret changes (LETHE_ROOT_CLIENT_SECRET rotated, then a restart): each
--- records the generation of the secret it was issued under, an HMAC of the secret under a key derived from
--- the encryption key (never the secret, nor a hash a database reader could test guesses against).
--- NULL for other clients' tokens and for root tokens issued before this migration, which are refused.
-ALTER TABLE oauth_access_tokens ADD COLUMN root_generation bytea;
