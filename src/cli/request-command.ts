@@ -2,7 +2,7 @@
 // service as /v1/privacy-request (approvals and denials are audited with the actor `client:cli` and
 // logged on the request as by `cli`). Tables never show identities; `show --json` answers what
 // GET /v1/privacy-request/{id} answers an operator, identities included.
-import { type Status, STATUSES } from '../privacy-requests/repository.ts';
+import { type Status, STATUSES } from '../privacy-requests/statuses.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../runtime/services.ts';
 import type { BulkResult } from '../validation/bulk.ts';

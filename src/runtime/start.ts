@@ -44,11 +44,12 @@ export async function createServices(config: Config, announce: (message: string)
     encryptionKey: secrets.encryptionKey,
     rootClient: secrets.rootClient,
   };
-  const auth = new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds);
+  const keyring = new Keyring(secrets.encryptionKey);
+  const auth = new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds);
   return {
     config: resolved,
     db,
-    keyring: new Keyring(secrets.encryptionKey),
+    keyring,
     auth,
     operators: new OperatorService(db, auth),
     queue: new Queue(config, db),

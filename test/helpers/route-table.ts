@@ -10,8 +10,8 @@ export interface RouteEntry {
   scope: string | undefined;
 }
 
-const NODE = /^(?<indent>(?:[│ ] {3})*)(?:[├└]── )?(?<segment>.+?) \((?<methods>[A-Z, ]+)\)$/;
-const HOOKS = /^(?:[│ ] {3})*• \(onRequest\) (?<names>\[.*\])$/;
+const TREE_CHARACTERS = new Set(['│', '├', '└', '─', ' ']);
+const ON_REQUEST = '• (onRequest) ';
 
 export function routeTable(app: FastifyInstance): RouteEntry[] {
   const lines = app.printRoutes({ commonPrefix: false, includeHooks: true }).split('\n');
@@ -19,24 +19,27 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
   const routes: RouteEntry[] = [];
   let current: RouteEntry[] = [];
   for (const line of lines) {
-    const node = NODE.exec(line);
-    if (node?.groups) {
-      const { indent = '', segment = '', methods = '' } = node.groups;
-      const connector = /[├└]── /.test(line);
-      const depth = indent.length / 4 - (connector ? 0 : 1);
-      const url = `${depth > 0 ? pathAtDepth[depth - 1] : ''}${segment}`;
-      pathAtDepth[depth] = url;
-      pathAtDepth.length = depth + 1;
-      current = methods.split(', ').map((method) => ({ method, url, scope: undefined }));
-      routes.push(...current);
-      continue;
-    }
-    const hooks = HOOKS.exec(line);
-    if (hooks?.groups) {
-      const names = JSON.parse(hooks.groups.names as string) as string[];
+    let start = 0;
+    while (start < line.length && TREE_CHARACTERS.has(line[start] as string)) start += 1;
+    const rest = line.slice(start);
+    if (rest.startsWith(ON_REQUEST)) {
+      const names = JSON.parse(rest.slice(ON_REQUEST.length)) as string[];
       const guard = names.map((name) => /^authorize\((.+)\)\(\)$/.exec(name)?.[1]).find(Boolean);
       for (const route of current) route.scope = guard;
+      continue;
     }
+    const open = rest.lastIndexOf(' (');
+    if (rest.startsWith('•') || open < 0 || !rest.endsWith(')')) continue;
+    // A node's segment starts one level (4 characters) past its parent's, with or without a connector.
+    const depth = start / 4 - 1;
+    const url = `${depth > 0 ? pathAtDepth[depth - 1] : ''}${rest.slice(0, open)}`;
+    pathAtDepth[depth] = url;
+    pathAtDepth.length = depth + 1;
+    current = rest
+      .slice(open + 2, -1)
+      .split(', ')
+      .map((method) => ({ method, url, scope: undefined }));
+    routes.push(...current);
   }
   return routes;
 }
