@@ -3,20 +3,13 @@
 // TRUNCATE (of a partition too), and retention (LETHE_AUDIT_RETENTION_DAYS) drops whole months older
 // than the limit while 0 keeps everything.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { maintainLogPartitions } from '../../src/db/log-partitions.ts';
 import { readMigrations } from '../../src/db/migrate.ts';
-import { openDatabase } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-
-const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
 
 /** `audit_log_YYYYMM` of the month `monthsFromNow` away, in UTC. */
 function partitionName(table: string, monthsFromNow: number): string {
@@ -36,19 +29,8 @@ async function partitionsOf(db: Database, table: string): Promise<string[]> {
 
 describe('partitioned logs', () => {
   it('migration 012 keeps the rows written before it, in their month partitions', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-partitions-'));
-    let databaseUrl: string | undefined;
-    const name = `lethe_partitions_${randomBytes(6).toString('hex')}`;
-    if (POSTGRES_URL) {
-      const admin = new pg.Client({ connectionString: POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const url = new URL(POSTGRES_URL);
-      url.pathname = `/${name}`;
-      databaseUrl = url.toString();
-    }
-    const db = await openDatabase({ ...loadConfig({}), dataDir, databaseUrl });
+    const database = await createTestDatabase({ migrated: false });
+    const db = await openPostgres(database.url, { kind: 'postgres' });
     try {
       const migrations = await readMigrations();
       for (const migration of migrations.filter((candidate) => candidate.id < 12))
@@ -86,13 +68,7 @@ describe('partitioned logs', () => {
       );
     } finally {
       await db.close();
-      await rm(dataDir, { recursive: true, force: true });
-      if (POSTGRES_URL) {
-        const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-        await dropper.connect();
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await dropper.end();
-      }
+      await database.drop();
     }
   });
 

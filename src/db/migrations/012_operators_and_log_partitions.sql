@@ -29,7 +29,7 @@ DECLARE
   partition text;
 BEGIN
   -- Several processes keep the partitions: one at a time, each sees what the previous one created.
-  PERFORM pg_advisory_xact_lock(7131978);
+  PERFORM pg_advisory_xact_lock(hashtextextended('lethe-log-partitions', 0));
   WHILE month <= last_month LOOP
     partition := format('%s_%s', parent, to_char(month, 'YYYYMM'));
     IF to_regclass(partition) IS NULL THEN
@@ -52,7 +52,7 @@ RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   partition text;
 BEGIN
-  PERFORM pg_advisory_xact_lock(7131978);
+  PERFORM pg_advisory_xact_lock(hashtextextended('lethe-log-partitions', 0));
   FOR partition IN
     SELECT child.relname FROM pg_inherits
       JOIN pg_class child ON child.oid = pg_inherits.inhrelid
