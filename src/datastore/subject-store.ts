@@ -494,3 +494,14 @@ export async function insertEntities(
     );
   }
 }
+
+/** The matched trees of one datastore: roots found through the blind index, then every descendant. */
+export async function matchedSubtrees(
+  db: Queryable,
+  services: { keyring: Keyring },
+  datastore: string,
+  identityValues: readonly string[],
+): Promise<SubjectEntity[]> {
+  const roots = [...new Set((await matchIdentities(db, services.keyring, datastore, identityValues)).flat())];
+  return loadSubtrees(db, services.keyring, datastore, roots);
+}
