@@ -4,7 +4,7 @@
 // Lethe process, so on PGlite the scenarios seed through the API instead.
 import { randomUUID } from 'node:crypto';
 import { Keyring } from '../../src/crypto/keyring.ts';
-import { insertEntities, type NewEntity } from '../../src/datastore/subject-store.ts';
+import { insertEntities, type NewEntity } from '../../src/datastore/subject-writes.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 
 export const SEED_ENTITIES_PER_BATCH = 1000;

@@ -4,16 +4,13 @@
 // audits a personal value.
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable } from '../db/database.ts';
+import { loadEntities, matchedSubtrees, type SubjectEntity, subtreeOf } from '../datastore/subject-store.ts';
 import {
   deleteAttributes,
   deleteFileAttributes,
   forgetEntities,
-  loadEntities,
-  matchedSubtrees,
-  type SubjectEntity,
   setAttributeValues,
-  subtreeOf,
-} from '../datastore/subject-store.ts';
+} from '../datastore/subject-writes.ts';
 import type { RuleRow } from '../policies/repository.ts';
 import { isValueMaskingStrategy, parseTargets, type TargetSelection, valueMasker } from './masking.ts';
 import { ERASURE_ACTION, lockRequestDatastore, recordedErasures } from './rule-run-repository.ts';
