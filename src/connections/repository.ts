@@ -10,6 +10,7 @@ export interface ConnectionViewRow {
   description: string | null;
   secrets_url: string | null;
   has_authorization: boolean;
+  secrets_header_names: string[] | null;
   has_signing_secret: boolean;
   oauth_grant_type: string | null;
   oauth_token_url: string | null;
@@ -54,7 +55,7 @@ export interface WebhookUse {
 
 const VIEW = `
   SELECT c.key, c.name, c.connection_type, c.access, c.description, c.secrets_url,
-         c.secrets_authorization_sealed IS NOT NULL AS has_authorization,
+         c.secrets_authorization_sealed IS NOT NULL AS has_authorization, c.secrets_header_names,
          c.signing_secret_sealed IS NOT NULL AS has_signing_secret,
          c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
          c.created_at, c.updated_at,
@@ -171,11 +172,26 @@ export const connectionRepository = {
     return rows[0];
   },
 
-  async replaceSecrets(db: Queryable, key: string, url: string, authorizationSealed: Buffer | null) {
+  async replaceSecrets(
+    db: Queryable,
+    key: string,
+    secrets: {
+      url: string;
+      authorizationSealed: Buffer | null;
+      headers: { names: string[]; sealed: Buffer } | null;
+    },
+  ) {
     await db.query(
-      `UPDATE connections SET secrets_url = $2, secrets_authorization_sealed = $3, updated_at = now()
+      `UPDATE connections SET secrets_url = $2, secrets_authorization_sealed = $3,
+              secrets_header_names = $4, secrets_headers_sealed = $5, updated_at = now()
         WHERE key = $1`,
-      [key, url, authorizationSealed],
+      [
+        key,
+        secrets.url,
+        secrets.authorizationSealed,
+        secrets.headers?.names ?? null,
+        secrets.headers?.sealed ?? null,
+      ],
     );
   },
 

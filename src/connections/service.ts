@@ -1,14 +1,16 @@
 // Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints and the sealing
-// of their secrets (authorization header value, OAuth client secret, callback signing secret) with
+// of their secrets (authorization header value, extra callback headers, OAuth client secret, callback
+// signing secret) with
 // AES-256-GCM, bound to the connection key and the field. It must never return, log or put in an error
 // message a secret value; the one exception is a new signing secret, answered once to whoever made it.
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import { assertAllowedDestination } from '../net/destination-guard.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { callbackHeadersProblem, sealCallbackHeaders } from './callback-headers.ts';
 import { type ConnectionViewRow, connectionRepository, type WebhookUse } from './repository.ts';
 import {
   CONNECTION_FIELDS,
@@ -28,6 +30,7 @@ export const authorizationAad = (key: string) => `connection:${key}:authorizatio
 export const oauthClientSecretAad = (key: string) => `connection:${key}:oauth_client_secret`;
 
 const checkItem = itemValidator(ConnectionItem);
+const OAUTH_FIELDS = ['grant_type', 'token_url', 'scope', 'client_id', 'client_secret'] as const;
 
 export class ConnectionService {
   readonly #db: Database;
@@ -114,11 +117,13 @@ export class ConnectionService {
   }
 
   /**
-   * Replaces the secrets (url and the optional authorization value). While OAuth is configured it decides
+   * Replaces the secrets (url, the optional authorization value and extra headers). While OAuth is configured it decides
    * the callback's authorization, so a new authorization value is refused until the oauth resource is deleted.
    */
   async replaceSecrets(key: string, secrets: SecretsBody): Promise<ConnectionView> {
     await this.get(key);
+    const headersProblem = secrets.headers && callbackHeadersProblem(secrets.headers);
+    if (headersProblem) throw invalid(headersProblem);
     await assertAllowedDestination(secrets.url, this.#config, 'url');
     await this.#db.transaction(async (tx) => {
       const locked = await connectionRepository.lock(tx, key);
@@ -132,7 +137,18 @@ export class ConnectionService {
         secrets.authorization === undefined
           ? null
           : seal(this.#sealingKey, secrets.authorization, authorizationAad(key));
-      await connectionRepository.replaceSecrets(tx, key, secrets.url, sealed);
+      const headers =
+        secrets.headers && Object.keys(secrets.headers).length > 0
+          ? {
+              names: Object.keys(secrets.headers),
+              sealed: sealCallbackHeaders(this.#sealingKey, key, secrets.headers),
+            }
+          : null;
+      await connectionRepository.replaceSecrets(tx, key, {
+        url: secrets.url,
+        authorizationSealed: sealed,
+        headers,
+      });
     });
     return this.get(key);
   }
@@ -153,7 +169,10 @@ export class ConnectionService {
     return this.get(key);
   }
 
-  /** Changes only the given OAuth fields; 404 when the connection has no OAuth configuration yet. */
+  /**
+   * Changes only the given OAuth fields. On a connection without OAuth a complete body (all five fields)
+   * creates the configuration, as Fides does; an incomplete one is 422.
+   */
   async updateOAuth(key: string, changes: OAuthPatchBody): Promise<ConnectionView> {
     await this.get(key);
     if (changes.token_url !== undefined) {
@@ -162,24 +181,32 @@ export class ConnectionService {
     await this.#db.transaction(async (tx) => {
       const current = await connectionRepository.findOAuth(tx, key);
       if (!current) throw notFound(`No connection with key ${key}.`);
+      const grantType = changes.grant_type ?? current.oauth_grant_type;
+      const tokenUrl = changes.token_url ?? current.oauth_token_url;
+      const scope = changes.scope ?? current.oauth_scope;
+      const clientId = changes.client_id ?? current.oauth_client_id;
+      const clientSecretSealed =
+        changes.client_secret === undefined
+          ? current.oauth_client_secret_sealed && Buffer.from(current.oauth_client_secret_sealed)
+          : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key));
       if (
-        current.oauth_grant_type === null ||
-        current.oauth_token_url === null ||
-        current.oauth_scope === null ||
-        current.oauth_client_id === null ||
-        current.oauth_client_secret_sealed === null
+        grantType === null ||
+        tokenUrl === null ||
+        scope === null ||
+        clientId === null ||
+        clientSecretSealed === null
       ) {
-        throw notFound(`Connection ${key} has no OAuth configuration; create it with PUT first.`);
+        const missing = OAUTH_FIELDS.filter((field) => changes[field] === undefined);
+        throw invalid(
+          `Connection ${key} has no OAuth configuration; to create it send every field (missing: ${missing.join(', ')}).`,
+        );
       }
       await connectionRepository.replaceOAuth(tx, key, {
-        grantType: changes.grant_type ?? current.oauth_grant_type,
-        tokenUrl: changes.token_url ?? current.oauth_token_url,
-        scope: changes.scope ?? current.oauth_scope,
-        clientId: changes.client_id ?? current.oauth_client_id,
-        clientSecretSealed:
-          changes.client_secret === undefined
-            ? Buffer.from(current.oauth_client_secret_sealed)
-            : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key)),
+        grantType,
+        tokenUrl,
+        scope,
+        clientId,
+        clientSecretSealed,
       });
     });
     return this.get(key);
@@ -235,7 +262,13 @@ function toView(row: ConnectionViewRow): ConnectionView {
     secrets:
       row.secrets_url === null
         ? null
-        : { url: row.secrets_url, authorization: row.has_authorization ? SECRET_MASK : null },
+        : {
+            url: row.secrets_url,
+            authorization: row.has_authorization ? SECRET_MASK : null,
+            ...(row.secrets_header_names
+              ? { headers: Object.fromEntries(row.secrets_header_names.map((name) => [name, SECRET_MASK])) }
+              : {}),
+          },
     oauth:
       grantType !== null && tokenUrl !== null && scope !== null && clientId !== null
         ? {

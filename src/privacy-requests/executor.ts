@@ -8,6 +8,11 @@
 // any transaction. It never logs an identity, a header value or a response body.
 import type { CallbackSigning } from '../callbacks/signing.ts';
 import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
+import {
+  type CallbackHeaders,
+  openCallbackHeaders,
+  withCustomHeaders,
+} from '../connections/callback-headers.ts';
 import { authorizationAad } from '../connections/service.ts';
 import { openText } from '../crypto/secret-box.ts';
 import type { Services } from '../runtime/services.ts';
@@ -21,6 +26,7 @@ import {
   openIdentity,
   sealIdentity,
 } from './identity.ts';
+import { schedulePauseExpiry } from './jobs.ts';
 import { issueReplyToken } from './reply-token.ts';
 import { runPolicyRules } from './rule-runner.ts';
 import {
@@ -32,7 +38,7 @@ import {
   type Status,
   type StepRow,
 } from './repository.ts';
-import { loadPolicyEmbed, type PolicyEmbed, toPrivacyRequestView } from './view.ts';
+import { loadPolicyEmbed, type PolicyEmbed, policyAction, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
@@ -187,8 +193,13 @@ export class PrivacyRequestExecutor {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
       if (timing === 'pre_approval') {
-        headers['reply-to-eligible'] = `/privacy-request/${row.id}/pre-approve/eligible`;
-        headers['reply-to-not-eligible'] = `/privacy-request/${row.id}/pre-approve/not-eligible`;
+        const eligible = `/privacy-request/${row.id}/pre-approve/eligible`;
+        const notEligible = `/privacy-request/${row.id}/pre-approve/not-eligible`;
+        headers['reply-to-eligible'] = eligible;
+        headers['reply-to-not-eligible'] = notEligible;
+        // Fides' names for the same two addresses.
+        headers['reply-to-approve'] = eligible;
+        headers['reply-to-deny'] = notEligible;
       } else {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
@@ -196,10 +207,12 @@ export class PrivacyRequestExecutor {
     const policy = await this.#policy(run, row);
     const body = JSON.stringify({
       privacy_request_id: row.id,
+      privacy_request_status: row.status,
       timestamp: new Date().toISOString(),
       direction: timing === 'pre_approval' ? 'one_way' : step.direction,
       callback_type: timing,
       identity,
+      policy_action: policyAction(policy),
       privacy_request: toPrivacyRequestView(row, policy),
     });
 
@@ -288,7 +301,7 @@ export class PrivacyRequestExecutor {
     if (answer.halt && timing === 'pre') {
       const now = new Date();
       entries.push(transitionEntry('in_processing', 'paused', `halted by webhook ${step.webhook_key}`));
-      await this.#finishStep(
+      const paused = await this.#finishStep(
         run,
         row,
         step,
@@ -296,6 +309,14 @@ export class PrivacyRequestExecutor {
         { ...changes, paused_at: now, paused_step: step.position },
         entries,
       );
+      if (paused) {
+        await schedulePauseExpiry(
+          this.#services.queue,
+          row.id,
+          now,
+          this.#services.config.privacyRequestDelayTimeoutSeconds,
+        );
+      }
       return undefined;
     }
     return this.#finishStep(run, row, step, 'in_processing', changes, entries);
@@ -313,7 +334,7 @@ export class PrivacyRequestExecutor {
     body: string,
     sent: (outcome: CallbackOutcome) => void,
   ): Promise<CallbackOutcome> {
-    const signed = { ...headers };
+    let signed = { ...headers };
     const signature = await this.#signing
       .headerWith(target.key, target.signing, body)
       .catch((error: unknown) => {
@@ -337,6 +358,9 @@ export class PrivacyRequestExecutor {
         );
       }
     }
+    if (target.secrets_headers_sealed) {
+      signed = withCustomHeaders(this.#customHeaders(target, target.secrets_headers_sealed), signed);
+    }
     const outcome = await this.#client.post(url, signed, body);
     sent(outcome);
     if (outcome.status !== 401 || bearer === null) return outcome;
@@ -346,6 +370,16 @@ export class PrivacyRequestExecutor {
     const again = await this.#client.post(url, { ...signed, authorization: `Bearer ${fresh}` }, body);
     sent(again);
     return again;
+  }
+
+  #customHeaders(target: ConnectionTarget, sealed: Uint8Array): CallbackHeaders {
+    try {
+      return openCallbackHeaders(this.#services.keyring.secretKey('connection-secrets'), target.key, sealed);
+    } catch {
+      throw new CallbackPreparationError(
+        `the extra headers of connection ${target.key} cannot be opened (was LETHE_ENCRYPTION_KEY changed?); set them again`,
+      );
+    }
   }
 
   async #issueToken(row: RequestRow, step: StepRow): Promise<string> {
@@ -398,7 +432,7 @@ export class PrivacyRequestExecutor {
       id: row.id,
       from: row.status,
       to: 'error',
-      changes: { error_reason: reason },
+      changes: { error_reason: reason, finished_processing_at: new Date() },
       atStep: step.position,
       entries: [...entries, { ...transitionEntry(row.status, 'error', reason), error: reason }],
     });

@@ -138,6 +138,7 @@ export interface ConnectionTarget {
   key: string;
   secrets_url: string | null;
   secrets_authorization_sealed: Uint8Array | null;
+  secrets_headers_sealed: Uint8Array | null;
   signing: SealedSigningSecrets;
   oauth: OAuthConfigurationWithCachedToken;
 }
@@ -518,7 +519,7 @@ export const privacyRequestRepository = {
           signing_previous: Uint8Array | null;
         }
     >(
-      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed,
+      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed, c.secrets_headers_sealed,
               c.signing_secret_sealed AS signing_current,
               CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
                 AS signing_previous,
@@ -536,6 +537,7 @@ export const privacyRequestRepository = {
       key: found,
       secrets_url,
       secrets_authorization_sealed,
+      secrets_headers_sealed,
       signing_current,
       signing_previous,
       ...oauth
@@ -544,6 +546,7 @@ export const privacyRequestRepository = {
       key: found,
       secrets_url,
       secrets_authorization_sealed,
+      secrets_headers_sealed,
       signing: { current: signing_current, previous: signing_previous },
       oauth,
     };
@@ -618,6 +621,17 @@ export const privacyRequestRepository = {
       [seconds, limit],
     );
     return rows;
+  },
+
+  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
+  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
+        FOR UPDATE SKIP LOCKED`,
+      [id, seconds],
+    );
+    return rows[0];
   },
 
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */

@@ -21,6 +21,7 @@ import {
   PreApprovalBody,
   PrivacyRequestView,
   ReplyAnswer,
+  ResumeAnswer,
   ResumeBody,
   ReviewResponse,
 } from './schemas.ts';
@@ -216,15 +217,16 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         preValidation: emptyBodyIsObject,
         schema: {
           tags,
-          summary: 'Resume a paused request; Authorization: Bearer <reply-to-token>.',
+          summary:
+            'Resume a paused request; Authorization: Bearer <reply-to-token>. Answers the privacy request (without identities).',
           params: IdParams,
           body: ResumeBody,
-          response: { 200: ReplyAnswer, ...replyErrors },
+          response: { 200: ResumeAnswer, ...replyErrors },
         },
       },
       async (request) => {
         await requests.resume(request.params.id, replyToken(request), request.body?.derived_identity);
-        return replyAnswer(request.params.id);
+        return { privacy_request_id: request.params.id, ...(await requests.view(request.params.id)) };
       },
     );
 

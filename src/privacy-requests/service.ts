@@ -33,7 +33,13 @@ import {
   type Status,
 } from './repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import {
+  loadPolicyEmbed,
+  loadPolicyEmbeds,
+  type PolicyEmbed,
+  type PrivacyRequestView,
+  toPrivacyRequestView,
+} from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
 
@@ -200,6 +206,12 @@ export class PrivacyRequestService {
     return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
   }
 
+  /** The request without its identities: what a reply-to-token holder may see. */
+  async view(id: string): Promise<PrivacyRequestView> {
+    const row = await this.#find(id);
+    return toPrivacyRequestView(row, await loadPolicyEmbed(this.#db, row.policy_id));
+  }
+
   async log(id: string): Promise<LogRow[]> {
     await this.#find(id);
     return repo.log(this.#db, id);
@@ -255,7 +267,10 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.transition(tx, id, 'error', 'in_processing', {
+        error_reason: null,
+        finished_processing_at: null,
+      });
       await repo.appendLog(tx, id, [
         {
           kind: 'transition',

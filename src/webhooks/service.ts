@@ -8,6 +8,7 @@ import { invalid, notFound } from '../errors.ts';
 import { type PreApprovalRow, type Timing, type WebhookRow, webhookRepository } from './repository.ts';
 import type {
   PreApprovalItem,
+  PreApprovalPatchBody,
   PreApprovalView,
   WebhookItem,
   WebhookPatchBody,
@@ -111,9 +112,12 @@ export class WebhookService {
     });
   }
 
-  /** Removes one webhook; the ones after it move up so the order stays contiguous. */
-  async remove(policyKey: string, timing: Timing, webhookKey: string): Promise<void> {
-    await this.#db.transaction(async (tx) => {
+  /**
+   * Removes one webhook; the ones after it move up so the order stays contiguous. Answers the removed
+   * webhook and the resulting order of the ones left.
+   */
+  async remove(policyKey: string, timing: Timing, webhookKey: string) {
+    return this.#db.transaction(async (tx) => {
       const policyId = await this.#policyId(tx, policyKey, true);
       const rows = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
       const target = findWebhook(rows, webhookKey, policyKey, timing);
@@ -123,11 +127,60 @@ export class WebhookService {
           await webhookRepository.movePolicyWebhook(tx, row.id, row.position - 1);
         }
       }
+      const after = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
+      return {
+        removed: toWebhookView(target),
+        new_order: after.map((row) => ({ key: row.key, order: row.position })),
+      };
     });
   }
 
   async listPreApproval(): Promise<PreApprovalView[]> {
     return (await webhookRepository.listPreApproval(this.#db)).map(toPreApprovalView);
+  }
+
+  async getPreApproval(webhookKey: string): Promise<PreApprovalView> {
+    return toPreApprovalView(findPreApproval(await webhookRepository.listPreApproval(this.#db), webhookKey));
+  }
+
+  /** Changes the name or the connection of one pre-approval webhook; its place in the list stays. */
+  async updatePreApproval(webhookKey: string, changes: PreApprovalPatchBody): Promise<PreApprovalView> {
+    return this.#db.transaction(async (tx) => {
+      await webhookRepository.lockPreApproval(tx);
+      const target = findPreApproval(await webhookRepository.listPreApproval(tx), webhookKey);
+      if (changes.connection_config_key !== undefined) {
+        await assertConnectionsExist(tx, [{ connection_config_key: changes.connection_config_key }]);
+      }
+      await webhookRepository.updatePreApproval(tx, target.id, {
+        key: target.key,
+        name: changes.name ?? target.name,
+        connectionKey: changes.connection_config_key ?? target.connection_key,
+        position: target.position,
+      });
+      return toPreApprovalView(findPreApproval(await webhookRepository.listPreApproval(tx), webhookKey));
+    });
+  }
+
+  /** Removes one pre-approval webhook; the ones after it move up. Answers the resulting order. */
+  async removePreApproval(webhookKey: string) {
+    return this.#db.transaction(async (tx) => {
+      await webhookRepository.lockPreApproval(tx);
+      const rows = await webhookRepository.listPreApproval(tx);
+      const target = findPreApproval(rows, webhookKey);
+      await webhookRepository.removePreApproval(tx, [target.id]);
+      for (const row of rows) {
+        if (row.position > target.position) {
+          await webhookRepository.updatePreApproval(tx, row.id, {
+            key: row.key,
+            name: row.name,
+            connectionKey: row.connection_key,
+            position: row.position - 1,
+          });
+        }
+      }
+      const after = await webhookRepository.listPreApproval(tx);
+      return { new_order: after.map((row) => ({ key: row.key, order: row.position })) };
+    });
   }
 
   /** Replaces the pre-approval list, as `replace` does for a policy's list. */
@@ -166,6 +219,12 @@ function findWebhook(rows: WebhookRow[], webhookKey: string, policyKey: string, 
   const row = rows.find((candidate) => candidate.key === webhookKey);
   if (!row)
     throw notFound(`No ${TIMING_NAMES[timing]} webhook with key ${webhookKey} on policy ${policyKey}.`);
+  return row;
+}
+
+function findPreApproval(rows: PreApprovalRow[], webhookKey: string): PreApprovalRow {
+  const row = rows.find((candidate) => candidate.key === webhookKey);
+  if (!row) throw notFound(`No pre-approval webhook with key ${webhookKey}.`);
   return row;
 }
 
