@@ -85,7 +85,10 @@ export function openCallbackHeaders(
 }
 
 /** The custom headers (lower-cased names, Lethe's own names left out) under the headers Lethe sets. */
-export function withCustomHeaders(custom: CallbackHeaders, own: Record<string, string>): Record<string, string> {
+export function withCustomHeaders(
+  custom: CallbackHeaders,
+  own: Record<string, string>,
+): Record<string, string> {
   const merged: Record<string, string> = {};
   for (const [name, value] of Object.entries(custom)) {
     const lower = name.toLowerCase();

@@ -113,12 +113,17 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         },
         async (request) => {
           const { policy_key, webhook_key } = request.params;
-          const answer = await webhooks.update(policy_key, timing, webhook_key, request.body);
+          const { resource, new_order } = await webhooks.update(
+            policy_key,
+            timing,
+            webhook_key,
+            request.body,
+          );
           request.log.info(
             { policy_key, timing, webhook_key, fields: Object.keys(request.body) },
             'policy webhook updated',
           );
-          return answer;
+          return { resource, new_order };
         },
       );
 

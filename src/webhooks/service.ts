@@ -4,7 +4,7 @@
 // key stays in the list (the engine refers to webhooks by id while a request is paused on one).
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.ts';
-import { invalid, notFound } from '../errors.ts';
+import { DomainError, invalid, notFound } from '../errors.ts';
 import { type PreApprovalRow, type Timing, type WebhookRow, webhookRepository } from './repository.ts';
 import type {
   PreApprovalItem,
@@ -14,6 +14,13 @@ import type {
   WebhookPatchBody,
   WebhookView,
 } from './schemas.ts';
+
+/** An `order` outside the list (422 on Lethe's paths; Fides answers 400, which its paths do). */
+export class WebhookOrderError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
 
 /** How a timing is written in paths and messages. */
 export const TIMING_NAMES: Record<Timing, string> = { pre: 'pre_execution', post: 'post_execution' };
@@ -74,7 +81,8 @@ export class WebhookService {
 
   /**
    * Changes some fields of one webhook. A new `order` moves it to that position and shifts the ones in
-   * between by one (moving 0 to 1 moves 1 to 0); the answer lists every webhook's resulting order.
+   * between by one (moving 0 to 1 moves 1 to 0); the answer lists every webhook's resulting order and
+   * whether this one moved.
    */
   async update(policyKey: string, timing: Timing, webhookKey: string, changes: WebhookPatchBody) {
     return this.#db.transaction(async (tx) => {
@@ -86,8 +94,8 @@ export class WebhookService {
       }
       const ordered = rows.filter((row) => row.id !== target.id);
       const position = changes.order ?? target.position;
-      if (position > rows.length - 1) {
-        throw invalid(
+      if (position < 0 || position > rows.length - 1) {
+        throw new WebhookOrderError(
           `order must be between 0 and ${rows.length - 1} (the list has ${rows.length} webhooks).`,
         );
       }
@@ -108,6 +116,7 @@ export class WebhookService {
       return {
         resource: toWebhookView(findWebhook(after, webhookKey, policyKey, timing)),
         new_order: after.map((row) => ({ key: row.key, order: row.position })),
+        moved: position !== target.position,
       };
     });
   }
