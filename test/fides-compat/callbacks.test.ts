@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifySignature } from '../../src/callbacks/signing.ts';
-import { definePolicy } from '../rules/support.ts';
+import { definePolicy } from '../privacy-requests/rule-support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   connectionTo,

@@ -2,7 +2,7 @@
 // (validated, sealed, masked), and an OAuth PATCH that creates the configuration from a complete body.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createConnection, read, scopedToken } from '../area-a/support.ts';
+import { createConnection, read, scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const PUBLIC_URL = 'https://93.184.216.34/hooks';

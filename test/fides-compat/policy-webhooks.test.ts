@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { createConnection, scopedToken } from '../area-a/support.ts';
+import { createConnection, scopedToken } from '../connections/support.ts';
 
 const BASE = '/api/v1/dsr/policy';
 

@@ -2,7 +2,7 @@
 // the single-webhook routes Lethe's own path gained with them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createConnection, scopedToken } from '../area-a/support.ts';
+import { createConnection, scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const BASE = '/api/v1/dsr/webhook/pre_approval';
