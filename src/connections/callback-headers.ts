@@ -1,11 +1,8 @@
 // The extra callback headers of an HTTPS connection (Fides' `headers` secret): which names and values are
-// accepted, how the set is sealed at rest, and how it joins the headers Lethe sets itself. Lethe's own
+// accepted and how the set joins the headers Lethe sets itself (secrets.ts seals it at rest). Lethe's own
 // headers always win: a custom header can never replace the Authorization value, the signature,
 // Content-Type, Idempotency-Key or a reply-to header, whatever its letter case. Values are secrets:
 // nothing here logs them or puts them in an error message.
-import type { KeyObject } from 'node:crypto';
-import { openText, seal } from '../crypto/secret-box.ts';
-
 export const MAX_CALLBACK_HEADERS = 20;
 const MAX_NAME_LENGTH = 256;
 const MAX_VALUE_LENGTH = 8192;
@@ -48,8 +45,6 @@ export const LETHE_CALLBACK_HEADERS: ReadonlySet<string> = new Set([
 
 export type CallbackHeaders = Record<string, string>;
 
-export const callbackHeadersAad = (connectionKey: string) => `connection:${connectionKey}:headers`;
-
 /** Why this set of headers cannot be stored, as a sentence naming the header (never its value); undefined when fine. */
 export function callbackHeadersProblem(headers: CallbackHeaders): string | undefined {
   const names = Object.keys(headers);
@@ -70,18 +65,6 @@ export function callbackHeadersProblem(headers: CallbackHeaders): string | undef
       return `headers: the value of ${name} must be a string of at most ${MAX_VALUE_LENGTH} characters without line breaks.`;
   }
   return undefined;
-}
-
-export function sealCallbackHeaders(key: Buffer, connectionKey: string, headers: CallbackHeaders): Buffer {
-  return seal(key, JSON.stringify(headers), callbackHeadersAad(connectionKey));
-}
-
-export function openCallbackHeaders(
-  key: Buffer | KeyObject,
-  connectionKey: string,
-  sealed: Uint8Array,
-): CallbackHeaders {
-  return JSON.parse(openText(key, sealed, callbackHeadersAad(connectionKey))) as CallbackHeaders;
 }
 
 /** The custom headers (lower-cased names, Lethe's own names left out) under the headers Lethe sets. */

@@ -3,7 +3,7 @@
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { MAX_CALLBACK_HEADERS } from './callback-headers.ts';
-import { MAX_SIGNING_GRACE_SECONDS } from './signing-secret.ts';
+import { MAX_SIGNING_GRACE_SECONDS } from './secrets.ts';
 
 /** Shown in place of a stored secret. */
 export const SECRET_MASK = '**********';

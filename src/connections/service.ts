@@ -1,16 +1,14 @@
-// Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints and the sealing
-// of their secrets (authorization header value, extra callback headers, OAuth client secret, callback
-// signing secret) with
-// AES-256-GCM, bound to the connection key and the field. It must never return, log or put in an error
+// Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints; their secrets
+// (authorization header value, extra callback headers, OAuth client secret, callback signing secret) are
+// sealed by secrets.ts. It must never return, log or put in an error
 // message a secret value; the one exception is a new signing secret, answered once to whoever made it.
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { assertAllowedDestination } from '../net/destination-guard.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
-import { callbackHeadersProblem, sealCallbackHeaders } from './callback-headers.ts';
+import { callbackHeadersProblem } from './callback-headers.ts';
 import { type ConnectionViewRow, connectionRepository, type WebhookUse } from './repository.ts';
 import {
   CONNECTION_FIELDS,
@@ -23,11 +21,13 @@ import {
   type SecretsBody,
   type SigningSecretAnswer,
 } from './schemas.ts';
-import { generateSigningSecret, sealSigningSecret } from './signing-secret.ts';
-
-/** Associated data the engine opens the sealed columns with; changing it makes stored secrets unreadable. */
-export const authorizationAad = (key: string) => `connection:${key}:authorization`;
-export const oauthClientSecretAad = (key: string) => `connection:${key}:oauth_client_secret`;
+import {
+  generateSigningSecret,
+  sealAuthorization,
+  sealCallbackHeaders,
+  sealOAuthClientSecret,
+  sealSigningSecret,
+} from './secrets.ts';
 
 const checkItem = itemValidator(ConnectionItem);
 const OAUTH_FIELDS = ['grant_type', 'token_url', 'scope', 'client_id', 'client_secret'] as const;
@@ -36,13 +36,11 @@ export class ConnectionService {
   readonly #db: Database;
   readonly #config: Config;
   readonly #keyring: Keyring;
-  readonly #sealingKey: Buffer;
 
   constructor(services: { db: Database; config: Config; keyring: Keyring }) {
     this.#db = services.db;
     this.#config = services.config;
     this.#keyring = services.keyring;
-    this.#sealingKey = services.keyring.key('connection-secrets');
   }
 
   async list(page: number, size: number) {
@@ -136,12 +134,12 @@ export class ConnectionService {
       const sealed =
         secrets.authorization === undefined
           ? null
-          : seal(this.#sealingKey, secrets.authorization, authorizationAad(key));
+          : sealAuthorization(this.#keyring, key, secrets.authorization);
       const headers =
         secrets.headers && Object.keys(secrets.headers).length > 0
           ? {
               names: Object.keys(secrets.headers),
-              sealed: sealCallbackHeaders(this.#sealingKey, key, secrets.headers),
+              sealed: sealCallbackHeaders(this.#keyring, key, secrets.headers),
             }
           : null;
       await connectionRepository.replaceSecrets(tx, key, {
@@ -163,7 +161,7 @@ export class ConnectionService {
         tokenUrl: oauth.token_url,
         scope: oauth.scope,
         clientId: oauth.client_id,
-        clientSecretSealed: seal(this.#sealingKey, oauth.client_secret, oauthClientSecretAad(key)),
+        clientSecretSealed: sealOAuthClientSecret(this.#keyring, key, oauth.client_secret),
       });
     });
     return this.get(key);
@@ -188,7 +186,7 @@ export class ConnectionService {
       const clientSecretSealed =
         changes.client_secret === undefined
           ? current.oauth_client_secret_sealed && Buffer.from(current.oauth_client_secret_sealed)
-          : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key));
+          : sealOAuthClientSecret(this.#keyring, key, changes.client_secret);
       if (
         grantType === null ||
         tokenUrl === null ||
