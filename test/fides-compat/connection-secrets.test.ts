@@ -18,7 +18,7 @@ describe('Fides connection secrets', () => {
   let service: TestService;
   let token: string;
   before(async () => {
-    service = await startTestService();
+    service = await startTestService({}, { captureLogs: true });
     token = await service.rootToken();
   });
   after(async () => service.stop());
@@ -100,6 +100,12 @@ describe('Fides connection secrets', () => {
       false,
     );
     assert.deepEqual(row.secrets_header_names, ['X-Tenant', 'X-Api-Version']);
+    assert.ok(service.logLines.length > 0);
+    assert.equal(
+      service.logLines.some((line) => line.includes('tenant-secret-value')),
+      false,
+      'a header value is never logged',
+    );
 
     const listed = await read(service, '/api/v1/connection');
     const inList = listed.items.find((item: { key: string }) => item.key === 'with_headers');

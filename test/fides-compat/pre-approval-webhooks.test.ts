@@ -109,6 +109,18 @@ describe('Fides pre-approval webhook paths', () => {
     });
     assert.equal(forbidden.status, 403);
     assert.equal((await service.call('PATCH', `${BASE}/pre_approval_webhook`, { json: {} })).status, 401);
+    // Lethe's own path: the same change, `{}` refused with 422.
+    const letheEmpty = await service.call('PATCH', '/v1/pre_approval_webhook/pre_approval_webhook', {
+      token,
+      json: {},
+    });
+    assert.equal(letheEmpty.status, 422);
+    const letheRenamed = await service.call('PATCH', '/v1/pre_approval_webhook/pre_approval_webhook_2', {
+      token,
+      json: { name: 'Second, renamed' },
+    });
+    assert.equal(letheRenamed.status, 200, letheRenamed.text);
+    assert.deepEqual([letheRenamed.body.name, letheRenamed.body.order], ['Second, renamed', 1]);
     const stored = await service.call('GET', '/v1/pre_approval_webhook/pre_approval_webhook', { token });
     assert.deepEqual(
       [stored.body.name, stored.body.connection_config_key, stored.body.order],
