@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { assertAllowedDestination } from '../net/destination-guard.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import { callbackHeadersProblem } from './callback-headers.ts';
 import { type ConnectionViewRow, connectionRepository, type WebhookUse } from './repository.ts';
 import {
@@ -48,7 +49,7 @@ export class ConnectionService {
       connectionRepository.page(this.#db, size, (page - 1) * size),
       connectionRepository.count(this.#db),
     ]);
-    return { items: rows.map(toView), total, page, size };
+    return pageOf(rows.map(toView), total, page, size);
   }
 
   async get(key: string): Promise<ConnectionView> {

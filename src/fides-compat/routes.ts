@@ -8,13 +8,12 @@ import Type from 'typebox';
 import { ConnectionKeyParams, type ConnectionView, SecretsBody } from '../connections/schemas.ts';
 import { ConnectionService } from '../connections/service.ts';
 import { badRequest } from '../errors.ts';
-import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
+import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import type { Timing } from '../webhooks/repository.ts';
 import { PolicyWebhookParams, PreApprovalParams, SingleWebhookParams } from '../webhooks/schemas.ts';
 import { WebhookOrderError, WebhookService } from '../webhooks/service.ts';
 import {
-  FidesPage,
   fidesPage,
   type FidesPageQuery,
   FidesPageQuery as PageQuery,
@@ -88,7 +87,7 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
             security,
             params: PolicyWebhookParams,
             querystring: PageQuery,
-            response: { 200: FidesPage(FidesWebhook), ...errors },
+            response: { 200: Page(FidesWebhook), ...errors },
           },
         },
         async (request) =>
@@ -108,7 +107,7 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
             security,
             params: PolicyWebhookParams,
             body: FidesWebhookListBody,
-            response: { 200: FidesPage(FidesWebhook).properties.items, ...errors },
+            response: { 200: Type.Array(FidesWebhook), ...errors },
           },
         },
         async (request) => {
@@ -203,7 +202,7 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
           summary: 'Fides: the pre-approval webhooks, as a page.',
           security,
           querystring: PageQuery,
-          response: { 200: FidesPage(FidesPreApprovalWebhook), ...managementErrors },
+          response: { 200: Page(FidesPreApprovalWebhook), ...managementErrors },
         },
       },
       async (request) => fidesPage(await fidesPreApprovals(await webhooks.listPreApproval()), request.query),
@@ -218,7 +217,7 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
           summary: 'Fides: replace the pre-approval webhooks; a missing key comes from the name.',
           security,
           body: FidesPreApprovalListBody,
-          response: { 200: FidesPage(FidesPreApprovalWebhook).properties.items, ...errors },
+          response: { 200: Type.Array(FidesPreApprovalWebhook), ...errors },
         },
       },
       async (request) => {

@@ -5,6 +5,7 @@ import Type from 'typebox';
 import { badRequest, invalid } from '../errors.ts';
 import type { ConnectionView } from '../connections/schemas.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
+import { type PageOf, pageOf } from '../validation/page.ts';
 import type { PreApprovalView, WebhookView } from '../webhooks/schemas.ts';
 
 const Direction = Type.Enum(['one_way', 'two_way']);
@@ -106,35 +107,11 @@ export const FidesTestStatusMessage = Type.Object({
   failure_reason: Nullable(Type.String()),
 });
 
-export function FidesPage<T extends Type.TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    total: Type.Integer(),
-    page: Type.Integer(),
-    size: Type.Integer(),
-    pages: Type.Integer(),
-  });
-}
-
-export interface FidesPageOf<T> {
-  items: T[];
-  total: number;
-  page: number;
-  size: number;
-  pages: number;
-}
-
 /** One page of an already complete list (webhook lists hold at most 50). */
-export function fidesPage<T>(all: readonly T[], query: FidesPageQuery): FidesPageOf<T> {
+export function fidesPage<T>(all: readonly T[], query: FidesPageQuery): PageOf<T> {
   const page = query.page ?? 1;
   const size = query.size ?? 50;
-  return {
-    items: all.slice((page - 1) * size, page * size),
-    total: all.length,
-    page,
-    size,
-    pages: Math.ceil(all.length / size),
-  };
+  return pageOf(all.slice((page - 1) * size, page * size), all.length, page, size);
 }
 
 export function fidesConnectionEmbed(connection: ConnectionView): FidesConnectionEmbed {

@@ -9,6 +9,7 @@ import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -193,12 +194,12 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    return {
-      items: rows.map((row) => this.#withIdentity(row, policies)),
+    return pageOf(
+      rows.map((row) => this.#withIdentity(row, policies)),
       total,
       page,
       size,
-    };
+    );
   }
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {

@@ -108,6 +108,9 @@ describe('Fides connection secrets', () => {
     );
 
     const listed = await read(service, '/api/v1/connection');
+    assert.equal(listed.pages, 1, "Lethe's lists carry Fides' pages");
+    const paged = await read(service, '/api/v1/connection?size=1');
+    assert.deepEqual([paged.pages, paged.items.length], [paged.total, 1]);
     const inList = listed.items.find((item: { key: string }) => item.key === 'with_headers');
     assert.deepEqual(Object.keys(inList.secrets.headers), ['X-Tenant', 'X-Api-Version']);
 
