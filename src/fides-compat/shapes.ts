@@ -17,7 +17,7 @@ export const FidesWebhookItem = Type.Object(
     connection_config_key: ResourceKey,
     direction: Direction,
     key: Type.Optional(ResourceKey),
-    name: Name,
+    name: Type.Optional(Name),
   },
   { additionalProperties: false },
 );
@@ -37,7 +37,7 @@ export const FidesWebhookPatchBody = Type.Object(
 export type FidesWebhookPatchBody = Type.Static<typeof FidesWebhookPatchBody>;
 
 export const FidesPreApprovalItem = Type.Object(
-  { connection_config_key: ResourceKey, key: Type.Optional(ResourceKey), name: Name },
+  { connection_config_key: ResourceKey, key: Type.Optional(ResourceKey), name: Type.Optional(Name) },
   { additionalProperties: false },
 );
 export type FidesPreApprovalItem = Type.Static<typeof FidesPreApprovalItem>;
@@ -160,16 +160,23 @@ export function fidesKeyFromName(name: string): string {
 }
 
 /**
- * Gives every item its key (the sent one, or one derived from the name) and refuses, as Fides does with
- * 400, a list where two items resolve to the same key or share a name.
+ * Gives every item its key and name, as Fides does: a missing key is made from the name, a missing name is
+ * the key; an item with neither is 422. Refuses, as Fides does with 400, a list where two items resolve to
+ * the same key or share a name.
  */
-export function withKeys<T extends { key?: string; name: string }>(
+export function withKeys<T extends { key?: string; name?: string }>(
   items: readonly T[],
-): (T & { key: string })[] {
+): (T & { key: string; name: string })[] {
   const keyed = items.map((item, index) => {
-    const key = item.key ?? fidesKeyFromName(item.name);
-    if (key === '') throw invalid(`body.${index}.name has no letter or digit to make a key of; send a key.`);
-    return { ...item, key };
+    const key = item.key ?? fidesKeyFromName(item.name ?? '');
+    if (key === '') {
+      throw invalid(
+        item.name === undefined
+          ? `body.${index} needs a key or a name.`
+          : `body.${index}.name has no letter or digit to make a key of; send a key.`,
+      );
+    }
+    return { ...item, key, name: item.name ?? key };
   });
   const keys = new Set(keyed.map((item) => item.key));
   const names = new Set(keyed.map((item) => item.name));

@@ -145,6 +145,10 @@ describe('Fides policy webhook paths', () => {
     assert.equal(badDirection.status, 422);
     const noLetters = await put('strict', 'pre_execution', [hook('!!!')]);
     assert.equal(noLetters.status, 422);
+    const neither = await put('strict', 'pre_execution', [
+      { connection_config_key: 'crm_hook', direction: 'one_way' },
+    ]);
+    assert.equal(neither.status, 422);
     assert.deepEqual(await keysOf('strict'), ['keep:0']);
   });
 
@@ -165,6 +169,11 @@ describe('Fides policy webhook paths', () => {
     const fewer = await put('reordered', 'post_execution', [hook('First', 'one_way', 'first')]);
     assert.equal(fewer.body.length, 1);
     assert.deepEqual(await keysOf('reordered', 'post_execution'), ['first:0']);
+    const keyOnly = await put('reordered', 'post_execution', [
+      { connection_config_key: 'crm_hook', direction: 'one_way', key: 'first' },
+    ]);
+    assert.equal(keyOnly.status, 200, keyOnly.text);
+    assert.deepEqual([keyOnly.body[0].key, keyOnly.body[0].name], ['first', 'first']);
   });
 
   it('PATCH answers new_order only when the order changed; an order out of range is 400 and changes nothing', async () => {
