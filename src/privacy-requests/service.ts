@@ -7,9 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
+import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { readAccessPackage } from './access-package.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -21,18 +24,16 @@ import {
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
 import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
-import { readAccessPackage } from './rule-runner.ts';
+import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
 import {
   type ListFilter,
-  type LogEntry,
-  type LogRow,
   type NewRequest,
-  type NewStep,
-  type PolicyWebhookRow,
   privacyRequestRepository as repo,
   type RequestRow,
-  type Status,
 } from './repository.ts';
+import type { Status } from './statuses.ts';
+import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
 import {
   loadPolicyEmbed,
@@ -43,6 +44,12 @@ import {
 } from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
+
+/** What a reply-to call answers: the request's status as the call left it. */
+export interface ReplyAnswer {
+  privacy_request_id: string;
+  status: Status;
+}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -67,7 +74,7 @@ export class PrivacyRequestService {
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
     const checked = items.map((item) => ({ item, checked: checkItem(item) }));
-    const policyIds = await repo.policyIdsByKey(
+    const policyIds = await policyRepository.idsByKey(
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
     );
@@ -104,7 +111,7 @@ export class PrivacyRequestService {
     if (accepted.length === 0) return result;
 
     const { config, queue } = this.#services;
-    const preApproval = await repo.preApprovalWebhooks(this.#db);
+    const preApproval = await webhookRepository.preApprovalWebhooks(this.#db);
     const approveNow = preApproval.length === 0 && !config.requireManualApproval;
     const rows = await this.#db.transaction(async (tx) => {
       const stored = await repo.insertMany(
@@ -129,11 +136,11 @@ export class PrivacyRequestService {
           direction: null,
           connectionKey: webhook.connection_key,
         }));
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           stored.map((row) => ({ id: row.id, entry: received })),
         );
-        await repo.insertPlans(
+        await stepRepository.insertPlans(
           tx,
           stored.map((row) => ({ id: row.id, from: 0, steps })),
         );
@@ -144,7 +151,7 @@ export class PrivacyRequestService {
         );
       } else if (approveNow) {
         // Received and approved at once: the row is stored approved, and the log shows both transitions.
-        const webhooks = await repo.webhooksOfPolicies(
+        const webhooks = await webhookRepository.webhooksOfPolicies(
           tx,
           stored.map((row) => row.policy_id),
         );
@@ -153,7 +160,7 @@ export class PrivacyRequestService {
           from: 0,
           steps: planOf(webhooks.get(row.policy_id) ?? []),
         }));
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           plans.flatMap((plan) => [
             { id: plan.id, entry: received },
@@ -163,14 +170,14 @@ export class PrivacyRequestService {
             },
           ]),
         );
-        await repo.insertPlans(tx, plans);
+        await stepRepository.insertPlans(tx, plans);
         await enqueueAdvances(
           queue,
           tx,
           stored.map((row) => row.id),
         );
       } else {
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           stored.map((row) => ({ id: row.id, entry: received })),
         );
@@ -215,7 +222,7 @@ export class PrivacyRequestService {
 
   async log(id: string): Promise<LogRow[]> {
     await this.#find(id);
-    return repo.log(this.#db, id);
+    return logRepository.log(this.#db, id);
   }
 
   async accessResults(id: string): Promise<unknown> {
@@ -248,7 +255,7 @@ export class PrivacyRequestService {
         finalized_at: new Date(),
         finalized_by: caller.clientId,
       });
-      await repo.appendLog(tx, row.id, [
+      await logRepository.appendLog(tx, row.id, [
         {
           kind: 'transition',
           fromStatus: 'pending',
@@ -272,7 +279,7 @@ export class PrivacyRequestService {
         error_reason: null,
         finished_processing_at: null,
       });
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'error',
@@ -291,8 +298,12 @@ export class PrivacyRequestService {
    * the webhook that issued it (400). The body's identities replace the known ones, by type. The body is
    * judged (422) only once the token is known to be unused, so a spent token buys no work.
    */
-  async resume(id: string, token: string | undefined, derived: DerivedIdentity | undefined): Promise<void> {
-    await this.#withReplyToken(id, token, 'resume', async (tx, row, step) => {
+  async resume(
+    id: string,
+    claims: ReplyTokenClaims,
+    derived: DerivedIdentity | undefined,
+  ): Promise<ReplyAnswer> {
+    return this.#withReplyToken(id, claims, 'resume', async (tx, row, step) => {
       const problem = derived === undefined ? undefined : derivedIdentityProblem(derived);
       if (problem) throw invalid(problem);
       if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
@@ -310,7 +321,7 @@ export class PrivacyRequestService {
         paused_at: null,
         paused_step: null,
       });
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'paused',
@@ -320,20 +331,25 @@ export class PrivacyRequestService {
         },
       ]);
       await enqueueAdvance(this.#services.queue, tx, id);
+      return 'in_processing';
     });
   }
 
   /** A pre-approval webhook's answer. All eligible approves the request; not eligible leaves it for review. */
-  async answerPreApproval(id: string, token: string | undefined, answer: 'eligible' | 'not_eligible') {
-    await this.#withReplyToken(id, token, 'pre_approval', async (tx, row, step) => {
+  async answerPreApproval(
+    id: string,
+    claims: ReplyTokenClaims,
+    answer: 'eligible' | 'not_eligible',
+  ): Promise<ReplyAnswer> {
+    return this.#withReplyToken(id, claims, 'pre_approval', async (tx, row, step) => {
       if (row.status !== 'pending')
         throw badRequest(`Request ${id} is not awaiting pre-approval; it is ${row.status}.`);
-      const steps = await repo.steps(tx, id);
+      const steps = await stepRepository.steps(tx, id);
       const current = steps.find((candidate) => candidate.position === step);
       if (!current || current.kind !== 'pre_approval' || current.answer !== null)
         throw badRequest(`This pre-approval webhook has already answered for request ${id}.`);
-      await repo.answerStep(tx, id, step, answer);
-      await repo.appendLog(tx, id, [
+      await stepRepository.answerStep(tx, id, step, answer);
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'note',
           webhookKey: current.webhook_key,
@@ -348,9 +364,9 @@ export class PrivacyRequestService {
       const allEligible = preApprovals.every(
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
-      if (allEligible) {
-        await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
-      }
+      if (!allEligible) return 'pending';
+      await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      return 'approved';
     });
   }
 
@@ -370,22 +386,26 @@ export class PrivacyRequestService {
     return claims;
   }
 
+  /**
+   * Runs `act` with the request and the token's record locked, then marks the token used; answers the
+   * status `act` moved the request to. `claims` come from replyTokenClaims: the token is opened once.
+   */
   async #withReplyToken(
     id: string,
-    token: string | undefined,
+    claims: ReplyTokenClaims,
     kind: 'resume' | 'pre_approval',
-    act: (tx: Queryable, row: RequestRow, step: number) => Promise<void>,
-  ) {
-    const claims = await this.replyTokenClaims(id, token);
-    await this.#db.transaction(async (tx) => {
+    act: (tx: Queryable, row: RequestRow, step: number) => Promise<Status>,
+  ): Promise<ReplyAnswer> {
+    return this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
-      const record = await repo.lockToken(tx, claims.jti);
+      const record = await replyTokenRepository.lockToken(tx, claims.jti);
       if (!row || !record || record.privacy_request_id !== id || record.kind !== kind)
         throw unauthorized('This reply-to-token is not valid for this call.');
       if (record.used_at !== null) throw unauthorized('This reply-to-token has already been used.');
       if (record.expired) throw unauthorized('This reply-to-token has expired.');
-      await act(tx, row, record.step);
-      await repo.useToken(tx, claims.jti);
+      const status = await act(tx, row, record.step);
+      await replyTokenRepository.useToken(tx, claims.jti);
+      return { privacy_request_id: id, status };
     });
   }
 
@@ -393,28 +413,39 @@ export class PrivacyRequestService {
   async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
     const now = new Date();
     await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const plan = planOf(await repo.policyWebhooks(tx, row.policy_id));
-    const existing = await repo.steps(tx, row.id);
-    await repo.insertSteps(tx, row.id, existing.length, plan);
-    await repo.appendLog(tx, row.id, [approvedEntry(plan, message)]);
+    const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
+    const existing = await stepRepository.steps(tx, row.id);
+    await stepRepository.insertSteps(tx, row.id, existing.length, plan);
+    await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
     await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 
+  /**
+   * Each id on its own: `act` answers a refusal message, or undefined once it has changed the request.
+   * When nothing succeeded the call changed nothing: not_found if no id exists, else bad_request.
+   */
   async #review(
     ids: readonly string[],
     act: (tx: Queryable, row: RequestRow) => Promise<string | undefined>,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
+    let missing = 0;
     for (const id of new Set(ids)) {
       const refusal = await this.#db.transaction(async (tx) => {
         const row = await repo.lock(tx, id);
-        if (!row) return `No privacy request with id ${id}.`;
+        if (!row) {
+          missing++;
+          return `No privacy request with id ${id}.`;
+        }
         return act(tx, row);
       });
       if (refusal) result.failed.push({ message: refusal, data: { id } });
       else result.succeeded.push(await this.get(id));
     }
-    return result;
+    if (result.succeeded.length > 0) return result;
+    const messages = result.failed.map((failure) => failure.message);
+    if (missing === result.failed.length) throw notFound(messages.join(' '));
+    throw badRequest(messages.join('; '));
   }
 
   async #find(id: string): Promise<RequestRow> {
