@@ -152,11 +152,11 @@ export function toFidesPreApproval(
 
 /** Fides' key for an item sent without one: its name in snake case ("My Pre-Approval Hook" -> my_pre_approval_hook). */
 export function fidesKeyFromName(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 100);
+  // Runs of other characters become one underscore, so at most one is left at either end to drop.
+  const snake = name.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+  const start = snake.startsWith('_') ? 1 : 0;
+  const end = snake.endsWith('_') ? snake.length - 1 : snake.length;
+  return snake.slice(start, Math.max(start, end)).slice(0, 100);
 }
 
 /**
