@@ -11,7 +11,9 @@ export type KeyPurpose =
   | 'masking-hash'
   | 'access-package'
   | 'callback-signing'
-  | 'target-oauth-token';
+  | 'target-oauth-token'
+  | 'identity-verification'
+  | 'outbox';
 
 export class Keyring {
   readonly #master: Buffer;

@@ -12,6 +12,7 @@ import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
+import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
@@ -91,6 +92,7 @@ export async function buildApp(
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerSubjectDataArea(app, services);
+  await registerPrivacyCenter(app, services);
   await app.register(consoleRoutes(services));
   return app;
 }

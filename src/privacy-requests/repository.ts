@@ -165,6 +165,9 @@ export type RequestChanges = Partial<
     | 'paused_step'
     | 'error_reason'
     | 'next_step'
+    | 'identity_verified_at'
+    | 'cancel_reason'
+    | 'canceled_at'
   >
 > & { identity_sealed?: Buffer };
 
@@ -180,6 +183,9 @@ const CHANGEABLE = [
   'error_reason',
   'next_step',
   'identity_sealed',
+  'identity_verified_at',
+  'cancel_reason',
+  'canceled_at',
 ] as const;
 
 function filterClause(filter: ListFilter): { where: string; params: unknown[] } {
@@ -259,11 +265,14 @@ function logObject(entry: LogEntry) {
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 export const privacyRequestRepository = {
-  /** Inserts requests of one caller in one statement, all in `status`; answers the rows in the given order. */
+  /**
+   * Inserts requests of one caller (null: the public, through the privacy center) in one statement, all in
+   * `status`; answers the rows in the given order.
+   */
   async insertMany(
     tx: Queryable,
-    clientId: string,
-    status: 'pending' | 'approved',
+    clientId: string | null,
+    status: 'identity_unverified' | 'pending' | 'approved',
     identityTtlSeconds: number,
     requests: readonly NewRequest[],
   ): Promise<RequestRow[]> {
@@ -603,6 +612,14 @@ export const privacyRequestRepository = {
       [jti],
     );
     return rows[0];
+  },
+
+  /** Ends every unused reply-to-token of the request (it was canceled). */
+  async expireTokens(tx: Queryable, id: string): Promise<void> {
+    await tx.query(
+      'UPDATE reply_tokens SET expires_at = now() WHERE privacy_request_id = $1 AND used_at IS NULL AND expires_at > now()',
+      [id],
+    );
   },
 
   async useToken(tx: Queryable, jti: string): Promise<void> {

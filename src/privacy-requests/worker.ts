@@ -1,12 +1,14 @@
 // A process's privacy-request worker: the pg-boss handlers of the advance and sweep queues, and the timer
 // that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
-// to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
-// executor; this module only wires them to the queue.
+// to `error`, cancels public requests still unverified after 24 hours and purges sealed identities older
+// than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the
+// queue.
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { JobResult } from 'pg-boss';
 import type { Services } from '../runtime/services.ts';
 import { CallbackClient } from './callback-client.ts';
+import { cancelUnverifiedRequests } from './cancel.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
@@ -83,7 +85,7 @@ export async function startPrivacyRequestWorker(
  * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
  * the store was down), purge expired identities, drop long-dead reply tokens.
  */
-export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
+export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' | 'keyring'>): Promise<void> {
   const { db, config } = services;
   for (;;) {
     const expired = await db.transaction(async (tx) => {
@@ -112,6 +114,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
     if (expired < SWEEP_BATCH) break;
   }
   await requeueStalled(services);
+  await cancelUnverifiedRequests(services, config.unverifiedRequestSeconds);
   await repo.purgeExpiredIdentities(db);
   await repo.deleteOldTokens(db);
 }
