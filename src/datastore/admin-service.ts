@@ -13,7 +13,7 @@ import {
   datastoreRepository,
   settingsRepository,
 } from './admin-repository.ts';
-import { newApiKey } from './api-keys.ts';
+import { newApiKey } from '../api-keys/keys.ts';
 import { openRecipient } from './sealing.ts';
 
 export interface ApiKeyView {

@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
-import { DATASTORE_NAME } from './api-keys.ts';
+import { DATASTORE_NAME } from '../api-keys/keys.ts';
 
 const DatastoreName = Type.String({
   pattern: DATASTORE_NAME,

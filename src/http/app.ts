@@ -17,7 +17,7 @@ import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
-import { registerAddressThrottle } from './address-throttle.ts';
+import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
