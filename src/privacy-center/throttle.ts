@@ -3,10 +3,10 @@
 // process sees them (the rate-limit store of src/datastore/rate-limit.ts), then 429 with Retry-After.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { createKeyRateLimiter } from '../datastore/rate-limit.ts';
+import { createKeyRateLimiter } from '../rate-limits/key-limiter.ts';
 import type { Database } from '../db/database.ts';
 import { tooManyRequests } from '../errors.ts';
-import { throttledAddress } from '../http/address-throttle.ts';
+import { throttledAddress } from '../rate-limits/address-throttle.ts';
 
 export type PublicThrottle = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 

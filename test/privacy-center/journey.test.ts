@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { openStores, seedSubject, type Stores, uploadFile } from '../rules/support.ts';
+import { openStores, seedSubject, type Stores, uploadFile } from '../privacy-requests/rule-support.ts';
 import {
   codeIn,
   downloadLinkIn,
