@@ -7,7 +7,8 @@ import type { Queryable } from '../db/database.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import type { ErasedInDatastore } from '../outbox/templates.ts';
 import { downloadUrl } from '../privacy-center/public-url.ts';
-import type { RequestRow } from '../privacy-requests/repository.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
+import { privacyRequestRepository, type RequestRow } from '../privacy-requests/repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rule-runner.ts';
 import { loadPolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../runtime/services.ts';
@@ -45,6 +46,8 @@ export async function announceCompletion(
   row: RequestRow,
 ): Promise<void> {
   if (!row.identity_sealed) return;
+  const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
+  if (!email) return;
   const policy = await loadPolicyEmbed(tx, row.policy_id);
   const actions = new Set(policy.rules.map((rule) => rule.action_type));
   let download: { url: string; expiresAt: Date } | undefined;
@@ -60,7 +63,8 @@ export async function announceCompletion(
   }
   let erased: ErasedInDatastore[] | undefined;
   if (actions.has('erasure')) {
-    const summary = (await repo.rulesSummary(tx, row.id)) as { erasure?: ErasureSummary[] } | undefined;
+    const summary = (await privacyRequestRepository.latestRulesSummary(tx, row.id)) as
+      { erasure?: ErasureSummary[] } | undefined;
     erased = erasedByDatastore(summary?.erasure ?? []);
   }
   await queueSubjectMessages(tx, services, [

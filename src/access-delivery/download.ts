@@ -9,6 +9,7 @@ import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
 import type { AccessPackage } from '../privacy-requests/access-package.ts';
+import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import { readAccessPackage } from '../privacy-requests/rule-runner.ts';
 import type { Services } from '../runtime/services.ts';
 import { hashToken } from './completion.ts';
@@ -30,7 +31,11 @@ export async function openPackageDownload(
 ): Promise<PackageDownload> {
   if (!TOKEN_SHAPE.test(token)) throw notFound(GONE);
   const privacyRequestId = await repo.liveRequest(services.db, hashToken(token));
-  if (!privacyRequestId) throw notFound(GONE);
+  // A link outlives nothing: it works while its request is complete.
+  const request = privacyRequestId
+    ? await privacyRequestRepository.find(services.db, privacyRequestId)
+    : undefined;
+  if (!privacyRequestId || request?.status !== 'complete') throw notFound(GONE);
   const settings = await readPrivacyCenterSettings(services.db);
   const accessPackage: AccessPackage = (await readAccessPackage(services, privacyRequestId)) ?? {
     privacy_request_id: privacyRequestId,

@@ -99,6 +99,13 @@ export const outboxRepository = {
     );
   },
 
+  /** Drops messages older than `seconds`: their sealed content holds an address and codes or links. */
+  async deleteOlderThan(db: Queryable, seconds: number): Promise<void> {
+    await db.query('DELETE FROM outbox_messages WHERE created_at < now() - make_interval(secs => $1::int)', [
+      seconds,
+    ]);
+  },
+
   async page(db: Queryable, filter: OutboxFilter, limit: number, offset: number): Promise<MessageRow[]> {
     const { where, params } = filterClause(filter);
     const { rows } = await db.query<MessageRow>(

@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../runtime/services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
-import { PAGE_CSP, PAGE_STYLE, renderHome, renderMissing, renderStanding } from './page.ts';
+import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
 import { readPrivacyCenterSettings } from './settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import type { PublicThrottle } from './throttle.ts';
@@ -38,8 +38,9 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     try {
       await throttle(request, reply);
     } catch (error) {
-      reply.status(statusOf(error)).type('text/html; charset=utf-8');
-      return reply.send(renderMissing(await settings(), (error as Error).message));
+      const status = statusOf(error);
+      reply.status(status).type('text/html; charset=utf-8');
+      return reply.send(renderProblem(await settings(), status, (error as Error).message));
     }
     return undefined;
   };
@@ -64,7 +65,8 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       try {
         return html(reply, status, renderStanding(current, await submissions.standing(id), notice));
       } catch (error) {
-        return html(reply, statusOf(error), renderMissing(current, (error as Error).message));
+        const status = statusOf(error);
+        return html(reply, status, renderProblem(current, status, (error as Error).message));
       }
     };
 
@@ -165,7 +167,8 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
         try {
           download = await openPackageDownload(services, request.params.token, { requestId: request.id });
         } catch (error) {
-          return html(reply, statusOf(error), renderMissing(await settings(), (error as Error).message));
+          const status = statusOf(error);
+          return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
         }
         request.log.info({ privacy_request_id: download.privacyRequestId }, 'access package downloaded');
         return reply

@@ -136,8 +136,11 @@ ${verification}
   return layout(`Your request: ${request.action_title}`, settings, body);
 }
 
-export function renderMissing(settings: PrivacyCenterSettings, message: string): string {
-  return layout('Not found', settings, `<h1>Not found</h1><p>${escapeHtml(message)}</p>`);
+/** A page that only says what went wrong: a link or address that leads nowhere, or too many requests. */
+export function renderProblem(settings: PrivacyCenterSettings, status: number, message: string): string {
+  const heading =
+    status === 404 ? 'Not found' : status === 429 ? 'Please wait a moment' : 'Something is wrong';
+  return layout(heading, settings, `<h1>${heading}</h1><p role="alert">${escapeHtml(message)}</p>`);
 }
 
 export const PAGE_STYLE = `:root{color-scheme:light;--ink:#1b1b1b;--accent:#1d4ed8;--muted:#4b5563;--bad:#991b1b}

@@ -74,7 +74,7 @@ export async function cancelUnverifiedRequests(
   let total = 0;
   for (;;) {
     const canceled = await services.db.transaction(async (tx) => {
-      const rows = await verificationRepository.lockUnverifiedOlderThan(tx, olderThanSeconds, 100);
+      const rows = await repo.lockUnverifiedOlderThan(tx, olderThanSeconds, 100);
       for (const row of rows) await cancelLocked(tx, services, row, UNVERIFIED_REASON, 'lethe');
       return rows.length;
     });

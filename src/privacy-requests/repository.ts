@@ -637,6 +637,28 @@ export const privacyRequestRepository = {
     return rows;
   },
 
+  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
+  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
+        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
+  },
+
+  /** The details of the request's latest "policy rules ran" entry (the rule runner's summary). */
+  async latestRulesSummary(db: Queryable, id: string): Promise<unknown> {
+    const { rows } = await db.query<{ details: unknown }>(
+      `SELECT details FROM privacy_request_log
+        WHERE privacy_request_id = $1 AND kind = 'rules' AND details IS NOT NULL
+        ORDER BY seq DESC LIMIT 1`,
+      [id],
+    );
+    return rows[0]?.details;
+  },
+
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */
   async stalled(db: Queryable, seconds: number, limit: number): Promise<string[]> {
     const { rows } = await db.query<{ id: string }>(

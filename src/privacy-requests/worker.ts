@@ -3,9 +3,11 @@
 // to `error`, cancels public requests still unverified after 24 hours and purges sealed identities older
 // than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the
 // queue.
+import { accessLinkRepository } from '../access-delivery/repository.ts';
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { JobResult } from 'pg-boss';
+import { outboxRepository } from '../outbox/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { CallbackClient } from './callback-client.ts';
 import { cancelUnverifiedRequests } from './cancel.ts';
@@ -116,6 +118,9 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   await requeueStalled(services);
   await cancelUnverifiedRequests(services, config.unverifiedRequestSeconds);
   await repo.purgeExpiredIdentities(db);
+  // Messages and download links carry personal data too: they go with the identities they were sent to.
+  await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
+  await accessLinkRepository.deleteExpired(db);
   await repo.deleteOldTokens(db);
 }
 

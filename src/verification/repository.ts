@@ -1,7 +1,5 @@
-// SQL of identity verification codes (one live code per request, as an HMAC) and of the requests awaiting
-// one.
+// SQL of identity verification codes: one live code per request, as an HMAC.
 import type { Queryable } from '../db/database.ts';
-import type { RequestRow } from '../privacy-requests/repository.ts';
 
 export interface VerificationRow {
   privacy_request_id: string;
@@ -43,15 +41,5 @@ export const verificationRepository = {
 
   async remove(tx: Queryable, id: string): Promise<void> {
     await tx.query('DELETE FROM identity_verifications WHERE privacy_request_id = $1', [id]);
-  },
-
-  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
-    const { rows } = await tx.query<RequestRow>(
-      `SELECT * FROM privacy_requests
-        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
-        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [seconds, limit],
-    );
-    return rows;
   },
 };

@@ -364,11 +364,34 @@ describe('the subject side refuses bad input and changes nothing', () => {
     assert.equal(request.body.cancel_reason, 'identity not verified in time');
   });
 
-  it('download: unknown, malformed and expired tokens are 404', async () => {
+  it('download: unknown, malformed, oversized and expired tokens are refused', async () => {
     const get = (path: string) => service.call('GET', path);
     await unchanged('unknown token', () => get(`/privacy-center/download/${'A'.repeat(43)}`), 404);
     await unchanged('malformed token', () => get('/privacy-center/download/..%2F..%2Fetc'), 404);
     await unchanged('long token', () => get(`/privacy-center/download/${'A'.repeat(5000)}`), 414);
+
+    const created = await service.call('POST', '/v1/privacy-request', {
+      token,
+      json: [{ policy_key: 'default_access_policy', identity: { email: `link.${Date.now()}@example.com` } }],
+    });
+    const id = created.body.succeeded[0].id as string;
+    await service.call('PATCH', '/v1/privacy-request/administrate/approve', {
+      token,
+      json: { request_ids: [id] },
+    });
+    await waitForStatus(service, id, 'complete');
+    const outbox = await service.call('GET', `/v1/outbox?privacy_request_id=${id}`, { token });
+    const completed = outbox.body.items.find((message: { kind: string }) => message.kind === 'completed');
+    const link = new URL(
+      /http:\/\/\S+\/privacy-center\/download\/\S{43}/.exec(completed.text)?.[0] as string,
+    );
+    assert.equal((await fetch(link)).status, 200, 'the link works while it lives');
+    await service.services.db.query(
+      `UPDATE access_package_links SET expires_at = now() - interval '1 second' WHERE privacy_request_id = $1`,
+      [id],
+    );
+    const expired = await unchanged('expired token', () => get(link.pathname), 404);
+    assert.match(expired.text, /unknown or has expired/);
   });
 
   it('outbox: a token with privacy-request:read, bounded paging', async () => {
