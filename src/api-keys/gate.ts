@@ -89,10 +89,15 @@ export async function createApiGate(
   );
   const throttle = scope.addressThrottle;
 
+  /** A failed key: counted against the address first, then 401 (or 429 once the address is past its limit). */
   const rejectKey = async (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
-    await throttle.recordFailure(request);
-    reply.header('www-authenticate', 'Bearer');
-    return error;
+    const answer = await throttle.chargeFailure(
+      request,
+      reply,
+      error instanceof Error ? error : unauthorized(INVALID_KEY_MESSAGE),
+    );
+    if (answer === error) reply.header('www-authenticate', 'Bearer');
+    return answer;
   };
   const assertNotInMaintenance = async (reply: FastifyReply) => {
     if ((await admin.maintenance()).enabled) {

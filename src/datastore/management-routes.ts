@@ -122,7 +122,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
       },
       async (request, reply) => {
         const issued = await admin.issueKey(principalOf(request), request.body, request.id);
-        return reply.status(201).header('cache-control', 'no-store').send(issued);
+        return reply.status(201).send(issued);
       },
     );
 

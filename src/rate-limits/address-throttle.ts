@@ -2,8 +2,10 @@
 // secret) and failed API-key authentications (unknown, malformed or revoked key) count against the
 // caller's address; once it has LETHE_AUTH_FAILURES_PER_MINUTE (default 10) in its one-minute window, every attempt
 // from it to authenticate answers 429 with Retry-After until the window ends, a correct secret included
-// (otherwise a guesser would still learn which guess was right). Successes never count, and other
-// addresses are not affected. The counters are the per-key rate limit's (src/rate-limits/key-limiter.ts:
+// (otherwise a guesser would still learn which guess was right). A failure is counted before it is
+// answered, and answered from the count (401 within the limit, 429 past it), so concurrent guesses get
+// no more 401s than the limit. Successes never count, and other addresses are not affected. The
+// counters are the per-key rate limit's (src/rate-limits/key-limiter.ts:
 // memory, PostgreSQL or Redis), under keys `auth-failure:<address>`. Never sees a secret.
 import { isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,8 +17,13 @@ import { tooManyRequests } from '../errors.ts';
 export interface AddressThrottle {
   /** 429 (with Retry-After on `reply`) while the caller's address is blocked; counts nothing. */
   assertNotBlocked(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Counts one failed authentication of the caller's address. */
-  recordFailure(request: FastifyRequest): Promise<void>;
+  /**
+   * Counts one failed authentication of the caller's address, then answers what the caller throws:
+   * `failure` while the address is within its limit, else the 429 of a blocked address. The count is one
+   * atomic increment and the answer is decided from its result, so concurrent failures cannot all read
+   * the same count: at most the limit of them are answered with `failure` in a window.
+   */
+  chargeFailure(request: FastifyRequest, reply: FastifyReply, failure: Error): Promise<Error>;
 }
 
 declare module 'fastify' {
@@ -87,12 +94,15 @@ export async function registerAddressThrottle(
       }
       if (state.remaining === 0) throw addressBlocked(reply, state.resetSeconds);
     },
-    async recordFailure(request) {
+    async chargeFailure(request, reply, failure) {
+      let state: Awaited<ReturnType<typeof count>>;
       try {
-        await count(request);
+        state = await count(request);
       } catch (error) {
         request.log.warn({ err: error }, 'could not count a failed authentication');
+        return failure;
       }
+      return state.exceeded ? addressBlocked(reply, state.resetSeconds) : failure;
     },
   });
 }

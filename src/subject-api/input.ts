@@ -7,7 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
-import { badRequest, DomainError } from '../errors.ts';
+import { badRequest, DomainError, tooLarge } from '../errors.ts';
 import { shown } from '../datastore/subject-service.ts';
 import { isEmailAddress } from '../validation/email.ts';
 
@@ -43,9 +43,17 @@ export function multipartInputError(error: unknown): unknown {
   return badRequest(`The multipart body is malformed: ${error.message.replace(/\.$/, '')}.`);
 }
 
+/**
+ * The fields of a multipart body, on an endpoint that takes no file. They are held in memory, so together
+ * they are bound by the route's body limit (1 MiB), as a JSON or urlencoded body is: 413 past it, and for
+ * a single field cut short by the parser's field size. At most one field more than the limit is read
+ * before the refusal.
+ */
 async function multipartFields(request: FastifyRequest): Promise<Fields> {
+  const limit = request.routeOptions.bodyLimit;
   const fields: Record<string, unknown[]> = {};
   let refused: string | undefined;
+  let received = 0;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
@@ -53,6 +61,9 @@ async function multipartFields(request: FastifyRequest): Promise<Fields> {
         part.file.resume();
         continue;
       }
+      received += Buffer.byteLength(part.fieldname) + Buffer.byteLength(String(part.value));
+      if (part.valueTruncated || received > limit)
+        throw tooLarge(`The form's fields are larger than ${limit} bytes in total.`);
       const values = fields[part.fieldname] ?? [];
       values.push(part.value);
       fields[part.fieldname] = values;

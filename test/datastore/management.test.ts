@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
 import { parseApiKeyCommand, runApiKeyCommand } from '../../src/cli/api-key-command.ts';
@@ -174,9 +175,40 @@ describe('Area B control panel: datastores, API keys, maintenance, audit log', (
     );
     assert.equal(orphanChunks.rows.length, 0);
     const call = await api.call('/api/entity/get-by-id', { json: [created.body[0].id] });
-    assert.equal(call.status, 404);
+    assert.equal(call.status, 403, 'the key no longer names the deleted datastore');
     assert.match(call.text, /doomed/);
     assert.equal((await service.call('DELETE', '/v1/datastore/doomed', { token: root })).status, 404);
+  });
+
+  it('takes a deleted datastore from its keys in the same transaction; a new one of its name is not theirs', async () => {
+    await createDatastore(service, 'kept');
+    const api = await apiClient(service, 'reborn');
+    const both = await service.call('POST', '/v1/api-key', {
+      token: root,
+      json: { name: 'both', datastores: ['reborn', 'kept'] },
+    });
+    assert.equal((await service.call('DELETE', '/v1/datastore/reborn', { token: root })).status, 204);
+    const keys = await service.call('GET', '/v1/api-key', { token: root });
+    const named = (id: string) => keys.body.find((key: { id: string }) => key.id === id).datastores;
+    assert.deepEqual(named(api.keyId), []);
+    assert.deepEqual(named(both.body.id), ['kept']);
+    const audit = await service.call('GET', '/v1/audit-log?action=datastore.delete', { token: root });
+    const entry = audit.body.items.find((each: { datastore: string }) => each.datastore === 'reborn');
+    assert.deepEqual(entry.details.api_keys, [api.keyId, both.body.id].sort());
+
+    await createDatastore(service, 'reborn');
+    for (const key of [api.key, both.body.key as string]) {
+      const answer = await service.call('POST', '/api/entity/get-by-id', {
+        json: [randomUUID()],
+        headers: { 'api-key': key, datastore: 'reborn' },
+      });
+      assert.equal(answer.status, 403, answer.text);
+    }
+    const kept = await service.call('POST', '/api/entity/get-by-id', {
+      json: [randomUUID()],
+      headers: { 'api-key': both.body.key, datastore: 'kept' },
+    });
+    assert.equal(kept.status, 200, kept.text);
   });
 
   it('switches maintenance mode: 503 with Retry-After on /api, management keeps working', async () => {

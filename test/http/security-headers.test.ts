@@ -63,6 +63,12 @@ describe('security headers', () => {
     const download = answers[3]?.[1] as CallResult;
     assert.equal(download.headers.get('x-content-type-options'), 'nosniff');
     assert.match(download.headers.get('content-disposition') ?? '', /^attachment;/);
+    assert.equal(download.headers.get('content-type'), 'text/html', 'the uploaded type is replayed');
+    assert.equal(
+      download.headers.get('content-security-policy'),
+      'sandbox',
+      'but its content runs sandboxed',
+    );
   });
 
   it('are on error answers too: 401, 404, 413 and 429', async () => {

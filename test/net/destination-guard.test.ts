@@ -31,6 +31,29 @@ describe('destination guard', () => {
     }
   });
 
+  it('refuses every spelling of ::ffff:0:0/96 carrying an internal IPv4, Teredo 2001::/32 and 6to4 2002::/16', () => {
+    for (const address of [
+      '0:0:0:0:0:ffff:7f00:1',
+      '0000:0000:0000:0000:0000:FFFF:127.0.0.1',
+      '::ffff:0:7f00:1',
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:a9fe:a9fe',
+      '::ffff:0:0',
+      '::7f00:1',
+      '64:ff9b::a9fe:a9fe',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001::1',
+      '2002:5db8:d822::1',
+      '2002::',
+      'fe80::1%eth0',
+    ]) {
+      assert.equal(isInternalAddress(address), true, address);
+    }
+    for (const address of ['0:0:0:0:0:ffff:808:808', '64:ff9b::8.8.8.8', '2001:4860:4860::8888']) {
+      assert.equal(isInternalAddress(address), false, address);
+    }
+  });
+
   it('requires https unless insecure webhooks are allowed', async () => {
     await assert.rejects(
       assertAllowedDestination('http://93.184.216.34/hook', strict, 'url'),

@@ -133,6 +133,29 @@ function throttleSuite(name: string, overrides: { redisUrl?: string; redisKeyPre
       assert.equal((await tokenRequest(mixed, root.secret)).status, 429);
     });
 
+    it('answers at most 10 of 150 concurrent wrong API keys or client secrets with 401, the rest 429', async () => {
+      const [, id] = apiKey.split('_') as [string, string];
+      for (const [address, attempt] of [
+        [
+          '127.0.0.8',
+          (client: ReturnType<typeof clientAt>, index: number) =>
+            apiRequest(client, `lk_${id}_${randomBytes(32).toString('base64url')}${index}`),
+        ],
+        [
+          '127.0.0.9',
+          (client: ReturnType<typeof clientAt>, index: number) => tokenRequest(client, `wrong-${index}`),
+        ],
+      ] as const) {
+        const racer = at(address);
+        const statuses = await Promise.all(
+          Array.from({ length: 150 }, (_, index) => attempt(racer, index).then((answer) => answer.status)),
+        );
+        const unauthorized = statuses.filter((status) => status === 401).length;
+        assert.ok(unauthorized <= LIMIT, `${address}: ${unauthorized} answers of 401`);
+        assert.equal(statuses.filter((status) => status === 429).length, 150 - unauthorized);
+      }
+    });
+
     if (overrides.redisUrl) {
       it('keeps the counters in Redis under the configured prefix', async () => {
         const redis = new Redis(overrides.redisUrl as string);

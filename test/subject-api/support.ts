@@ -103,7 +103,7 @@ export async function rowCounts(service: TestService, datastore: string) {
     `SELECT (SELECT count(*) FROM entities WHERE datastore = $1)::int AS entities,
             (SELECT count(*) FROM entity_attributes WHERE datastore = $1)::int AS attributes,
             (SELECT count(*) FROM entity_attributes WHERE datastore = $1 AND blind_index IS NOT NULL)::int AS index_entries,
-            (SELECT count(*) FROM entity_references r JOIN entities e ON e.id = r.child_id WHERE e.datastore = $1)::int AS references,
+            (SELECT count(*) FROM entity_references WHERE datastore = $1)::int AS references,
             (SELECT count(*) FROM entity_files WHERE datastore = $1)::int AS files,
             (SELECT count(*) FROM entity_file_chunks c JOIN entity_files f ON f.id = c.file_id WHERE f.datastore = $1)::int AS chunks`,
     [datastore],
