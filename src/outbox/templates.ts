@@ -70,7 +70,9 @@ function render(subject: string, context: MessageContext, parts: readonly Part[]
     ...closing.map((line) => `<p style="color: #555">${escapeHtml(line)}</p>`),
     '</body></html>',
   ].join('\n');
-  return { subject: `${context.organizationName}: ${subject}`, text: `${text}\n`, html: `${html}\n` };
+  // A header line must stay one line whatever the operator typed as the organisation's name.
+  const oneLine = `${context.organizationName}: ${subject}`.replace(/\p{Cc}+/gu, ' ');
+  return { subject: oneLine, text: `${text}\n`, html: `${html}\n` };
 }
 
 function erasureLines(erased: readonly ErasedInDatastore[]): string[] {

@@ -161,7 +161,8 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
 
     app.get<{ Params: { token: string } }>(
       '/privacy-center/download/:token',
-      { schema: { hide: true } },
+      // The token is in the path: the per-request info lines (which log the URL) stay off for this route.
+      { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
         let download: Awaited<ReturnType<typeof openPackageDownload>>;
         try {
@@ -170,7 +171,6 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           const status = statusOf(error);
           return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
         }
-        request.log.info({ privacy_request_id: download.privacyRequestId }, 'access package downloaded');
         return reply
           .type('application/zip')
           .header(

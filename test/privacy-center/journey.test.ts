@@ -106,8 +106,12 @@ describe('the data subject journey over the API', () => {
     assert.equal(sent.length, 3, log.text);
     for (const entry of sent) assert.match(entry.message, /sent to a\*\*\*@E\*\*\*\.COM$/);
     assert.ok(!log.text.includes(subject.email), 'the request log holds no email');
-    for (const value of [subject.email, subject.email.toLowerCase()])
-      assert.ok(!service.logLines.join('\n').includes(value), 'the process log holds no email');
+    const token = link.split('/').at(-1) as string;
+    for (const value of [subject.email, subject.email.toLowerCase(), token])
+      assert.ok(
+        !service.logLines.join('\n').includes(value),
+        'the process log holds no email nor download token',
+      );
   });
 
   it('erasure: the completion mail says what was erased, by datastore, with counts', async () => {
