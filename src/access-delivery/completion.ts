@@ -8,7 +8,8 @@ import { queueSubjectMessages } from '../outbox/messages.ts';
 import type { ErasedInDatastore } from '../outbox/templates.ts';
 import { downloadUrl } from '../privacy-center/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
-import { privacyRequestRepository, type RequestRow } from '../privacy-requests/repository.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
+import type { RequestRow } from '../privacy-requests/repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rule-runner.ts';
 import { loadPolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../runtime/services.ts';
@@ -63,7 +64,7 @@ export async function announceCompletion(
   }
   let erased: ErasedInDatastore[] | undefined;
   if (actions.has('erasure')) {
-    const summary = (await privacyRequestRepository.latestRulesSummary(tx, row.id)) as
+    const summary = (await logRepository.latestRulesSummary(tx, row.id)) as
       { erasure?: ErasureSummary[] } | undefined;
     erased = erasedByDatastore(summary?.erasure ?? []);
   }

@@ -4,7 +4,7 @@
 // down. Errors keep the transport's code, never its text (which may quote the recipient).
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
-import { privacyRequestRepository } from '../privacy-requests/repository.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { openContent } from './content.ts';
 import { maskEmail } from './recipient-mask.ts';
@@ -89,7 +89,7 @@ async function deliverOne(
         error,
       );
     if (message.privacy_request_id) {
-      await privacyRequestRepository.appendLog(tx, message.privacy_request_id, [
+      await logRepository.appendLog(tx, message.privacy_request_id, [
         {
           kind: 'note',
           attempt: message.attempts,

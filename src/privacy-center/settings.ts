@@ -3,7 +3,7 @@
 // installation accepts no public request.
 import type { Queryable } from '../db/database.ts';
 import { invalid } from '../errors.ts';
-import { privacyRequestRepository } from '../privacy-requests/repository.ts';
+import { policyRepository } from '../policies/repository.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from './schemas.ts';
 import { privacyCenterSettingsRepository as repo } from './settings-repository.ts';
 
@@ -32,7 +32,7 @@ export async function updatePrivacyCenterSettings(
   const keys = settings.actions.map((action) => action.policy_key);
   const duplicate = keys.find((key, index) => keys.indexOf(key) !== index);
   if (duplicate !== undefined) throw invalid(`Policy ${duplicate} is listed twice in actions.`);
-  const known = await privacyRequestRepository.policyIdsByKey(db, keys);
+  const known = await policyRepository.idsByKey(db, keys);
   const unknown = keys.find((key) => !known.has(key));
   if (unknown !== undefined) throw invalid(`No policy with key ${unknown}.`);
   await repo.write(db, settings);

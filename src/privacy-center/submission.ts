@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
+import { policyRepository } from '../policies/repository.ts';
 import { type Identity, identityProblem, sealIdentity } from '../privacy-requests/identity.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
@@ -72,7 +74,9 @@ export class PublicSubmissionService {
       throw invalid(
         'An identity without an email address cannot be verified; give an email address to receive the code.',
       );
-    const policyId = (await requests.policyIdsByKey(db, [submission.policy_key])).get(submission.policy_key);
+    const policyId = (await policyRepository.idsByKey(db, [submission.policy_key])).get(
+      submission.policy_key,
+    );
     if (!policyId) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
 
     const id = `pri_${randomUUID()}`;
@@ -96,7 +100,7 @@ export class PublicSubmissionService {
         ],
       );
       const inserted = stored as RequestRow;
-      await requests.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: null,

@@ -7,7 +7,10 @@ import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import type { Services } from '../runtime/services.ts';
 import { verificationRepository } from '../verification/repository.ts';
-import { privacyRequestRepository as repo, type RequestRow, type Status } from './repository.ts';
+import { logRepository } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
+import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
+import type { Status } from './statuses.ts';
 
 export const CANCELABLE: readonly Status[] = ['identity_unverified', 'pending', 'approved', 'paused'];
 export const UNVERIFIED_REASON = 'identity not verified in time';
@@ -31,9 +34,9 @@ export async function cancelLocked(
     paused_step: null,
   });
   if (!moved) return false;
-  await repo.expireTokens(tx, row.id);
+  await replyTokenRepository.expireTokens(tx, row.id);
   await verificationRepository.remove(tx, row.id);
-  await repo.appendLog(tx, row.id, [
+  await logRepository.appendLog(tx, row.id, [
     {
       kind: 'transition',
       fromStatus: row.status,

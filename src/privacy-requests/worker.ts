@@ -13,7 +13,10 @@ import type { Services } from '../runtime/services.ts';
 import { cancelUnverifiedRequests } from './cancel.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
+import { logRepository } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
+import { stepRepository } from './step-repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
 const SWEEP_BATCH = 100;
@@ -81,8 +84,8 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
           paused_step: null,
           next_step: pausedStep,
         });
-        await repo.reopenStep(tx, row.id, pausedStep);
-        await repo.appendLog(tx, row.id, [
+        await stepRepository.reopenStep(tx, row.id, pausedStep);
+        await logRepository.appendLog(tx, row.id, [
           {
             kind: 'transition',
             fromStatus: 'paused',
@@ -102,7 +105,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   // Messages and download links carry personal data too: they go with the identities they were sent to.
   await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
   await accessLinkRepository.deleteExpired(db);
-  await repo.deleteOldTokens(db);
+  await replyTokenRepository.deleteOldTokens(db);
 }
 
 const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
@@ -113,7 +116,7 @@ async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'
     const states = await queue.jobStates(ADVANCE_QUEUE, id);
     if (states.some((state) => LIVE_JOB_STATES.has(state))) continue;
     await db.transaction(async (tx) => {
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         { kind: 'note', message: 'no worker job was left for this request; queued it again' },
       ]);
       await repo.touch(tx, id);

@@ -8,6 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../runtime/services.ts';
@@ -89,7 +90,7 @@ export class IdentityVerificationService {
       await requests.transition(tx, id, 'identity_unverified', 'pending', {
         identity_verified_at: new Date(),
       });
-      await requests.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'identity_unverified',
