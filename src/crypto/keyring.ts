@@ -12,6 +12,7 @@ export type KeyPurpose =
   | 'access-package'
   | 'callback-signing'
   | 'target-oauth-token'
+  | 'root-token-digest'
   | 'identity-verification'
   | 'outbox';
 
