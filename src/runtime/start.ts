@@ -42,11 +42,12 @@ export async function createServices(config: Config, announce: (message: string)
     encryptionKey: secrets.encryptionKey,
     rootClient: secrets.rootClient,
   };
+  const keyring = new Keyring(secrets.encryptionKey);
   return {
     config: resolved,
     db,
-    keyring: new Keyring(secrets.encryptionKey),
-    auth: new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds),
+    keyring,
+    auth: new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds),
     queue: new Queue(config, db),
   };
 }
