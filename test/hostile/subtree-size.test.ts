@@ -77,7 +77,9 @@ describe('subtree size', () => {
     const sarMs = performance.now() - started;
     assert.equal(sar.status, 200, sar.text.slice(0, 300));
     assert.equal(sar.body.entities.length, 800);
-    assert.ok(sarMs < 2000, `SAR of 800 entities took ${sarMs.toFixed(0)} ms`);
+    // A wall-clock bound, so generous for a loaded machine (2.2 s measured at load average 18 on 2 cores,
+    // within 2 s when run alone); the ratio above is what guards against quadratic time.
+    assert.ok(sarMs < 6000, `SAR of 800 entities took ${sarMs.toFixed(0)} ms`);
   });
 
   it(`refuses a subtree of more than ${MAX_SUBTREE_ENTITIES} entities with 400, erasing nothing`, async () => {
