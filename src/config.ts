@@ -6,7 +6,7 @@ import path from 'node:path';
 export interface Config {
   port: number;
   host: string;
-  /** PostgreSQL connection string; absent means the embedded PGlite store in `dataDir`. */
+  /** PostgreSQL connection string; absent means the embedded PostgreSQL server in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32 bytes from LETHE_ENCRYPTION_KEY; absent means "read or create the key file in the data dir". */

@@ -2,7 +2,7 @@
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
-import { STATUSES } from './repository.ts';
+import { STATUSES } from './statuses.ts';
 
 /** Fields a failed item echoes back; never the identity. */
 export const PRIVACY_REQUEST_FIELDS = ['policy_key', 'external_id', 'source', 'location'] as const;
