@@ -77,7 +77,8 @@ describe('subtree size', () => {
     const sarMs = performance.now() - started;
     assert.equal(sar.status, 200, sar.text.slice(0, 300));
     assert.equal(sar.body.entities.length, 800);
-    assert.ok(sarMs < 2000, `SAR of 800 entities took ${sarMs.toFixed(0)} ms`);
+    // A sanity bound for a loaded machine (about 0.5 s idle); the ratio above is what tells linear from quadratic.
+    assert.ok(sarMs < 8000, `SAR of 800 entities took ${sarMs.toFixed(0)} ms`);
   });
 
   it(`refuses a subtree of more than ${MAX_SUBTREE_ENTITIES} entities with 400, erasing nothing`, async () => {
