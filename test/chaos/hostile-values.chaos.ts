@@ -154,7 +154,6 @@ describe('1 MiB hostile values against every endpoint that takes text', () => {
         const answer = await undiciFetch(`${lethe.url}/health`, { dispatcher: healthAgent });
         await answer.arrayBuffer();
         latencies.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
 
