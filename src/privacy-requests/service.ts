@@ -10,8 +10,9 @@ import { badRequest, forbidden, invalid, notFound, unauthorized } from '../error
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
-import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
+import { approvedEntry, approveRequest, planOf } from './approval.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -22,7 +23,7 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
-import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
+import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import {
@@ -37,12 +38,6 @@ import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
 import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
-
-/** What a reply-to call answers: the request's status as the call left it. */
-export interface ReplyAnswer {
-  privacy_request_id: string;
-  status: Status;
-}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -224,7 +219,7 @@ export class PrivacyRequestService {
   async approve(ids: readonly string[], caller: Principal): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('approve', row.status);
-      await this.#approve(tx, row, caller.clientId, `approved by ${caller.clientId}`);
+      await approveRequest(this.#services.queue, tx, row, caller.clientId, `approved by ${caller.clientId}`);
       return undefined;
     });
   }
@@ -349,7 +344,13 @@ export class PrivacyRequestService {
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
       if (!allEligible) return 'pending';
-      await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      await approveRequest(
+        this.#services.queue,
+        tx,
+        row,
+        null,
+        'approved: every pre-approval webhook answered eligible',
+      );
       return 'approved';
     });
   }
@@ -391,17 +392,6 @@ export class PrivacyRequestService {
       await replyTokenRepository.useToken(tx, claims.jti);
       return { privacy_request_id: id, status };
     });
-  }
-
-  /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
-  async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
-    const now = new Date();
-    await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
-    const existing = await stepRepository.steps(tx, row.id);
-    await stepRepository.insertSteps(tx, row.id, existing.length, plan);
-    await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
-    await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 
   /**
@@ -447,42 +437,6 @@ export class PrivacyRequestService {
       : {};
     return { ...view, identity };
   }
-}
-
-/** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
-function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
-  const webhookStep = (webhook: PolicyWebhookRow): NewStep => ({
-    kind: webhook.timing,
-    webhookId: webhook.id,
-    webhookKey: webhook.key,
-    webhookName: webhook.name,
-    direction: webhook.direction,
-    connectionKey: webhook.connection_key,
-  });
-  return [
-    ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
-    {
-      kind: 'rules',
-      webhookId: null,
-      webhookKey: null,
-      webhookName: null,
-      direction: null,
-      connectionKey: null,
-    },
-    ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
-  ];
-}
-
-function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
-  return {
-    kind: 'transition',
-    fromStatus: 'pending',
-    toStatus: 'approved',
-    message,
-    details: {
-      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
-    },
-  };
 }
 
 /** The sentence of an illegal transition; it names the action (hence the target state) and the current one. */
