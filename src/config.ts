@@ -1,11 +1,12 @@
 // The one place where the environment becomes typed configuration. A bad value stops the process with a
 // sentence naming the variable; nothing else in the code reads process.env.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
   port: number;
   host: string;
-  /** PostgreSQL connection string; absent means the embedded PGlite store in `dataDir`. */
+  /** PostgreSQL connection string; absent means the embedded PostgreSQL server in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32 bytes from LETHE_ENCRYPTION_KEY; absent means "read or create the key file in the data dir". */
@@ -21,9 +22,14 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key Lethe writes (several installations may share one Redis). */
   redisKeyPrefix: string;
-  /** Sender address of mailed SAR reports. */
+  /** Sender address of mailed SAR reports and of the messages to data subjects. */
   smtpFrom: string;
   maxFileBytes: number;
+  /**
+   * LETHE_TRUST_PROXY: addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (for the
+   * throttles and the request log); empty means the connection's own address is the client's.
+   */
+  trustProxy: string[];
   /** Failed authentications an address may make in a minute before it is refused (429) until the minute ends. */
   authFailuresPerMinute: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
@@ -49,6 +55,20 @@ export interface Config {
   workerConcurrency: number;
   /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
+  /** Public privacy-request submissions (and verification calls) an address may make in a minute. */
+  publicRequestsPerMinute: number;
+  /** Public submissions start in identity_unverified and need the mailed code. */
+  identityVerificationRequired: boolean;
+  identityVerificationTtlSeconds: number;
+  /** Base of the links mailed to subjects; absent means the address the API listens on. */
+  publicUrl: string | undefined;
+  accessPackageTtlSeconds: number;
+  /** A public request still unverified after this long is canceled by the sweep (not an environment variable). */
+  unverifiedRequestSeconds: number;
+  /** How often the worker looks for outbox messages due for delivery (not an environment variable). */
+  outboxPollIntervalSeconds: number;
+  /** Longest wait between two delivery tries of a message; the wait doubles up to it (not an environment variable). */
+  outboxRetryMaxSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -87,6 +107,30 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}; got "${parsed.protocol}".`);
   }
   return raw;
+}
+
+/** A comma list of IP addresses or CIDRs (`10.0.0.0/8`, `fd00::/8`); anything else stops the process. */
+function addressList(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixValid = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixValid || extra !== undefined) {
+      throw new ConfigError(`${name} must be a comma list of IP addresses or CIDRs; got "${entry}".`);
+    }
+  }
+  return entries;
+}
+
+function withoutTrailingSlashes(value: string | undefined): string | undefined {
+  let end = value?.length ?? 0;
+  while (end > 0 && value?.[end - 1] === '/') end -= 1;
+  return value?.slice(0, end);
 }
 
 /** Accepts 32 bytes as 64 hex characters or as base64/base64url. */
@@ -132,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.LETHE_REDIS_KEY_PREFIX?.trim() || 'lethe:',
     smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
+    trustProxy: addressList(env, 'LETHE_TRUST_PROXY'),
     authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
@@ -142,5 +187,13 @@ export function loadConfig(env: Env = process.env): Config {
     stalledRequestSeconds: 120,
     workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
+    publicRequestsPerMinute: integer(env, 'LETHE_PUBLIC_REQUESTS_PER_MINUTE', 10, 1),
+    identityVerificationRequired: boolean(env, 'LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED', true),
+    identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),
+    publicUrl: withoutTrailingSlashes(url(env, 'LETHE_PUBLIC_URL', ['http', 'https'])),
+    accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
+    unverifiedRequestSeconds: 86400,
+    outboxPollIntervalSeconds: 2,
+    outboxRetryMaxSeconds: 300,
   };
 }

@@ -11,7 +11,10 @@ export type KeyPurpose =
   | 'masking-hash'
   | 'access-package'
   | 'callback-signing'
-  | 'target-oauth-token';
+  | 'target-oauth-token'
+  | 'root-token-digest'
+  | 'identity-verification'
+  | 'outbox';
 
 export class Keyring {
   readonly #master: Buffer;
