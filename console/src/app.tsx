@@ -12,6 +12,8 @@ import { DatastoresPage } from './pages/datastores.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { ClientsPage } from './pages/clients.tsx';
+import { OutboxPage } from './pages/outbox.tsx';
+import { PrivacyCenterPage } from './pages/privacy-center.tsx';
 
 function NavLink(props: { href: string; children: string }) {
   const [exact] = useRoute(props.href);
@@ -42,6 +44,8 @@ function Frame() {
           <NavLink href="/policies">Policies</NavLink>
           <NavLink href="/connections">Connections</NavLink>
           <NavLink href="/datastores">Datastores &amp; keys</NavLink>
+          <NavLink href="/privacy-center">Privacy center</NavLink>
+          <NavLink href="/outbox">Outbox</NavLink>
           <NavLink href="/audit-log">Audit log</NavLink>
           <NavLink href="/users">Users</NavLink>
           <NavLink href="/clients">Clients</NavLink>
@@ -64,6 +68,8 @@ function Frame() {
             {(params) => <ConnectionDetailPage connectionKey={params.key} />}
           </Route>
           <Route path="/datastores" component={DatastoresPage} />
+          <Route path="/privacy-center" component={PrivacyCenterPage} />
+          <Route path="/outbox" component={OutboxPage} />
           <Route path="/audit-log" component={AuditLogPage} />
           <Route path="/users" component={UsersPage} />
           <Route path="/clients" component={ClientsPage} />

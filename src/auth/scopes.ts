@@ -13,6 +13,8 @@ export const SCOPES = [
   'privacy-request:review',
   'privacy-request:resume',
   'datastore:read',
+  'privacy-center:read',
+  'privacy-center:update',
   'datastore:*',
   'api-key:read',
   'api-key:*',
@@ -30,6 +32,7 @@ export type Role = (typeof ROLES)[number];
 
 const READ_SCOPES: readonly Scope[] = [
   'connection:read',
+  'privacy-center:read',
   'policy:read',
   'webhook:read',
   'privacy-request:read',

@@ -44,6 +44,7 @@ const USAGE = `Usage: lethe <command> [--help]
   user list | user delete USERNAME
                              list or delete operator accounts
   request list [--status S] | request show ID | request approve ID... | request deny ID... [--reason R]
+  request cancel ID [--reason R]
                              privacy requests
   policy list | connection list
                              DSR policies, connections (secrets masked)

@@ -1,7 +1,8 @@
-// `lethe request list|show|approve|deny`: privacy requests for an operator on the host, through the same
-// service as /v1/privacy-request (approvals and denials are audited with the actor `client:cli` and
+// `lethe request list|show|approve|deny|cancel`: privacy requests for an operator on the host, through the same
+// service as /v1/privacy-request (approvals, denials and cancels are audited with the actor `client:cli` and
 // logged on the request as by `cli`). Tables never show identities; `show --json` answers what
 // GET /v1/privacy-request/{id} answers an operator, identities included.
+import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { type Status, STATUSES } from '../privacy-requests/statuses.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../runtime/services.ts';
@@ -18,13 +19,16 @@ export const REQUEST_USAGE = `Usage:
       approve pending requests
   lethe request deny ID [ID ...] [--reason TEXT] [--json]
       deny pending requests
+  lethe request cancel ID [--reason TEXT] [--json]
+      cancel a request that is unverified, pending, approved or paused
 `;
 
 export type RequestCommand =
   | { action: 'list'; status: Status | undefined; page: number; size: number; json: boolean }
   | { action: 'show'; id: string; json: boolean }
   | { action: 'approve'; ids: string[]; json: boolean }
-  | { action: 'deny'; ids: string[]; reason: string | undefined; json: boolean };
+  | { action: 'deny'; ids: string[]; reason: string | undefined; json: boolean }
+  | { action: 'cancel'; id: string; reason: string | undefined; json: boolean };
 
 function wholeNumber(value: string | undefined, option: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
@@ -83,6 +87,10 @@ export function parseRequestCommand(argv: string[]): RequestCommand {
     case 'deny':
       onlyFor(['reason']);
       return { action, ids: someIds(), reason: values.reason, json };
+    case 'cancel':
+      onlyFor(['reason']);
+      if (ids.length !== 1 || !ids[0]) throw usageError(REQUEST_USAGE, 'give exactly one request id.');
+      return { action, id: ids[0], reason: values.reason, json };
     default:
       throw usageError(
         REQUEST_USAGE,
@@ -160,6 +168,15 @@ export async function runRequestCommand(
     case 'deny': {
       const result = await requests.deny(command.ids, command.reason, cliActor());
       return { output: reviewOutput('denied', result, command.json), ok: result.failed.length === 0 };
+    }
+    case 'cancel': {
+      await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, cliActor());
+      const canceled = await requests.get(command.id);
+      const { identity: _identity, ...view } = canceled;
+      return {
+        output: command.json ? formatJson(view) : `canceled ${canceled.id} (${canceled.status})\n`,
+        ok: true,
+      };
     }
   }
 }

@@ -8,11 +8,14 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
-import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { pageOf } from '../validation/page.ts';
+import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
+import { approvedEntry, approveRequest, planOf } from './approval.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -23,7 +26,7 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
-import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
+import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import {
@@ -35,15 +38,15 @@ import {
 import type { Status } from './statuses.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import {
+  loadPolicyEmbed,
+  loadPolicyEmbeds,
+  type PolicyEmbed,
+  type PrivacyRequestView,
+  toPrivacyRequestView,
+} from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
-
-/** What a reply-to call answers: the request's status as the call left it. */
-export interface ReplyAnswer {
-  privacy_request_id: string;
-  status: Status;
-}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -180,6 +183,11 @@ export class PrivacyRequestService {
           stored.map((row) => ({ id: row.id, entry: received })),
         );
       }
+      await queueSubjectMessages(
+        tx,
+        this.#services,
+        stored.map((row) => ({ request: row, kind: 'received' })),
+      );
       return stored;
     });
     const policies = await loadPolicyEmbeds(
@@ -199,17 +207,23 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    return {
-      items: rows.map((row) => this.#withIdentity(row, policies)),
+    return pageOf(
+      rows.map((row) => this.#withIdentity(row, policies)),
       total,
       page,
       size,
-    };
+    );
   }
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
     return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+  }
+
+  /** The request without its identities: what a reply-to-token holder may see. */
+  async view(id: string): Promise<PrivacyRequestView> {
+    const row = await this.#find(id);
+    return toPrivacyRequestView(row, await loadPolicyEmbed(this.#db, row.policy_id));
   }
 
   async log(id: string): Promise<LogRow[]> {
@@ -230,7 +244,7 @@ export class PrivacyRequestService {
     const name = principalName(by.principal);
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('approve', row.status);
-      await this.#approve(tx, row, name, `approved by ${name}`);
+      await approveRequest(this.#services.queue, tx, row, name, `approved by ${name}`);
       await recordChange(tx, by, 'privacy-request.approve', { privacy_request_id: row.id });
       return undefined;
     });
@@ -263,6 +277,9 @@ export class PrivacyRequestService {
           message: `denied by ${name}${reason ? `: ${reason}` : ''}`,
         },
       ]);
+      await queueSubjectMessages(tx, this.#services, [
+        { request: row, kind: 'denied', details: { reason: reason || undefined } },
+      ]);
       return undefined;
     });
   }
@@ -275,7 +292,10 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.transition(tx, id, 'error', 'in_processing', {
+        error_reason: null,
+        finished_processing_at: null,
+      });
       await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
@@ -363,7 +383,13 @@ export class PrivacyRequestService {
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
       if (!allEligible) return 'pending';
-      await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      await approveRequest(
+        this.#services.queue,
+        tx,
+        row,
+        null,
+        'approved: every pre-approval webhook answered eligible',
+      );
       return 'approved';
     });
   }
@@ -407,15 +433,36 @@ export class PrivacyRequestService {
     });
   }
 
-  /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
-  async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
-    const now = new Date();
-    await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
-    const existing = await stepRepository.steps(tx, row.id);
-    await stepRepository.insertSteps(tx, row.id, existing.length, plan);
-    await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
-    await enqueueAdvance(this.#services.queue, tx, row.id);
+  /**
+   * A request that has just become pending after its subject verified their identity goes on as a request
+   * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
+   */
+  async admit(tx: Queryable, row: RequestRow): Promise<void> {
+    const preApproval = await webhookRepository.preApprovalWebhooks(tx);
+    if (preApproval.length > 0) {
+      await stepRepository.insertSteps(
+        tx,
+        row.id,
+        0,
+        preApproval.map((webhook): NewStep => ({
+          kind: 'pre_approval',
+          webhookId: webhook.id,
+          webhookKey: webhook.key,
+          webhookName: webhook.name,
+          direction: null,
+          connectionKey: webhook.connection_key,
+        })),
+      );
+      await enqueueAdvance(this.#services.queue, tx, row.id);
+    } else if (!this.#services.config.requireManualApproval) {
+      await approveRequest(
+        this.#services.queue,
+        tx,
+        row,
+        null,
+        'approved automatically: no pre-approval webhooks',
+      );
+    }
   }
 
   /**
@@ -461,42 +508,6 @@ export class PrivacyRequestService {
       : {};
     return { ...view, identity };
   }
-}
-
-/** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
-function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
-  const webhookStep = (webhook: PolicyWebhookRow): NewStep => ({
-    kind: webhook.timing,
-    webhookId: webhook.id,
-    webhookKey: webhook.key,
-    webhookName: webhook.name,
-    direction: webhook.direction,
-    connectionKey: webhook.connection_key,
-  });
-  return [
-    ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
-    {
-      kind: 'rules',
-      webhookId: null,
-      webhookKey: null,
-      webhookName: null,
-      direction: null,
-      connectionKey: null,
-    },
-    ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
-  ];
-}
-
-function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
-  return {
-    kind: 'transition',
-    fromStatus: 'pending',
-    toStatus: 'approved',
-    message,
-    details: {
-      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
-    },
-  };
 }
 
 /** The sentence of an illegal transition; it names the action (hence the target state) and the current one. */

@@ -232,7 +232,7 @@ describe('configuration audit', () => {
       },
     },
     {
-      pattern: /^PUT \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution$/,
+      pattern: /^PUT \/(?:v1\/policy|api\/v1\/dsr\/policy)\/:policy_key\/webhook\/(pre|post)[_-]execution$/,
       run: async (route) => {
         const key = await connection();
         const webhook = unique('audit_wh');
@@ -242,7 +242,8 @@ describe('configuration audit', () => {
       },
     },
     {
-      pattern: /^PATCH \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
+      pattern:
+        /^PATCH \/(?:v1\/policy|api\/v1\/dsr\/policy)\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
       run: async (route) => {
         const timing = /webhook\/([^/]+)\//.exec(route.url)?.[1] as string;
         const webhook = await webhookList('default_erasure_policy', timing);
@@ -253,7 +254,8 @@ describe('configuration audit', () => {
       },
     },
     {
-      pattern: /^DELETE \/v1\/policy\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
+      pattern:
+        /^DELETE \/(?:v1\/policy|api\/v1\/dsr\/policy)\/:policy_key\/webhook\/(pre|post)[_-]execution\/:webhook_key$/,
       run: async (route) => {
         const timing = /webhook\/([^/]+)\//.exec(route.url)?.[1] as string;
         const webhook = await webhookList('default_erasure_policy', timing);
@@ -264,16 +266,74 @@ describe('configuration audit', () => {
       },
     },
     {
-      pattern: /^PUT \/v1\/pre_approval_webhook$/,
-      run: async () => {
+      pattern: /^PUT \/(?:v1\/pre_approval_webhook|api\/v1\/dsr\/webhook\/pre_approval)$/,
+      run: async (route) => {
         const key = await connection();
-        const answer = await call('PUT', '/v1/pre_approval_webhook', 'webhook.pre-approval.replace', [
+        const answer = await call('PUT', route.url, 'webhook.pre-approval.replace', [
           { connection_config_key: key, key: 'audit_pre_approval', name: 'Pre-approval' },
         ]);
         // Requests made later in this file must not wait for a pre-approval answer.
         await asRoot('PUT', '/v1/pre_approval_webhook', []);
         return answer;
       },
+    },
+    {
+      pattern: /^PATCH \/(?:v1\/pre_approval_webhook|api\/v1\/dsr\/webhook\/pre_approval)\/:webhook_key$/,
+      run: async (route) => {
+        await asRoot('PUT', '/v1/pre_approval_webhook', [
+          { connection_config_key: await connection(), key: 'audit_pre_one', name: 'One' },
+        ]);
+        const answer = await call(
+          'PATCH',
+          route.url.replace(':webhook_key', 'audit_pre_one'),
+          'webhook.pre-approval.update',
+          {
+            name: 'Renamed',
+          },
+        );
+        await asRoot('PUT', '/v1/pre_approval_webhook', []);
+        return answer;
+      },
+    },
+    {
+      pattern: /^DELETE \/(?:v1\/pre_approval_webhook|api\/v1\/dsr\/webhook\/pre_approval)\/:webhook_key$/,
+      run: async (route) => {
+        await asRoot('PUT', '/v1/pre_approval_webhook', [
+          { connection_config_key: await connection(), key: 'audit_pre_two', name: 'Two' },
+        ]);
+        return call(
+          'DELETE',
+          route.url.replace(':webhook_key', 'audit_pre_two'),
+          'webhook.pre-approval.delete',
+        );
+      },
+    },
+    {
+      pattern: /^PUT \/api\/v1\/connection\/:connection_key\/secret$/,
+      run: async (route) =>
+        call(
+          'PUT',
+          route.url.replace(':connection_key', await connection(false)),
+          'connection.secrets.replace',
+          {
+            url: `${TARGET}/fides`,
+            authorization: AUTHORIZATION_SECRET,
+          },
+        ),
+    },
+    {
+      pattern: /^PUT \/v1\/privacy-center$/,
+      run: async () => {
+        const current = await asRoot('GET', '/v1/privacy-center');
+        return call('PUT', '/v1/privacy-center', 'privacy-center.update', current);
+      },
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/cancel$/,
+      run: async () =>
+        call('POST', `/v1/privacy-request/${await pendingRequest()}/cancel`, 'privacy-request.cancel', {
+          reason: `asked by ${SUBJECT_EMAIL}`,
+        }),
     },
     {
       pattern: /^POST \/v1\/privacy-request$/,

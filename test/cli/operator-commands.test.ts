@@ -90,7 +90,7 @@ describe('lethe operator commands', () => {
     );
   });
 
-  it('lists, shows, approves and denies privacy requests the API received', SLOW, async () => {
+  it('lists, shows, approves, denies and cancels privacy requests the API received', SLOW, async () => {
     const token = await login('ana.owner');
     const submitted = await http('POST', '/v1/privacy-request', {
       token,
@@ -125,6 +125,18 @@ describe('lethe operator commands', () => {
     assert.match(shown.stdout, /status\s+denied/);
     assert.match(shown.stdout, /reviewed_by\s+cli/);
     assert.match(shown.stdout, /pending -> denied\s+denied by cli: duplicate/);
+
+    const third = await http('POST', '/v1/privacy-request', {
+      token,
+      json: [{ identity: { email: 'three@example.com' }, policy_key: 'default_access_policy' }],
+    });
+    const thirdId = third.body.succeeded[0].id as string;
+    const canceled = await cli(['request', 'cancel', thirdId, '--reason', 'asked twice']);
+    assert.equal(canceled.code, 0, canceled.stderr);
+    assert.equal(canceled.stdout, `canceled ${thirdId} (canceled)\n`);
+    const again = await cli(['request', 'cancel', thirdId]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /cannot cancel a request in status canceled/);
 
     const seen = await http('GET', `/v1/privacy-request/${first}`, { token });
     assert.equal(seen.body.reviewed_by, 'cli');
@@ -188,7 +200,9 @@ describe('lethe operator commands', () => {
         ['approve', 'x', '--reason', 'r'],
         /--reason is not an option of request approve/,
       ],
-      [parseRequestCommand, ['cancel', 'x'], /unknown action "cancel"/],
+      [parseRequestCommand, ['cancel'], /give exactly one request id/],
+      [parseRequestCommand, ['cancel', 'a', 'b'], /give exactly one request id/],
+      [parseRequestCommand, ['close', 'x'], /unknown action "close"/],
       [(argv) => parseListCommand(argv, POLICY_USAGE), ['show'], /unknown action "show"/],
       [(argv) => parseListCommand(argv, POLICY_USAGE), ['list', 'x'], /unexpected argument "x"/],
     ];
