@@ -143,8 +143,11 @@ describe('lethe operator commands', () => {
     const audit = await http('GET', '/v1/audit-log?action=privacy-request&actor=client:cli', { token });
     assert.deepEqual(audit.body.items.map((entry: { action: string }) => entry.action).sort(), [
       'privacy-request.approve',
+      'privacy-request.cancel',
       'privacy-request.deny',
     ]);
+    const shownCancel = await cli(['request', 'show', thirdId]);
+    assert.match(shownCancel.stdout, /-> canceled\s+canceled by cli: asked twice/);
   });
 
   it('lists policies and connections, secrets masked, and deletes a user', SLOW, async () => {
