@@ -11,6 +11,7 @@ import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
 import {
@@ -35,7 +36,13 @@ import {
 import type { Status } from './statuses.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import {
+  loadPolicyEmbed,
+  loadPolicyEmbeds,
+  type PolicyEmbed,
+  type PrivacyRequestView,
+  toPrivacyRequestView,
+} from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
 
@@ -200,17 +207,23 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    return {
-      items: rows.map((row) => this.#withIdentity(row, policies)),
+    return pageOf(
+      rows.map((row) => this.#withIdentity(row, policies)),
       total,
       page,
       size,
-    };
+    );
   }
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
     return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+  }
+
+  /** The request without its identities: what a reply-to-token holder may see. */
+  async view(id: string): Promise<PrivacyRequestView> {
+    const row = await this.#find(id);
+    return toPrivacyRequestView(row, await loadPolicyEmbed(this.#db, row.policy_id));
   }
 
   async log(id: string): Promise<LogRow[]> {
@@ -271,7 +284,10 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.transition(tx, id, 'error', 'in_processing', {
+        error_reason: null,
+        finished_processing_at: null,
+      });
       await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
