@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { managementErrors, Page, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
+import { pageOf } from '../validation/page.ts';
 import { openContent } from './content.ts';
 import { MESSAGE_KINDS, outboxRepository as repo } from './repository.ts';
 
@@ -59,8 +60,8 @@ export function outboxRoutes(services: Services): FastifyPluginAsync {
           repo.count(services.db, filter),
         ]);
         reply.header('cache-control', 'no-store');
-        return {
-          items: rows.map((row) => {
+        return pageOf(
+          rows.map((row) => {
             const content = openContent(services.keyring, row.id, row.content_sealed);
             return {
               id: row.id,
@@ -78,7 +79,7 @@ export function outboxRoutes(services: Services): FastifyPluginAsync {
           total,
           page,
           size,
-        };
+        );
       },
     );
   };
