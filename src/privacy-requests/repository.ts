@@ -305,17 +305,6 @@ export const privacyRequestRepository = {
     return rows;
   },
 
-  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
-  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
-    const { rows } = await tx.query<RequestRow>(
-      `SELECT * FROM privacy_requests
-        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
-        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [seconds, limit],
-    );
-    return rows;
-  },
-
   /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
   async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
     const { rows } = await tx.query<RequestRow>(
@@ -325,6 +314,17 @@ export const privacyRequestRepository = {
       [id, seconds],
     );
     return rows[0];
+  },
+
+  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
+  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
+        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
   },
 
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */
