@@ -12,7 +12,8 @@
 // the cache are counted in this process and flushed to the shared counter in batches
 // (src/rate-limits/local-counter.ts, which states the bound on over-admission across processes): a
 // repeated call of a key needs no statement before its handler. With Redis or in-memory counters
-// (src/rate-limits/key-limiter.ts) the same checks run one after the other, uncached.
+// (src/rate-limits/key-limiter.ts, the embedded default) the same checks run one after the other; the
+// key's verification is cached the same way, the address check and the count are the counter store's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { digest, matchesDigest } from '../crypto/credentials.ts';
@@ -117,11 +118,34 @@ export async function createApiGate(
   };
 
   /** Redis or in-memory counters: the checks one after the other (the key read beside the address's). */
+  /**
+   * The key's principal, from the cache when this key was verified from this address for this datastore
+   * within the last second, else read (and then cached when the datastore exists). Throws at once when no
+   * key, or two different ones, were sent.
+   */
+  const verifyKey = (request: FastifyRequest): Promise<ApiKeyPrincipal> => {
+    const key = presentedKey(request.headers);
+    const presented = parseApiKey(key);
+    const header = request.headers.datastore;
+    const datastore = typeof header === 'string' ? header.trim() : '';
+    const address = throttledAddress(request.ip);
+    const cached = presented && admissions.find(presented.id, address, datastore);
+    if (cached && presented && matchesDigest(presented.secret, cached.secretDigest)) {
+      return Promise.resolve(cached.principal);
+    }
+    return authenticateApiKey(db, key, header).then((principal) => {
+      if (presented && principal.prefetchedDatastore?.exists) {
+        admissions.remember(address, datastore, principal, digest(presented.secret));
+      }
+      return principal;
+    });
+  };
+
   const admitStepByStep = async (request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyPrincipal> => {
     let lookup: Promise<ApiKeyPrincipal> | undefined;
     let unreadable: unknown;
     try {
-      lookup = authenticateApiKey(db, presentedKey(request.headers), request.headers.datastore);
+      lookup = verifyKey(request);
       lookup.catch(() => undefined);
     } catch (error) {
       unreadable = error;
@@ -214,7 +238,6 @@ export async function createApiGate(
     return principal;
   };
 
-  if (rateLimitBackend(config) !== 'postgres') return admitStepByStep;
   const stopListening = listenForKeyChanges(db.connectionString, admissions, scope.log);
   const stopHearing = admin.onKeysChanged((id) => admissions.forgetKey(id));
   scope.addHook('onClose', async () => {
@@ -222,5 +245,5 @@ export async function createApiGate(
     await stopListening();
     await counter.close();
   });
-  return admitInOneStatement;
+  return rateLimitBackend(config) === 'postgres' ? admitInOneStatement : admitStepByStep;
 }

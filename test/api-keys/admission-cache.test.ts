@@ -5,108 +5,122 @@
 // The second API process is a second service on the same database: its own pool, cache, counter and
 // listening connection, as a second `lethe serve` has.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ADMISSION_TTL_MS } from '../../src/api-keys/admission-cache.ts';
+import type { Config } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { createDatastore, issueKey } from '../subject-api/support.ts';
 
-describe('the gate across two API processes', () => {
-  let first: TestService;
-  let second: RunningService;
+const backends: { name: string; overrides: Partial<Config> }[] = [
+  { name: 'counters in PostgreSQL', overrides: {} },
+  {
+    name: 'counters in Redis',
+    overrides: {
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisKeyPrefix: `lethe-admission-${randomBytes(4).toString('hex')}:`,
+    },
+  },
+];
 
-  before(async () => {
-    first = await startTestService();
-    second = await startService(first.config, {
-      api: true,
-      worker: false,
-      logger: false,
-      announce: () => {},
+for (const backend of backends)
+  describe(`the gate across two API processes, ${backend.name}`, () => {
+    let first: TestService;
+    let second: RunningService;
+
+    before(async () => {
+      first = await startTestService(backend.overrides);
+      second = await startService(first.config, {
+        api: true,
+        worker: false,
+        logger: false,
+        announce: () => {},
+      });
+      await createDatastore(first, 'shared');
     });
-    await createDatastore(first, 'shared');
-  });
-  after(async () => {
-    await second?.stop();
-    await first?.stop();
-  });
-
-  const getById = (url: string, key: string) =>
-    fetch(`${url}/api/entity/get-by-id`, {
-      method: 'POST',
-      headers: { 'api-key': key, datastore: 'shared', 'content-type': 'application/json' },
-      body: JSON.stringify(['x']),
-    }).then(async (response) => {
-      await response.arrayBuffer();
-      return response.status;
+    after(async () => {
+      await second?.stop();
+      await first?.stop();
     });
 
-  it('refuses a revoked key on its next call where it was revoked and within a second in the other process', async (t) => {
-    const { id, key } = await issueKey(first, ['shared']);
-    // Both processes have admitted the key, so both hold it in their caches.
-    for (const url of [first.url, second.url as string, first.url, second.url as string]) {
-      assert.equal(await getById(url, key), 200);
-    }
-    const revoked = await first.call('DELETE', `/v1/api-key/${id}`, { token: await first.rootToken() });
-    assert.equal(revoked.status, 204);
-    const revokedAt = Date.now();
-    assert.equal(await getById(first.url, key), 401, 'the revoking process refuses the very next call');
-
-    const calls: { startedAfterMs: number; status: number }[] = [];
-    while (Date.now() - revokedAt < ADMISSION_TTL_MS + 500) {
-      const startedAfterMs = Date.now() - revokedAt;
-      calls.push({ startedAfterMs, status: await getById(second.url as string, key) });
-    }
-    const admittedLate = calls.filter(
-      (call) => call.status !== 401 && call.startedAfterMs >= ADMISSION_TTL_MS,
-    );
-    assert.deepEqual(admittedLate, [], 'no call started a second after the revocation is admitted');
-    const firstRefusal = calls.find((call) => call.status === 401);
-    assert.ok(firstRefusal, 'the other process refuses the key');
-    // The announcement (LISTEN/NOTIFY) usually gets there long before the TTL: reported, not asserted.
-    t.diagnostic(
-      `first refusal in the other process: a call started ${firstRefusal.startedAfterMs} ms after`,
-    );
-  });
-
-  it('refuses keys of a deleted datastore in the other process within a second', async () => {
-    await createDatastore(first, 'doomed');
-    const { key } = await issueKey(first, ['doomed']);
-    const call = (url: string) =>
+    const getById = (url: string, key: string) =>
       fetch(`${url}/api/entity/get-by-id`, {
         method: 'POST',
-        headers: { 'api-key': key, datastore: 'doomed', 'content-type': 'application/json' },
+        headers: { 'api-key': key, datastore: 'shared', 'content-type': 'application/json' },
         body: JSON.stringify(['x']),
       }).then(async (response) => {
         await response.arrayBuffer();
         return response.status;
       });
-    assert.equal(await call(second.url as string), 200);
-    assert.equal(await call(second.url as string), 200);
-    const deleted = await first.call('DELETE', '/v1/datastore/doomed', { token: await first.rootToken() });
-    assert.equal(deleted.status, 204);
-    await delay(ADMISSION_TTL_MS);
-    assert.notEqual(await call(second.url as string), 200);
-  });
 
-  it('holds a key to its limit across both processes, within the documented bound', async () => {
-    const limit = 40;
-    const { key } = await issueKey(first, ['shared'], { rate_limit_per_minute: limit });
-    let admitted = 0;
-    let refused = 0;
-    for (let round = 0; round < 30; round += 1) {
-      const statuses = await Promise.all(
-        [first.url, second.url as string, first.url, second.url as string].map((url) => getById(url, key)),
+    it('refuses a revoked key on its next call where it was revoked and within a second in the other process', async (t) => {
+      const { id, key } = await issueKey(first, ['shared']);
+      // Both processes have admitted the key, so both hold it in their caches.
+      for (const url of [first.url, second.url as string, first.url, second.url as string]) {
+        assert.equal(await getById(url, key), 200);
+      }
+      const revoked = await first.call('DELETE', `/v1/api-key/${id}`, { token: await first.rootToken() });
+      assert.equal(revoked.status, 204);
+      const revokedAt = Date.now();
+      assert.equal(await getById(first.url, key), 401, 'the revoking process refuses the very next call');
+
+      const calls: { startedAfterMs: number; status: number }[] = [];
+      while (Date.now() - revokedAt < ADMISSION_TTL_MS + 500) {
+        const startedAfterMs = Date.now() - revokedAt;
+        calls.push({ startedAfterMs, status: await getById(second.url as string, key) });
+      }
+      const admittedLate = calls.filter(
+        (call) => call.status !== 401 && call.startedAfterMs >= ADMISSION_TTL_MS,
       );
-      admitted += statuses.filter((status) => status === 200).length;
-      refused += statuses.filter((status) => status === 429).length;
-    }
-    assert.equal(admitted + refused, 120);
-    // local-counter.ts: at most 2 x (processes - 1) x max(1, floor(limit / 20)) past the limit.
-    const bound = 2 * (2 - 1) * Math.max(1, Math.floor(limit / 20));
-    assert.ok(admitted >= limit && admitted <= limit + bound, `admitted ${admitted} of limit ${limit}`);
+      assert.deepEqual(admittedLate, [], 'no call started a second after the revocation is admitted');
+      const firstRefusal = calls.find((call) => call.status === 401);
+      assert.ok(firstRefusal, 'the other process refuses the key');
+      // The announcement (LISTEN/NOTIFY) usually gets there long before the TTL: reported, not asserted.
+      t.diagnostic(
+        `first refusal in the other process: a call started ${firstRefusal.startedAfterMs} ms after`,
+      );
+    });
+
+    it('refuses keys of a deleted datastore in the other process within a second', async () => {
+      await createDatastore(first, 'doomed');
+      const { key } = await issueKey(first, ['doomed']);
+      const call = (url: string) =>
+        fetch(`${url}/api/entity/get-by-id`, {
+          method: 'POST',
+          headers: { 'api-key': key, datastore: 'doomed', 'content-type': 'application/json' },
+          body: JSON.stringify(['x']),
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        });
+      assert.equal(await call(second.url as string), 200);
+      assert.equal(await call(second.url as string), 200);
+      const deleted = await first.call('DELETE', '/v1/datastore/doomed', { token: await first.rootToken() });
+      assert.equal(deleted.status, 204);
+      await delay(ADMISSION_TTL_MS);
+      assert.notEqual(await call(second.url as string), 200);
+    });
+
+    it('holds a key to its limit across both processes, within the documented bound', async () => {
+      const limit = 40;
+      const { key } = await issueKey(first, ['shared'], { rate_limit_per_minute: limit });
+      let admitted = 0;
+      let refused = 0;
+      for (let round = 0; round < 30; round += 1) {
+        const statuses = await Promise.all(
+          [first.url, second.url as string, first.url, second.url as string].map((url) => getById(url, key)),
+        );
+        admitted += statuses.filter((status) => status === 200).length;
+        refused += statuses.filter((status) => status === 429).length;
+      }
+      assert.equal(admitted + refused, 120);
+      // local-counter.ts: at most 2 x (processes - 1) x max(1, floor(limit / 20)) past the limit (Redis: exact).
+      const bound = 2 * (2 - 1) * Math.max(1, Math.floor(limit / 20));
+      assert.ok(admitted >= limit && admitted <= limit + bound, `admitted ${admitted} of limit ${limit}`);
+    });
   });
-});
 
 describe('a read is answered only after its audit entry is committed', () => {
   let service: TestService;
