@@ -101,6 +101,8 @@ export interface PrivacyRequest {
   policy?: { key: string; name: string; rules?: { action_type: string }[] } | null;
   identity?: Record<string, string | IdentityValue | null> | null;
   cancel_reason?: string | null;
+  canceled_at?: string | null;
+  identity_verified_at?: string | null;
   source?: string | null;
 }
 

@@ -10,8 +10,10 @@ import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
+import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
+import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
@@ -110,7 +112,9 @@ export async function buildApp(
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
+  await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
+  await registerPrivacyCenter(app, services);
   await app.register(consoleRoutes(services));
   return app;
 }

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable, isUnstorableValue } from '../db/database.ts';
 import { DomainError, type DomainErrorKind } from '../errors.ts';
 
-const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
+export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   bad_request: 400,
   invalid: 422,
   unauthorized: 401,

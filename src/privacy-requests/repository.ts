@@ -66,6 +66,9 @@ export type RequestChanges = Partial<
     | 'paused_step'
     | 'error_reason'
     | 'next_step'
+    | 'identity_verified_at'
+    | 'cancel_reason'
+    | 'canceled_at'
   >
 > & { identity_sealed?: Buffer };
 
@@ -81,6 +84,9 @@ const CHANGEABLE = [
   'error_reason',
   'next_step',
   'identity_sealed',
+  'identity_verified_at',
+  'cancel_reason',
+  'canceled_at',
 ] as const;
 
 function filterClause(filter: ListFilter): { where: string; params: unknown[] } {
@@ -122,11 +128,14 @@ function transitionParts(id: string, from: Status, to: Status, changes: RequestC
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 export const privacyRequestRepository = {
-  /** Inserts requests of one caller in one statement, all in `status`; answers the rows in the given order. */
+  /**
+   * Inserts requests of one caller (null: the public, through the privacy center) in one statement, all in
+   * `status`; answers the rows in the given order.
+   */
   async insertMany(
     tx: Queryable,
-    clientId: string,
-    status: 'pending' | 'approved',
+    clientId: string | null,
+    status: 'identity_unverified' | 'pending' | 'approved',
     identityTtlSeconds: number,
     requests: readonly NewRequest[],
   ): Promise<RequestRow[]> {
@@ -291,6 +300,28 @@ export const privacyRequestRepository = {
       `SELECT * FROM privacy_requests
         WHERE status = 'paused' AND paused_at <= now() - make_interval(secs => $1::int)
         ORDER BY paused_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
+  },
+
+  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
+  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
+        FOR UPDATE SKIP LOCKED`,
+      [id, seconds],
+    );
+    return rows[0];
+  },
+
+  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
+  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
+        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [seconds, limit],
     );
     return rows;

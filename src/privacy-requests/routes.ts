@@ -19,6 +19,7 @@ import {
   PreApprovalBody,
   PrivacyRequestView,
   ReplyAnswer,
+  ResumeAnswer,
   ResumeBody,
   ReviewResponse,
 } from './schemas.ts';
@@ -203,14 +204,22 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         preValidation: emptyBodyIsObject,
         schema: {
           tags,
-          summary: 'Resume a paused request; Authorization: Bearer <reply-to-token>.',
+          summary:
+            'Resume a paused request; Authorization: Bearer <reply-to-token>. Answers the privacy request (without identities).',
           params: IdParams,
           body: ResumeBody,
-          response: { 200: ReplyAnswer, ...replyErrors },
+          response: { 200: ResumeAnswer, ...replyErrors },
         },
       },
-      async (request) =>
-        requests.resume(request.params.id, claimsOf(request), request.body?.derived_identity),
+      async (request) => {
+        const resumed = await requests.resume(
+          request.params.id,
+          claimsOf(request),
+          request.body?.derived_identity,
+        );
+        // The status this call set, even if a worker has moved the request on since.
+        return { ...(await requests.view(request.params.id)), ...resumed };
+      },
     );
 
     for (const [segment, answer] of [

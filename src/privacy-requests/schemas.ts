@@ -59,7 +59,8 @@ const PolicyEmbed = Type.Object({
   rules: Type.Array(RuleEmbed),
 });
 
-export const PrivacyRequestView = Type.Object({
+/** The seed's privacy_request object, as the callback body carries it. */
+const privacyRequestFields = {
   id: Type.String({ description: 'pri_<uuid>' }),
   external_id: NullableText,
   status: Type.Enum([...STATUSES]),
@@ -88,6 +89,10 @@ export const PrivacyRequestView = Type.Object({
   days_left: Type.Integer(),
   custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
   location: NullableText,
+};
+
+export const PrivacyRequestView = Type.Object({
+  ...privacyRequestFields,
   identity: Type.Object(
     {},
     {
@@ -140,6 +145,9 @@ export const ResumeBody = Type.Object(
 export const PreApprovalBody = Type.Object({}, { additionalProperties: false });
 
 export const ReplyAnswer = Type.Object({ privacy_request_id: Type.String(), status: Type.String() });
+
+/** The resume answer: the privacy request as Fides answers it (no identities), plus its id under Lethe's name. */
+export const ResumeAnswer = Type.Object({ privacy_request_id: Type.String(), ...privacyRequestFields });
 
 export const LogEntryView = Type.Object({
   time: Timestamp,

@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
 import {
@@ -34,7 +36,13 @@ import {
 import type { Status } from './statuses.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import {
+  loadPolicyEmbed,
+  loadPolicyEmbeds,
+  type PolicyEmbed,
+  type PrivacyRequestView,
+  toPrivacyRequestView,
+} from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
 
@@ -175,6 +183,11 @@ export class PrivacyRequestService {
           stored.map((row) => ({ id: row.id, entry: received })),
         );
       }
+      await queueSubjectMessages(
+        tx,
+        this.#services,
+        stored.map((row) => ({ request: row, kind: 'received' })),
+      );
       return stored;
     });
     const policies = await loadPolicyEmbeds(
@@ -194,17 +207,23 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    return {
-      items: rows.map((row) => this.#withIdentity(row, policies)),
+    return pageOf(
+      rows.map((row) => this.#withIdentity(row, policies)),
       total,
       page,
       size,
-    };
+    );
   }
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
     return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+  }
+
+  /** The request without its identities: what a reply-to-token holder may see. */
+  async view(id: string): Promise<PrivacyRequestView> {
+    const row = await this.#find(id);
+    return toPrivacyRequestView(row, await loadPolicyEmbed(this.#db, row.policy_id));
   }
 
   async log(id: string): Promise<LogRow[]> {
@@ -250,6 +269,9 @@ export class PrivacyRequestService {
           message: `denied by ${caller.clientId}${reason ? `: ${reason}` : ''}`,
         },
       ]);
+      await queueSubjectMessages(tx, this.#services, [
+        { request: row, kind: 'denied', details: { reason: reason || undefined } },
+      ]);
       return undefined;
     });
   }
@@ -262,7 +284,10 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.transition(tx, id, 'error', 'in_processing', {
+        error_reason: null,
+        finished_processing_at: null,
+      });
       await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
@@ -391,6 +416,32 @@ export class PrivacyRequestService {
       await replyTokenRepository.useToken(tx, claims.jti);
       return { privacy_request_id: id, status };
     });
+  }
+
+  /**
+   * A request that has just become pending after its subject verified their identity goes on as a request
+   * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
+   */
+  async admit(tx: Queryable, row: RequestRow): Promise<void> {
+    const preApproval = await webhookRepository.preApprovalWebhooks(tx);
+    if (preApproval.length > 0) {
+      await stepRepository.insertSteps(
+        tx,
+        row.id,
+        0,
+        preApproval.map((webhook): NewStep => ({
+          kind: 'pre_approval',
+          webhookId: webhook.id,
+          webhookKey: webhook.key,
+          webhookName: webhook.name,
+          direction: null,
+          connectionKey: webhook.connection_key,
+        })),
+      );
+      await enqueueAdvance(this.#services.queue, tx, row.id);
+    } else if (!this.#services.config.requireManualApproval) {
+      await this.#approve(tx, row, null, 'approved automatically: no pre-approval webhooks');
+    }
   }
 
   /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */

@@ -6,6 +6,7 @@ import { ErrorNotice, Field } from '../components.tsx';
 import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../types.ts';
+import { CANCELABLE, CancelDialog } from './request-cancel.tsx';
 
 export const REVIEWABLE = new Set(['pending']);
 export const RETRYABLE = new Set(['error']);
@@ -79,6 +80,7 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
   const { api } = useSession();
   const action = useAction();
   const [denying, setDenying] = useState(false);
+  const [canceling, setCanceling] = useState(false);
   const { request } = props;
 
   async function approve() {
@@ -99,7 +101,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
 
   const reviewable = REVIEWABLE.has(request.status);
   const retryable = RETRYABLE.has(request.status);
-  if (!reviewable && !retryable) return null;
+  const cancelable = CANCELABLE.has(request.status);
+  if (!reviewable && !retryable && !cancelable) return null;
   return (
     <span className="request-actions">
       {reviewable ? (
@@ -133,7 +136,20 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
           Retry
         </button>
       ) : null}
+      {cancelable ? (
+        <button
+          type="button"
+          disabled={action.pending}
+          aria-label={`Cancel ${request.id}`}
+          onClick={() => setCanceling(true)}
+        >
+          Cancel…
+        </button>
+      ) : null}
       <ErrorNotice message={action.error} />
+      {canceling ? (
+        <CancelDialog request={request} onClose={() => setCanceling(false)} onCanceled={props.onChanged} />
+      ) : null}
       {denying ? (
         <DenyDialog request={request} onClose={() => setDenying(false)} onDenied={props.onChanged} />
       ) : null}
