@@ -117,7 +117,6 @@ export async function createApiGate(
     }
   };
 
-  /** Redis or in-memory counters: the checks one after the other (the key read beside the address's). */
   /**
    * The key's principal, from the cache when this key was verified from this address for this datastore
    * within the last second, else read (and then cached when the datastore exists). Throws at once when no
@@ -141,6 +140,7 @@ export async function createApiGate(
     });
   };
 
+  /** Redis or in-memory counters: the checks one after the other (the key read beside the address's). */
   const admitStepByStep = async (request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyPrincipal> => {
     let lookup: Promise<ApiKeyPrincipal> | undefined;
     let unreadable: unknown;

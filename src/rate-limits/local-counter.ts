@@ -45,6 +45,7 @@ export class LocalKeyCounter {
   readonly #windows = new Map<string, KeyWindow>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
+  #closed = false;
 
   constructor(db: Queryable, windowMs: number, log: FastifyBaseLogger) {
     this.#db = db;
@@ -87,7 +88,7 @@ export class LocalKeyCounter {
   }
 
   #schedule(): void {
-    if (this.#timer) return;
+    if (this.#timer || this.#closed) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.flush();
@@ -129,8 +130,9 @@ export class LocalKeyCounter {
     await this.#flushing;
   }
 
-  /** Stops the timer and sends what is left. */
+  /** Stops the timer and sends what is left, once (a failure then is not retried). */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.flush();
