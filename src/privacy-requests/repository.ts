@@ -305,17 +305,6 @@ export const privacyRequestRepository = {
     return rows;
   },
 
-  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
-  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
-    const { rows } = await tx.query<RequestRow>(
-      `SELECT * FROM privacy_requests
-        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
-        FOR UPDATE SKIP LOCKED`,
-      [id, seconds],
-    );
-    return rows[0];
-  },
-
   /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
   async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
     const { rows } = await tx.query<RequestRow>(
@@ -325,6 +314,17 @@ export const privacyRequestRepository = {
       [seconds, limit],
     );
     return rows;
+  },
+
+  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
+  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
+        FOR UPDATE SKIP LOCKED`,
+      [id, seconds],
+    );
+    return rows[0];
   },
 
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */
