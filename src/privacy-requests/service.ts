@@ -287,38 +287,6 @@ export class PrivacyRequestService {
   }
 
   /**
-   * A request that has just become pending after its subject verified their identity goes on as a request
-   * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
-   */
-  async admit(tx: Queryable, row: RequestRow): Promise<void> {
-    const preApproval = await webhookRepository.preApprovalWebhooks(tx);
-    if (preApproval.length > 0) {
-      await stepRepository.insertSteps(
-        tx,
-        row.id,
-        0,
-        preApproval.map((webhook): NewStep => ({
-          kind: 'pre_approval',
-          webhookId: webhook.id,
-          webhookKey: webhook.key,
-          webhookName: webhook.name,
-          direction: null,
-          connectionKey: webhook.connection_key,
-        })),
-      );
-      await enqueueAdvance(this.#services.queue, tx, row.id);
-    } else if (!this.#services.config.requireManualApproval) {
-      await approveRequest(
-        this.#services.queue,
-        tx,
-        row,
-        null,
-        'approved automatically: no pre-approval webhooks',
-      );
-    }
-  }
-
-  /**
    * Each id on its own: `act` answers a refusal message, or undefined once it has changed the request.
    * When nothing succeeded the call changed nothing: not_found if no id exists, else bad_request.
    */
