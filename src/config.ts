@@ -49,6 +49,8 @@ export interface Config {
   workerConcurrency: number;
   /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
+  /** Bearer token GET /metrics requires when set; unset, /metrics answers loopback callers only. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +112,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (rootSecret !== undefined && rootSecret.length < 16) {
     throw new ConfigError('LETHE_ROOT_CLIENT_SECRET must be at least 16 characters long.');
   }
+  const metricsToken = env.LETHE_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('LETHE_METRICS_TOKEN must be at least 16 characters long, without spaces.');
+  }
   const host = env.HOST?.trim() || '127.0.0.1';
   return {
     port: integer(env, 'PORT', 8080, 0),
@@ -142,5 +148,6 @@ export function loadConfig(env: Env = process.env): Config {
     stalledRequestSeconds: 120,
     workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
+    metricsToken,
   };
 }

@@ -11,6 +11,7 @@ import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
@@ -59,6 +60,15 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeHttpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   await app.register(helmet, { contentSecurityPolicy: false });
   await app.register(formbody);
@@ -75,6 +85,7 @@ export async function buildApp(
         securitySchemes: {
           managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
           apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'LETHE_METRICS_TOKEN' },
         },
       },
     },
@@ -85,6 +96,7 @@ export async function buildApp(
   await app.register(authorizePlugin, { auth: services.auth });
   await registerAddressThrottle(app, services.config, services.db);
   await app.register(healthRoutes(services));
+  await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));

@@ -29,6 +29,9 @@ export const STATUSES: readonly Status[] = [
   'error',
 ];
 
+/** Statuses a request never leaves on its own: it has been answered, refused or withdrawn. */
+export const CLOSED_STATUSES: readonly Status[] = ['complete', 'denied', 'canceled'];
+
 export type StepKind = 'pre_approval' | 'pre' | 'rules' | 'post';
 
 export interface RequestRow {
@@ -616,6 +619,31 @@ export const privacyRequestRepository = {
         WHERE status = 'paused' AND paused_at <= now() - make_interval(secs => $1::int)
         ORDER BY paused_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [seconds, limit],
+    );
+    return rows;
+  },
+
+  /** How many requests are in each status (statuses without any are absent). */
+  async countByStatus(db: Queryable): Promise<{ status: Status; count: number }[]> {
+    const { rows } = await db.query<{ status: Status; count: number }>(
+      'SELECT status, count(*)::int AS count FROM privacy_requests GROUP BY status',
+    );
+    return rows;
+  },
+
+  /**
+   * Open requests (not complete, denied nor canceled) by whole days left before their due date, computed as
+   * the API's `days_left` is: floor((requested_at + execution_timeframe days - now) / 1 day).
+   */
+  async countOpenByDaysLeft(db: Queryable): Promise<{ days_left: number; count: number }[]> {
+    const { rows } = await db.query<{ days_left: number; count: number }>(
+      `SELECT floor(extract(epoch FROM (r.requested_at + p.execution_timeframe * interval '1 day' - now()))
+                    / 86400)::int AS days_left,
+              count(*)::int AS count
+         FROM privacy_requests r JOIN policies p ON p.id = r.policy_id
+        WHERE r.status <> ALL($1::text[])
+        GROUP BY 1`,
+      [CLOSED_STATUSES],
     );
     return rows;
   },

@@ -8,6 +8,8 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { storeReadings } from '../metrics/store-readings.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
@@ -42,12 +44,14 @@ export async function createServices(config: Config, announce: (message: string)
     encryptionKey: secrets.encryptionKey,
     rootClient: secrets.rootClient,
   };
+  const queue = new Queue(config, db);
   return {
     config: resolved,
     db,
     keyring: new Keyring(secrets.encryptionKey),
     auth: new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds),
-    queue: new Queue(config, db),
+    queue,
+    metrics: new Metrics(storeReadings(db, queue)),
   };
 }
 
