@@ -5,11 +5,13 @@ import Type from 'typebox';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
+import { PATTERN_HINT } from '../validation/messages.ts';
 import { DATASTORE_NAME } from './api-keys.ts';
 
 const DatastoreName = Type.String({
   pattern: DATASTORE_NAME,
   description: 'lower-case letters, digits, _ and -',
+  [PATTERN_HINT]: 'be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or a digit',
 });
 const Datastore = Type.Object({
   name: Type.String(),
