@@ -4,4 +4,4 @@
 // generation to 64 MiB on a large machine and lets the old generation grow ~2x between collections
 // (bench/README.md has the measurements). --expose-gc lets file streaming ask for a minor GC every 512 KiB
 // (src/datastore/file-store.ts) so that its dead buffers do not pile up outside the JS heap.
-import '../src/cli.ts';
+import '../src/cli/main.ts';

@@ -26,7 +26,7 @@ export async function startFlags(): Promise<string[]> {
     scripts: { start: string };
   };
   const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('src/cli.ts')).filter((word) => word.startsWith('--'));
+  return words.slice(1, words.indexOf('src/cli/main.ts')).filter((word) => word.startsWith('--'));
 }
 
 export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -66,7 +66,7 @@ export async function startLethe(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   };
-  const child = await startChild(path.join(ROOT, 'src/cli.ts'), ['serve'], letheEnv, '/health', [
+  const child = await startChild(path.join(ROOT, 'src/cli/main.ts'), ['serve'], letheEnv, '/health', [
     ...(await startFlags()),
     ...nodeArgs,
   ]).catch(async (error: unknown) => {

@@ -284,7 +284,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     if (lethe.databaseUrl) {
       log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);
       const worker = await startBackgroundProcess(
-        path.join(ROOT, 'src/cli.ts'),
+        path.join(ROOT, 'src/cli/main.ts'),
         ['worker'],
         lethe.env,
         'Lethe worker running',

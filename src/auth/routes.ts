@@ -1,16 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
-import { DomainError } from '../errors.ts';
+import { badRequest, DomainError } from '../errors.ts';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { SCOPES } from './scopes.ts';
+import { InvalidScopeError } from './service.ts';
 
 const TokenRequest = Type.Object({
   grant_type: Type.Literal('client_credentials'),
   client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   scope: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+/** A malformed request; `error: invalid_scope` (RFC 6749 section 5.2) when the scope is the problem. */
+const TokenRequestError = Type.Object({
+  error: Type.Optional(Type.Literal('invalid_scope')),
+  detail: Type.String(),
 });
 
 const TokenResponse = Type.Object({
@@ -27,17 +34,24 @@ const Client = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-/** RFC 6749 section 2.3.1: client credentials may also come as HTTP Basic. */
+/**
+ * RFC 6749 section 2.3.1: client credentials may also come as HTTP Basic, each part form-urlencoded. A
+ * part that does not decode (`%zz`) is the caller's mistake: 400, never a 500.
+ */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   const match = header ? /^Basic\s+(\S+)$/i.exec(header) : null;
   if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  return {
-    id: decodeURIComponent(decoded.slice(0, colon)),
-    secret: decodeURIComponent(decoded.slice(colon + 1)),
-  };
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    throw badRequest('The Authorization: Basic credentials are not valid form-urlencoded text.');
+  }
 }
 
 export function authRoutes({ auth }: Services): FastifyPluginAsync {
@@ -49,7 +63,13 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           tags: ['management auth'],
           summary: 'Exchange client credentials for an access token (form or JSON body).',
           body: TokenRequest,
-          response: { 200: TokenResponse, 401: ErrorDetail, 422: ErrorDetail, 429: ErrorDetail },
+          response: {
+            200: TokenResponse,
+            400: TokenRequestError,
+            401: ErrorDetail,
+            422: ErrorDetail,
+            429: ErrorDetail,
+          },
         },
       },
       async (request, reply) => {
@@ -63,12 +83,14 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
             .header('www-authenticate', 'Basic')
             .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
         }
-        reply.header('cache-control', 'no-store');
         try {
-          return await auth.issueToken(id, secret);
+          return await auth.issueToken(id, secret, request.body.scope);
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
-            await app.addressThrottle.recordFailure(request);
+            throw await app.addressThrottle.chargeFailure(request, reply, error);
+          }
+          if (error instanceof InvalidScopeError) {
+            return reply.status(400).send({ error: 'invalid_scope', detail: error.message });
           }
           throw error;
         }
@@ -98,7 +120,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         const created = await auth.createClient(principalOf(request), request.body);
-        return reply.status(201).header('cache-control', 'no-store').send(created);
+        return reply.status(201).send(created);
       },
     );
 

@@ -6,6 +6,18 @@ import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { clientRepository, tokenRepository } from './repository.ts';
 import { type Principal, SCOPES } from './scopes.ts';
 
+/** RFC 6749 section 5.2: the token request names a scope that is unknown or beyond the client's. */
+export class InvalidScopeError extends Error {
+  override name = 'InvalidScopeError';
+
+  constructor(scopes: readonly string[]) {
+    const shown = scopes.map((scope) => JSON.stringify(scope.slice(0, 64))).join(', ');
+    super(
+      `scope names ${scopes.length === 1 ? 'a scope' : 'scopes'} this client does not hold or that do not exist: ${shown}.`,
+    );
+  }
+}
+
 export interface ClientView {
   client_id: string;
   name: string;
@@ -24,8 +36,17 @@ export class AuthService {
     this.#tokenTtlSeconds = tokenTtlSeconds;
   }
 
-  async issueToken(clientId: string, clientSecret: string) {
-    const scopes = await this.#verifyClient(clientId, clientSecret);
+  /**
+   * A token for the client, with every scope it holds or, when the request names a `scope` (RFC 6749
+   * section 3.3: space-separated), only those: a narrower token for a narrower job. A scope the client does
+   * not hold, or that does not exist, is invalid_scope (400), judged after the credentials.
+   */
+  async issueToken(clientId: string, clientSecret: string, requestedScope?: string) {
+    const held = await this.#verifyClient(clientId, clientSecret);
+    const requested = (requestedScope ?? '').split(' ').filter(Boolean);
+    const beyond = requested.filter((scope) => !held.includes(scope));
+    if (beyond.length > 0) throw new InvalidScopeError(beyond);
+    const scopes = requested.length > 0 ? [...new Set(requested)] : held;
     const accessToken = `lat_${generateSecret()}`;
     await tokenRepository.insert(this.#db, {
       digest: digest(accessToken),
@@ -57,7 +78,9 @@ export class AuthService {
     if (!bearer) throw unauthorized('Authentication is required: send Authorization: Bearer <access_token>.');
     const token = await tokenRepository.findLive(this.#db, digest(bearer));
     if (!token) throw unauthorized('The access token is not valid or has expired.');
-    return { clientId: token.client_id, scopes: token.scopes, isRoot: token.client_id === this.#root.id };
+    // A root token narrowed by `scope` is no longer root: root-only acts need the whole root token.
+    const isRoot = token.client_id === this.#root.id && SCOPES.every((scope) => token.scopes.includes(scope));
+    return { clientId: token.client_id, scopes: token.scopes, isRoot };
   }
 
   async createClient(caller: Principal, input: { name?: string; scopes: string[] }) {

@@ -6,20 +6,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
-import { connectionRepository } from '../connections/repository.ts';
-import {
-  generateSigningSecret,
-  openSigningSecret,
-  sealSigningSecret,
-} from '../connections/signing-secret.ts';
+import { connectionRepository, type SealedSigningSecrets } from '../connections/repository.ts';
+import { generateSigningSecret, openSigningSecret, sealSigningSecret } from '../connections/secrets.ts';
 
 export const SIGNATURE_HEADER = 'Lethe-Signature';
-
-/** A connection's signing secrets as stored: the current one, and the previous one during its grace period. */
-export interface SealedSigningSecrets {
-  current: Uint8Array | null;
-  previous: Uint8Array | null;
-}
 
 /** How far a receiver should let `t` stray from its own clock, both ways, unless it decides otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;

@@ -7,12 +7,13 @@
 import { createHash } from 'node:crypto';
 import { Agent } from 'undici';
 import type { Config } from '../config.ts';
-import { oauthClientSecretAad } from '../connections/service.ts';
+import { connectionRepository, type OAuthConfigurationWithCachedToken } from '../connections/repository.ts';
+import { openOAuthClientSecret } from '../connections/secrets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { guardedLookup } from '../net/destination-guard.ts';
-import { type OAuthConfigurationWithCachedToken, tokenCacheRepository } from './token-cache-repository.ts';
+import { tokenCacheRepository } from './token-cache-repository.ts';
 import { requestAccessToken, TargetAuthError } from './token-client.ts';
 
 export { TargetAuthError } from './token-client.ts';
@@ -32,7 +33,7 @@ interface OAuthConfiguration {
 export class TargetOAuth {
   readonly #db: Database;
   readonly #config: Config;
-  readonly #clientSecretKey: Buffer;
+  readonly #keyring: Keyring;
   readonly #tokenKey: Buffer;
   readonly #agent: Agent;
   readonly #inFlight = new Map<string, Promise<string>>();
@@ -40,7 +41,7 @@ export class TargetOAuth {
   constructor(services: { db: Database; keyring: Keyring; config: Config }) {
     this.#db = services.db;
     this.#config = services.config;
-    this.#clientSecretKey = services.keyring.key('connection-secrets');
+    this.#keyring = services.keyring;
     this.#tokenKey = services.keyring.key('target-oauth-token');
     this.#agent = new Agent({
       connect: { lookup: guardedLookup(services.config), timeout: services.config.webhookTimeoutMs },
@@ -55,7 +56,8 @@ export class TargetOAuth {
    * authorization secret, if any, applies). Throws TargetAuthError when no token can be obtained.
    */
   async bearerFor(connectionKey: string): Promise<string | null> {
-    return this.bearerWith(connectionKey, await tokenCacheRepository.find(this.#db, connectionKey));
+    const target = await connectionRepository.callbackTarget(this.#db, connectionKey);
+    return this.bearerWith(connectionKey, target?.oauth);
   }
 
   /** `bearerFor` with the connection's OAuth configuration and cached token already read. */
@@ -99,11 +101,7 @@ export class TargetOAuth {
   async #fetchAndCache(connectionKey: string, fingerprint: string, configuration: OAuthConfiguration) {
     let clientSecret: string;
     try {
-      clientSecret = openText(
-        this.#clientSecretKey,
-        configuration.clientSecretSealed,
-        oauthClientSecretAad(connectionKey),
-      );
+      clientSecret = openOAuthClientSecret(this.#keyring, connectionKey, configuration.clientSecretSealed);
     } catch {
       throw new TargetAuthError(
         connectionKey,

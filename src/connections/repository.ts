@@ -1,6 +1,34 @@
-// SQL for the connections table. Sealed columns go in and out as opaque bytes; only the service seals
+// SQL for the connections table, and the one read of a callback target (its connection with the cached
+// OAuth token of target_oauth_tokens). Sealed columns go in and out as opaque bytes; only secrets.ts seals
 // and opens them. The view query never selects them: it only learns whether they are set.
 import type { Queryable } from '../db/database.ts';
+
+/** A connection's signing secrets as stored: the current one, and the previous one during its grace period. */
+export interface SealedSigningSecrets {
+  current: Uint8Array | null;
+  previous: Uint8Array | null;
+}
+
+export interface OAuthConfigurationWithCachedToken {
+  oauth_grant_type: string | null;
+  oauth_token_url: string | null;
+  oauth_scope: string | null;
+  oauth_client_id: string | null;
+  oauth_client_secret_sealed: Uint8Array | null;
+  cached_fingerprint: string | null;
+  cached_token_sealed: Uint8Array | null;
+  /** Whether the cached token is still before its refresh moment, by the database's clock. */
+  cached_fresh: boolean | null;
+}
+
+/** Everything one callback needs of its connection (see callbackTarget). */
+export interface CallbackTarget {
+  key: string;
+  secrets_url: string | null;
+  secrets_authorization_sealed: Uint8Array | null;
+  signing: SealedSigningSecrets;
+  oauth: OAuthConfigurationWithCachedToken;
+}
 
 export interface ConnectionViewRow {
   key: string;
@@ -140,11 +168,8 @@ export const connectionRepository = {
   },
 
   /** The sealed secrets a callback is signed with now: the current one and a previous one still in its grace. */
-  async signingSecrets(
-    db: Queryable,
-    key: string,
-  ): Promise<{ current: Uint8Array | null; previous: Uint8Array | null } | undefined> {
-    const { rows } = await db.query<{ current: Uint8Array | null; previous: Uint8Array | null }>(
+  async signingSecrets(db: Queryable, key: string): Promise<SealedSigningSecrets | undefined> {
+    const { rows } = await db.query<SealedSigningSecrets>(
       `SELECT signing_secret_sealed AS current,
               CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret_sealed END
                 AS previous
@@ -152,6 +177,50 @@ export const connectionRepository = {
       [key],
     );
     return rows[0];
+  },
+
+  /**
+   * Everything one callback needs of its connection, in one read: the URL, the static authorization, the
+   * signing secrets and the OAuth configuration with its cached token. Read for every call, so a change
+   * of any of them applies from the next call on.
+   */
+  async callbackTarget(db: Queryable, key: string): Promise<CallbackTarget | undefined> {
+    const { rows } = await db.query<
+      Omit<CallbackTarget, 'signing' | 'oauth'> &
+        OAuthConfigurationWithCachedToken & {
+          signing_current: Uint8Array | null;
+          signing_previous: Uint8Array | null;
+        }
+    >(
+      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed,
+              c.signing_secret_sealed AS signing_current,
+              CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
+                AS signing_previous,
+              c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
+              c.oauth_client_secret_sealed,
+              t.config_fingerprint AS cached_fingerprint, t.access_token_sealed AS cached_token_sealed,
+              t.refresh_at > now() AS cached_fresh
+         FROM connections c LEFT JOIN target_oauth_tokens t ON t.connection_key = c.key
+        WHERE c.key = $1`,
+      [key],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const {
+      key: found,
+      secrets_url,
+      secrets_authorization_sealed,
+      signing_current,
+      signing_previous,
+      ...oauth
+    } = row;
+    return {
+      key: found,
+      secrets_url,
+      secrets_authorization_sealed,
+      signing: { current: signing_current, previous: signing_previous },
+      oauth,
+    };
   },
 
   /** Gives a connection made before signing existed its first secret, unless another process just did. */

@@ -2,7 +2,7 @@
 // masks in place of secrets; nothing here ever holds a secret value.
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
-import { MAX_SIGNING_GRACE_SECONDS } from './signing-secret.ts';
+import { MAX_SIGNING_GRACE_SECONDS } from './secrets.ts';
 
 /** Shown in place of a stored secret. */
 export const SECRET_MASK = '**********';

@@ -1,10 +1,8 @@
-// Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints and the sealing
-// of their secrets (authorization header value, OAuth client secret, callback signing secret) with
-// AES-256-GCM, bound to the connection key and the field. It must never return, log or put in an error
+// Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints; their secrets
+// (authorization header value, OAuth client secret, callback signing secret) are sealed by secrets.ts. It must never return, log or put in an error
 // message a secret value; the one exception is a new signing secret, answered once to whoever made it.
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { seal } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
 import { assertAllowedDestination } from '../net/destination-guard.ts';
@@ -21,11 +19,12 @@ import {
   type SecretsBody,
   type SigningSecretAnswer,
 } from './schemas.ts';
-import { generateSigningSecret, sealSigningSecret } from './signing-secret.ts';
-
-/** Associated data the engine opens the sealed columns with; changing it makes stored secrets unreadable. */
-export const authorizationAad = (key: string) => `connection:${key}:authorization`;
-export const oauthClientSecretAad = (key: string) => `connection:${key}:oauth_client_secret`;
+import {
+  generateSigningSecret,
+  sealAuthorization,
+  sealOAuthClientSecret,
+  sealSigningSecret,
+} from './secrets.ts';
 
 const checkItem = itemValidator(ConnectionItem);
 
@@ -33,13 +32,11 @@ export class ConnectionService {
   readonly #db: Database;
   readonly #config: Config;
   readonly #keyring: Keyring;
-  readonly #sealingKey: Buffer;
 
   constructor(services: { db: Database; config: Config; keyring: Keyring }) {
     this.#db = services.db;
     this.#config = services.config;
     this.#keyring = services.keyring;
-    this.#sealingKey = services.keyring.key('connection-secrets');
   }
 
   async list(page: number, size: number) {
@@ -131,7 +128,7 @@ export class ConnectionService {
       const sealed =
         secrets.authorization === undefined
           ? null
-          : seal(this.#sealingKey, secrets.authorization, authorizationAad(key));
+          : sealAuthorization(this.#keyring, key, secrets.authorization);
       await connectionRepository.replaceSecrets(tx, key, secrets.url, sealed);
     });
     return this.get(key);
@@ -147,7 +144,7 @@ export class ConnectionService {
         tokenUrl: oauth.token_url,
         scope: oauth.scope,
         clientId: oauth.client_id,
-        clientSecretSealed: seal(this.#sealingKey, oauth.client_secret, oauthClientSecretAad(key)),
+        clientSecretSealed: sealOAuthClientSecret(this.#keyring, key, oauth.client_secret),
       });
     });
     return this.get(key);
@@ -179,7 +176,7 @@ export class ConnectionService {
         clientSecretSealed:
           changes.client_secret === undefined
             ? Buffer.from(current.oauth_client_secret_sealed)
-            : seal(this.#sealingKey, changes.client_secret, oauthClientSecretAad(key)),
+            : sealOAuthClientSecret(this.#keyring, key, changes.client_secret),
       });
     });
     return this.get(key);

@@ -60,9 +60,8 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
           response: { 200: ConsoleSession, ...managementErrors },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const principal = principalOf(request);
-        reply.header('cache-control', 'no-store');
         return {
           client_id: principal.clientId,
           scopes: [...principal.scopes],

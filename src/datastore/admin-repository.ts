@@ -72,6 +72,16 @@ export const apiKeyRepository = {
     return rows[0] as ApiKeyRow;
   },
 
+  /** Takes a deleted datastore from every key that names it; answers the ids of the keys it changed. */
+  async forgetDatastore(db: Queryable, name: string): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE api_keys SET datastores = array_remove(datastores, $1)
+        WHERE $1 = ANY(datastores) RETURNING id`,
+      [name],
+    );
+    return rows.map((row) => row.id).sort();
+  },
+
   async find(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
     return (await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
   },

@@ -13,7 +13,7 @@ import {
   datastoreRepository,
   settingsRepository,
 } from './admin-repository.ts';
-import { newApiKey } from './api-keys.ts';
+import { newApiKey } from '../api-keys/keys.ts';
 import { openRecipient } from './sealing.ts';
 
 export interface ApiKeyView {
@@ -88,12 +88,15 @@ export class DatastoreAdminService {
     await this.#db.transaction(async (tx) => {
       const erased = await datastoreRepository.remove(tx, name);
       if (!erased) throw notFound(`No datastore named ${name}.`);
+      // In the same transaction: a datastore created later under this name is not reachable with the keys
+      // of the one deleted ('*' keys still grant every store, by their definition).
+      const keys = await apiKeyRepository.forgetDatastore(tx, name);
       await recordAudit(tx, {
         action: 'datastore.delete',
         datastore: name,
         actor: actorOf(principal),
         requestId,
-        details: erased,
+        details: { ...erased, api_keys: keys },
       });
     });
   }

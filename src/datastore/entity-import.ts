@@ -13,8 +13,8 @@ import { openText, seal } from '../crypto/secret-box.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
 import { datastoreRepository } from './admin-repository.ts';
-import { validated } from './api-input.ts';
-import { EntityCreateInput } from './api-schemas.ts';
+import { validated } from '../subject-api/input.ts';
+import { EntityCreateInput } from '../subject-api/schemas.ts';
 import type { CreatedItem, EntityInput, SubjectService } from './subject-service.ts';
 
 /** createEntities takes at most this many items (the API's batch limit). */

@@ -129,18 +129,19 @@ export async function bindStaged(
   ]);
   if (owner.rows.length === 0)
     throw notFound(`No entity with id ${target.entityId} in datastore ${datastore}.`);
-  await tx.query('DELETE FROM entity_files WHERE entity_id = $1 AND attribute_name = $2 AND complete', [
-    target.entityId,
-    target.attributeName,
-  ]);
+  await tx.query(
+    'DELETE FROM entity_files WHERE datastore = $1 AND entity_id = $2 AND attribute_name = $3 AND complete',
+    [datastore, target.entityId, target.attributeName],
+  );
   await tx.query(
     `UPDATE entity_files SET entity_id = $2, attribute_name = $3, file_name_sealed = $4, complete = true
-      WHERE id = $1 AND NOT complete`,
+      WHERE id = $1 AND datastore = $5 AND NOT complete`,
     [
       staged.id,
       target.entityId,
       target.attributeName,
       sealFileName(keyring, datastore, staged.id, target.fileName),
+      datastore,
     ],
   );
 }

@@ -5,8 +5,8 @@ import Type from 'typebox';
 import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
+import { DATASTORE_NAME } from '../api-keys/keys.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
-import { DATASTORE_NAME } from './api-keys.ts';
 
 const DatastoreName = Type.String({
   pattern: DATASTORE_NAME,
@@ -124,7 +124,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
       },
       async (request, reply) => {
         const issued = await admin.issueKey(principalOf(request), request.body, request.id);
-        return reply.status(201).header('cache-control', 'no-store').send(issued);
+        return reply.status(201).send(issued);
       },
     );
 

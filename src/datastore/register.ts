@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
 import type { Services } from '../runtime/services.ts';
 import { DatastoreAdminService } from './admin-service.ts';
-import { subjectApiRoutes } from './api-routes.ts';
+import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from './management-routes.ts';
 import { SarMailer } from './sar-mailer.ts';
 import { SubjectService } from './subject-service.ts';

@@ -263,7 +263,7 @@ export class SubjectService {
     if (repeatedId) throw badRequest(`The entity id ${shown(repeatedId)} appears twice in the request.`);
 
     return this.#db.transaction(async (tx) => {
-      const taken = await takenEntityIds(tx, clientIds);
+      const taken = await takenEntityIds(tx, ctx.datastore, clientIds);
       const parentIds = items.flatMap((item) =>
         (item.references ?? []).map((reference) => reference.parentId),
       );

@@ -4,6 +4,7 @@
 // It never decides an HTTP status and never writes the audit log.
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
+import { badRequest } from '../errors.ts';
 import { blindIndex, openAttributeValue, openFileName, sealAttributeValue } from './sealing.ts';
 
 export interface SubjectEntity {
@@ -43,7 +44,7 @@ export async function matchIdentities(
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
   const { rows } = await db.query<{ entity_id: string; blind_index: Uint8Array }>(
     `SELECT a.entity_id, a.blind_index
-       FROM entity_attributes a JOIN entities e ON e.id = a.entity_id
+       FROM entity_attributes a JOIN entities e ON e.datastore = a.datastore AND e.id = a.entity_id
       WHERE a.datastore = $1 AND a.blind_index = ANY($2::bytea[])
       ORDER BY e.created_at, e.id`,
     [datastore, indexes],
@@ -62,7 +63,21 @@ export async function findEntityIdsByIdentity(
   return [...new Set((await matchIdentities(db, keyring, datastore, values)).flat())];
 }
 
-/** The ids (and tables) of the roots found in the datastore and of every descendant, each once. */
+/**
+ * The most entities one subtree call (sar, forget, user/delete, a privacy request's run over a datastore)
+ * may reach. Past it the call is refused with 400 before any entity is read: one call must not hold the
+ * database for minutes. docs/area-b.md and docs/security.md name it.
+ */
+export const MAX_SUBTREE_ENTITIES = 10_000;
+
+/**
+ * The ids (and tables) of the roots found in the datastore and of every descendant, each once, roots
+ * first then by age. The recursion removes duplicates on the entity alone, so each entity is expanded
+ * once however many paths reach it (work linear in the references of the subtree); it stops after
+ * MAX_SUBTREE_ENTITIES + 1 entities, and a larger subtree is refused. OFFSET 0 keeps the children of
+ * each new parent an index lookup: joined plainly, the planner hash-joins the whole reference table on
+ * every level of the recursion, which is quadratic again.
+ */
 export async function subtreeOf(
   db: Queryable,
   datastore: string,
@@ -71,17 +86,25 @@ export async function subtreeOf(
   const roots = entityIds(rootIds);
   if (roots.length === 0) return [];
   const { rows } = await db.query<{ id: string; name: string }>(
-    `WITH RECURSIVE tree(id, depth) AS (
-       SELECT id, 0 FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
+    `WITH RECURSIVE tree(id) AS (
+       SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
        UNION
-       SELECT r.child_id, t.depth + 1 FROM entity_references r JOIN tree t ON r.parent_id = t.id
+       SELECT c.child_id FROM tree t
+         CROSS JOIN LATERAL (
+           SELECT child_id FROM entity_references r WHERE r.datastore = $1 AND r.parent_id = t.id OFFSET 0
+         ) AS c
      )
      SELECT e.id, e.name
-       FROM tree t JOIN entities e ON e.id = t.id AND e.datastore = $1
-      GROUP BY e.id, e.name, e.created_at
-      ORDER BY min(t.depth), e.created_at, e.id`,
-    [datastore, roots],
+       FROM (SELECT id FROM tree LIMIT $3) AS t JOIN entities e ON e.id = t.id AND e.datastore = $1
+      ORDER BY e.id = ANY($2::uuid[]) DESC, e.created_at, e.id`,
+    [datastore, roots, MAX_SUBTREE_ENTITIES + 1],
   );
+  if (rows.length > MAX_SUBTREE_ENTITIES) {
+    throw badRequest(
+      `The entities reached from ${roots.join(', ')} are more than ${MAX_SUBTREE_ENTITIES}, the most one call may read or erase; ` +
+        'split the subject into smaller subtrees or remove references.',
+    );
+  }
   return rows;
 }
 
@@ -113,13 +136,13 @@ const ENTITY_SELECT = `
     LEFT JOIN LATERAL (
       SELECT array_agg(r.parent_id::text ORDER BY p.created_at, p.id) AS parent_ids,
              array_agg(p.name ORDER BY p.created_at, p.id) AS parent_names
-        FROM entity_references r JOIN entities p ON p.id = r.parent_id
-       WHERE r.child_id = e.id
+        FROM entity_references r JOIN entities p ON p.datastore = r.datastore AND p.id = r.parent_id
+       WHERE r.datastore = e.datastore AND r.child_id = e.id
     ) r ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(name ORDER BY name) AS attribute_names,
              array_agg(value_sealed ORDER BY name) AS attribute_values
-        FROM entity_attributes WHERE entity_id = e.id
+        FROM entity_attributes WHERE datastore = e.datastore AND entity_id = e.id
     ) a ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(id::text ORDER BY attribute_name) AS file_ids,
@@ -127,7 +150,7 @@ const ENTITY_SELECT = `
              array_agg(file_name_sealed ORDER BY attribute_name) AS file_names,
              array_agg(content_type ORDER BY attribute_name) AS file_types,
              array_agg(size::float8 ORDER BY attribute_name) AS file_sizes
-        FROM entity_files WHERE complete AND entity_id = e.id
+        FROM entity_files WHERE complete AND datastore = e.datastore AND entity_id = e.id
     ) f ON true`;
 
 function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
@@ -201,7 +224,7 @@ export async function loadEntitiesByIdentity(
                               WHERE datastore = $1 AND blind_index = ANY($2::bytea[]))) AS found
        JOIN LATERAL (
          SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
-          WHERE entity_id = found.id AND blind_index = ANY($2::bytea[])
+          WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
        ) m ON true
       ORDER BY found.created_at, found.id`,
     [datastore, indexes],
@@ -217,7 +240,7 @@ export async function loadEntitiesByIdentity(
   );
 }
 
-/** The roots and every descendant (entities referencing them, transitively), each once, roots first. */
+/** The roots and every descendant (entities referencing them, transitively), each once, level by level. */
 export async function loadSubtrees(
   db: Queryable,
   keyring: Keyring,
@@ -225,12 +248,36 @@ export async function loadSubtrees(
   rootIds: string[],
 ): Promise<SubjectEntity[]> {
   const tree = await subtreeOf(db, datastore, rootIds);
-  return loadEntities(
+  const entities = await loadEntities(
     db,
     keyring,
     datastore,
     tree.map((entity) => entity.id),
   );
+  return levelByLevel(entities, new Set(entityIds(rootIds)));
+}
+
+/** Roots first, then each entity after the first of its parents to be placed (breadth first), stably. */
+function levelByLevel(entities: SubjectEntity[], roots: Set<string>): SubjectEntity[] {
+  const children = new Map<string, SubjectEntity[]>();
+  for (const entity of entities) {
+    for (const { parentId } of entity.parents) {
+      const siblings = children.get(parentId) ?? [];
+      siblings.push(entity);
+      children.set(parentId, siblings);
+    }
+  }
+  const placed = new Set<string>();
+  const ordered = entities.filter((entity) => roots.has(entity.id));
+  for (const entity of ordered) placed.add(entity.id);
+  for (let next = 0; next < ordered.length; next++) {
+    for (const child of children.get((ordered[next] as SubjectEntity).id) ?? []) {
+      if (placed.has(child.id)) continue;
+      placed.add(child.id);
+      ordered.push(child);
+    }
+  }
+  return ordered;
 }
 
 /** Rows per statement when setting values: large erasures go in a few statements, not one per value. */
@@ -260,7 +307,7 @@ export async function setAttributeValues(
        SELECT e.id, t.name, e.datastore, t.value_sealed, t.blind_index
          FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)
          JOIN entities e ON e.id = t.entity_id AND e.datastore = $1
-       ON CONFLICT (entity_id, name) DO UPDATE
+       ON CONFLICT (datastore, entity_id, name) DO UPDATE
          SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index
        RETURNING entity_id`,
       [
@@ -328,9 +375,9 @@ export async function forgetEntities(
   const ids = (await subtreeOf(db, datastore, rootIds)).map((entity) => entity.id);
   if (ids.length === 0) return { entities: 0, attributes: 0, files: 0 };
   const { rows } = await db.query<{ attributes: number; files: number }>(
-    `SELECT (SELECT count(*) FROM entity_attributes WHERE entity_id = ANY($1::uuid[]))::int AS attributes,
-            (SELECT count(*) FROM entity_files WHERE complete AND entity_id = ANY($1::uuid[]))::int AS files`,
-    [ids],
+    `SELECT (SELECT count(*) FROM entity_attributes WHERE datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS attributes,
+            (SELECT count(*) FROM entity_files WHERE complete AND datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS files`,
+    [datastore, ids],
   );
   const removed = await db.query('DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])', [
     datastore,
@@ -370,13 +417,18 @@ export async function entityTables(
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** Ids already taken by an entity of any datastore (entity ids are global). */
-export async function takenEntityIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+/** Ids already taken by an entity of the datastore (ids are scoped to their datastore: another's are free). */
+export async function takenEntityIds(
+  db: Queryable,
+  datastore: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM entities WHERE id = ANY($1::uuid[])', [
-    wanted,
-  ]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+    [datastore, wanted],
+  );
   return new Set(rows.map((row) => row.id));
 }
 
@@ -408,10 +460,14 @@ export async function insertEntities(
   );
   if (references.length > 0) {
     await db.query(
-      `INSERT INTO entity_references (child_id, parent_id)
-       SELECT child_id, parent_id FROM unnest($1::uuid[], $2::uuid[]) AS t(child_id, parent_id)
+      `INSERT INTO entity_references (datastore, child_id, parent_id)
+       SELECT $1, child_id, parent_id FROM unnest($2::uuid[], $3::uuid[]) AS t(child_id, parent_id)
        ON CONFLICT DO NOTHING`,
-      [references.map((reference) => reference.childId), references.map((reference) => reference.parentId)],
+      [
+        datastore,
+        references.map((reference) => reference.childId),
+        references.map((reference) => reference.parentId),
+      ],
     );
   }
   const attributes = entities.flatMap((entity) =>

@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -17,11 +17,23 @@ import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
-import { registerAddressThrottle } from './address-throttle.ts';
+import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
 import { validatorCompiler } from './validation.ts';
+
+/**
+ * What the request log says of a request: its method and path, never the query string (Area B takes
+ * personal values there) or a body; nor headers, which carry secrets.
+ */
+function requestLogFields(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.split('?')[0],
+    remoteAddress: request.ip,
+  };
+}
 
 /** false: no logging; a stream: every log line goes there (tests read them); default: stdout at the config's level. */
 export type LoggerOption = boolean | { level: string; stream: { write(line: string): void } };
@@ -34,9 +46,10 @@ export async function buildApp(
     logger:
       options.logger === false
         ? false
-        : typeof options.logger === 'object'
-          ? options.logger
-          : { level: services.config.logLevel },
+        : {
+            ...(typeof options.logger === 'object' ? options.logger : { level: services.config.logLevel }),
+            serializers: { req: requestLogFields },
+          },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
@@ -59,6 +72,10 @@ export async function buildApp(
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answers carrying personal data or a secret must not be stored by a browser or proxy. Rather than
+    // trust each route to say so, every answer is no-store; the console's static files set their own
+    // caching (src/console/routes.ts), nothing else does.
+    reply.header('cache-control', 'no-store');
   });
   // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
   app.addHook('onResponse', async (request, reply) => {

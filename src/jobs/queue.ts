@@ -1,14 +1,35 @@
 // The durable job queue (pg-boss) on the same store as everything else: on PostgreSQL it keeps its own
-// pool; on PGlite it runs its statements through the store's serialization lock.
-import { PgBoss } from 'pg-boss';
+// pool; on PGlite it runs its statements through the store's serialization lock. The only module that
+// knows pg-boss: callers create queues, send jobs (inside their own transaction), work on them and look
+// at a key's jobs through the methods below, in our names.
+import { type JobResult, PgBoss } from 'pg-boss';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
+
+/** How a queue keeps its jobs: policy, retries, expiry, heartbeat. */
+export type QueuePolicy = NonNullable<Parameters<PgBoss['createQueue']>[1]>;
+/** The settings of an existing queue that can change. */
+export type QueuePolicyUpdate = NonNullable<Parameters<PgBoss['updateQueue']>[1]>;
+
+/** A job to send: its payload and the key that keeps at most one live job per key on singleton queues. */
+export interface JobToSend<Data extends object> {
+  data: Data;
+  singletonKey: string;
+}
+
+export interface EachJobOptions {
+  pollingIntervalSeconds: number;
+  localConcurrency: number;
+  batchSize: number;
+  /** The output stored on a failed job, in place of the error (which may quote personal data). */
+  failureMessage: string;
+}
 
 /** ready: waiting for a worker now; deferred: waiting for a later start; failed: failed jobs still kept. */
 export type JobCountState = 'ready' | 'deferred' | 'active' | 'failed';
 
 export class Queue {
-  readonly boss: PgBoss;
+  private readonly boss: PgBoss;
   #running = false;
 
   constructor(config: Pick<Config, 'databaseUrl' | 'jobSuperviseIntervalSeconds'>, db: Database) {
@@ -57,5 +78,99 @@ export class Queue {
     if (!this.#running) return;
     this.#running = false;
     await this.boss.stop({ graceful: true, timeout: 10_000 });
+  }
+
+  /** Creates the queue if it does not exist (a queue's policy is fixed at creation). */
+  async createQueue(name: string, policy: QueuePolicy): Promise<void> {
+    await this.boss.createQueue(name, policy);
+  }
+
+  async updateQueue(name: string, update: QueuePolicyUpdate): Promise<void> {
+    await this.boss.updateQueue(name, update);
+  }
+
+  /** Sends the jobs in one statement inside the caller's transaction: they exist only if it commits. */
+  async sendInTransaction<Data extends object>(
+    tx: Queryable,
+    name: string,
+    jobs: readonly JobToSend<Data>[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.boss.insert(
+      name,
+      jobs.map((job) => ({ data: job.data, singletonKey: job.singletonKey })),
+      {
+        db: {
+          executeSql: async (text: string, values?: unknown[]) => {
+            const { rows } = await tx.query(text, values ?? []);
+            return { rows };
+          },
+        },
+      },
+    );
+  }
+
+  /** Sends a job with `key` unless one with the same key was sent in the last `withinSeconds`. */
+  async sendOnce(name: string, key: string, withinSeconds: number): Promise<void> {
+    await this.boss.send(name, {}, { singletonKey: key, singletonSeconds: withinSeconds });
+  }
+
+  /**
+   * Works on `name` in batches: each job settles on its own, completed when `handle` resolves, failed
+   * (and retried by the queue's policy) when it throws; the error goes to `onFailure`. A full batch
+   * fetches the next one at once: pg-boss otherwise waits a polling interval after every fetch, which
+   * would take one batch a second while there is a backlog.
+   */
+  async workEach<Data extends object>(
+    name: string,
+    options: EachJobOptions,
+    handle: (data: Data) => Promise<void>,
+    onFailure: (error: Error) => void,
+  ): Promise<void> {
+    await this.boss.work<Data>(
+      name,
+      {
+        pollingIntervalSeconds: options.pollingIntervalSeconds,
+        localConcurrency: options.localConcurrency,
+        batchSize: options.batchSize,
+        burstWhenBatchFull: true,
+        perJobResults: true,
+      },
+      async (jobs) =>
+        Promise.all(
+          jobs.map(async (job): Promise<JobResult> => {
+            try {
+              await handle(job.data);
+              return { id: job.id, status: 'completed' };
+            } catch (error) {
+              onFailure(error instanceof Error ? error : new Error(String(error)));
+              return { id: job.id, status: 'failed', output: { message: options.failureMessage } };
+            }
+          }),
+        ),
+    );
+  }
+
+  /** Runs `handle` for each job of `name`, one at a time; a throw fails the job. */
+  async work(name: string, options: { pollingIntervalSeconds: number }, handle: () => Promise<void>) {
+    await this.boss.work(name, options, handle);
+  }
+
+  /** The states (created, retry, active, completed, failed, ...) of the jobs sent with `key`. */
+  async jobStates(name: string, key: string): Promise<string[]> {
+    const jobs = await this.boss.findJobs(name, { key });
+    return jobs.map((job) => job.state);
+  }
+
+  /** Deletes the jobs sent with `key`, whatever their state: a job lost as if its table row had gone. */
+  async discardJobs(name: string, key: string): Promise<number> {
+    const jobs = await this.boss.findJobs(name, { key });
+    if (jobs.length > 0) {
+      await this.boss.deleteJob(
+        name,
+        jobs.map((job) => job.id),
+      );
+    }
+    return jobs.length;
   }
 }

@@ -2,7 +2,7 @@
 // presenting `Authorization: Bearer <that token>` (loopback included, so a token cannot be bypassed by a
 // proxy on the same host); without it, loopback callers only, and every other address is refused with a
 // sentence saying to set the token. A wrong token counts as a failed authentication of the caller's
-// address like every other one (src/http/address-throttle.ts). The token is never logged nor echoed.
+// address like every other one (src/rate-limits/address-throttle.ts). The token is never logged nor echoed.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyPluginAsync } from 'fastify';
@@ -41,9 +41,12 @@ export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync
           await app.addressThrottle.assertNotBlocked(request, reply);
           const presented = bearerToken(request);
           if (presented === undefined || !sameToken(presented, expected)) {
-            await app.addressThrottle.recordFailure(request);
             reply.header('www-authenticate', 'Bearer');
-            throw unauthorized('/metrics needs Authorization: Bearer with the LETHE_METRICS_TOKEN value.');
+            throw await app.addressThrottle.chargeFailure(
+              request,
+              reply,
+              unauthorized('/metrics needs Authorization: Bearer with the LETHE_METRICS_TOKEN value.'),
+            );
           }
         },
         schema: {

@@ -33,10 +33,13 @@ for (const [network, prefix] of [
   internal.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (deprecated), with :: and ::1
+  ['::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  // Teredo and 6to4 tunnel to an IPv4 address the guard cannot see (Teredo's is obfuscated): refused
+  ['2001::', 32],
+  ['2002::', 16],
   ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -46,24 +49,24 @@ for (const [network, prefix] of [
   internal.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 address carries (IPv4-mapped, IPv4-compatible, NAT64, 6to4), if any. */
+/**
+ * IPv4-mapped (::ffff:0:0/96) and IPv4-translated (::ffff:0:0:0/96) addresses are judged by the IPv4 they
+ * carry (embeddedIpv4), not by the list above: a BlockList holding ::ffff:0:0/96 also matches every IPv4
+ * address checked against it.
+ *
+ * The IPv4 address an IPv6 address carries as IPv4-mapped (::ffff:0:0/96), IPv4-translated
+ * (::ffff:0:0:0/96) or NAT64 (64:ff9b::/96), if any. The address is first written the one canonical way
+ * (the URL parser's: lower case, zeros compressed, the IPv4 part in hex), so no spelling escapes.
+ */
 function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::ffff:0:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex?.[1] && hex[2]) {
-    const high = Number.parseInt(hex[1], 16);
-    const low = Number.parseInt(hex[2], 16);
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  }
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
-  if (sixToFour?.[1] && sixToFour[2]) {
-    const high = Number.parseInt(sixToFour[1], 16);
-    const low = Number.parseInt(sixToFour[2], 16);
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  }
-  return undefined;
+  const canonical = URL.parse(`http://[${address}]/`)?.hostname.slice(1, -1);
+  // A form the URL parser refuses (a zone id: fe80::1%eth0) names no host Lethe should call.
+  if (canonical === undefined) return '0.0.0.0';
+  const carried = /^(?:::ffff:|::ffff:0:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!carried?.[1] || !carried[2]) return undefined;
+  const high = Number.parseInt(carried[1], 16);
+  const low = Number.parseInt(carried[2], 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
 export function isInternalAddress(address: string): boolean {

@@ -6,12 +6,11 @@
 // starts from the row the previous step's compare-and-set returned, the row as committed then (a
 // transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
 // any transaction. It never logs an identity, a header value or a response body.
-import type { CallbackSigning } from '../callbacks/signing.ts';
-import { type TargetOAuth, TargetAuthError } from '../callbacks/target-oauth.ts';
-import { authorizationAad } from '../connections/service.ts';
-import { openText } from '../crypto/secret-box.ts';
+import type { CallbackOutcome } from '../callbacks/client.ts';
+import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
+import { TargetAuthError } from '../callbacks/target-oauth.ts';
+import { connectionRepository } from '../connections/repository.ts';
 import type { Services } from '../runtime/services.ts';
-import type { CallbackClient, CallbackOutcome } from './callback-client.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -24,7 +23,6 @@ import {
 import { issueReplyToken } from './reply-token.ts';
 import { runPolicyRules } from './rule-runner.ts';
 import {
-  type ConnectionTarget,
   type LogEntry,
   privacyRequestRepository as repo,
   type RequestChanges,
@@ -49,9 +47,6 @@ interface Run {
   identity?: { sealed: Uint8Array; opened: Identity };
 }
 
-/** A callback that cannot be prepared (its stored secret or signing secret cannot be opened). */
-class CallbackPreparationError extends Error {}
-
 interface TwoWayAnswer {
   derived: DerivedIdentity | undefined;
   halt: boolean;
@@ -59,18 +54,11 @@ interface TwoWayAnswer {
 
 export class PrivacyRequestExecutor {
   readonly #services: Services;
-  readonly #client: CallbackClient;
-  readonly #oauth: TargetOAuth;
-  readonly #signing: CallbackSigning;
+  readonly #delivery: CallbackDelivery;
 
-  constructor(
-    services: Services,
-    outbound: { client: CallbackClient; oauth: TargetOAuth; signing: CallbackSigning },
-  ) {
+  constructor(services: Services, delivery: CallbackDelivery) {
     this.#services = services;
-    this.#client = outbound.client;
-    this.#oauth = outbound.oauth;
-    this.#signing = outbound.signing;
+    this.#delivery = delivery;
   }
 
   get #db() {
@@ -181,7 +169,7 @@ export class PrivacyRequestExecutor {
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
     const target = step.connection_key
-      ? await repo.connectionTarget(this.#db, step.connection_key)
+      ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
       : undefined;
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
@@ -215,7 +203,7 @@ export class PrivacyRequestExecutor {
     try {
       for (let attempt = 1; attempt <= tries; attempt++) {
         outcome = target?.secrets_url
-          ? await this.#deliver(target, target.secrets_url, headers, body, (sent) => {
+          ? await this.#delivery.deliver(target, target.secrets_url, headers, body, (sent) => {
               entries.push(attemptEntry(base, sent, attempt));
               this.#services.metrics.observeWebhookCall(timing, sent.kind, sent.durationMs / 1000);
             })
@@ -300,53 +288,6 @@ export class PrivacyRequestExecutor {
       return undefined;
     }
     return this.#finishStep(run, row, step, 'in_processing', changes, entries);
-  }
-
-  /**
-   * One delivery: the connection's authorization (its OAuth bearer token, else the static secret) and the
-   * `Lethe-Signature` of this body, then the call. A 401 while presenting an OAuth token drops the cached
-   * token and tries once more with a fresh one. Reports every call made through `sent`.
-   */
-  async #deliver(
-    target: ConnectionTarget,
-    url: string,
-    headers: Record<string, string>,
-    body: string,
-    sent: (outcome: CallbackOutcome) => void,
-  ): Promise<CallbackOutcome> {
-    const signed = { ...headers };
-    const signature = await this.#signing
-      .headerWith(target.key, target.signing, body)
-      .catch((error: unknown) => {
-        throw new CallbackPreparationError(
-          error instanceof Error ? error.message : 'cannot sign the callback',
-        );
-      });
-    if (signature) signed['lethe-signature'] = signature;
-    const bearer = await this.#oauth.bearerWith(target.key, target.oauth);
-    if (bearer !== null) signed.authorization = `Bearer ${bearer}`;
-    else if (target.secrets_authorization_sealed) {
-      try {
-        signed.authorization = openText(
-          this.#services.keyring.secretKey('connection-secrets'),
-          target.secrets_authorization_sealed,
-          authorizationAad(target.key),
-        );
-      } catch {
-        throw new CallbackPreparationError(
-          `the authorization secret of connection ${target.key} cannot be opened (was LETHE_ENCRYPTION_KEY changed?); set it again`,
-        );
-      }
-    }
-    const outcome = await this.#client.post(url, signed, body);
-    sent(outcome);
-    if (outcome.status !== 401 || bearer === null) return outcome;
-    await this.#oauth.forget(target.key);
-    const fresh = await this.#oauth.bearerFor(target.key);
-    if (fresh === null) return outcome;
-    const again = await this.#client.post(url, { ...signed, authorization: `Bearer ${fresh}` }, body);
-    sent(again);
-    return again;
   }
 
   async #issueToken(row: RequestRow, step: StepRow): Promise<string> {

@@ -1,4 +1,4 @@
-// The privacy-request queues on pg-boss. `privacy-request-advance` holds "advance this request" jobs:
+// The privacy-request queues (jobs/queue.ts). `privacy-request-advance` holds "advance this request" jobs:
 // policy `singleton` with the request id as singletonKey, so at most one worker runs a given request at
 // a time while any number run different ones; a worker heartbeats while it runs, and a job whose worker
 // died is given back to the queue once its heartbeat is lost. Jobs are sent inside the transaction of
@@ -21,7 +21,7 @@ export async function createPrivacyRequestQueues(
   queue: Queue,
   config: Pick<Config, 'jobHeartbeatSeconds'>,
 ): Promise<void> {
-  await queue.boss.createQueue(ADVANCE_QUEUE, {
+  await queue.createQueue(ADVANCE_QUEUE, {
     policy: 'singleton',
     heartbeatSeconds: config.jobHeartbeatSeconds,
     // A run can be long (the datastore step); liveness is the heartbeat's job, not the expiry's.
@@ -33,8 +33,8 @@ export async function createPrivacyRequestQueues(
     retryDelayMax: 60,
   });
   // The configured heartbeat wins over whatever the queue was created with.
-  await queue.boss.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
-  await queue.boss.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
+  await queue.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
+  await queue.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
 }
 
 /** Queues an "advance this request" job inside the caller's transaction. */
@@ -48,20 +48,12 @@ export async function enqueueAdvances(
   tx: Queryable,
   privacyRequestIds: readonly string[],
 ): Promise<void> {
-  if (privacyRequestIds.length === 0) return;
-  await queue.boss.insert(
+  await queue.sendInTransaction<AdvanceJob>(
+    tx,
     ADVANCE_QUEUE,
     privacyRequestIds.map((privacyRequestId) => ({
-      data: { privacyRequestId } satisfies AdvanceJob,
+      data: { privacyRequestId },
       singletonKey: privacyRequestId,
     })),
-    {
-      db: {
-        executeSql: async (text: string, values?: unknown[]) => {
-          const { rows } = await tx.query(text, values ?? []);
-          return { rows };
-        },
-      },
-    },
   );
 }

@@ -1,7 +1,5 @@
 // SQL for privacy requests, their snapshotted execution plan, their log and their reply-to-tokens. Sealed
 // identities go in and out as opaque bytes; only identity.ts seals and opens them.
-import type { SealedSigningSecrets } from '../callbacks/signing.ts';
-import type { OAuthConfigurationWithCachedToken } from '../callbacks/token-cache-repository.ts';
 import type { Queryable } from '../db/database.ts';
 
 export type Status =
@@ -135,14 +133,6 @@ export interface ListFilter {
   requestId?: string;
   status?: Status;
   externalId?: string;
-}
-
-export interface ConnectionTarget {
-  key: string;
-  secrets_url: string | null;
-  secrets_authorization_sealed: Uint8Array | null;
-  signing: SealedSigningSecrets;
-  oauth: OAuthConfigurationWithCachedToken;
 }
 
 export interface PolicyWebhookRow {
@@ -506,50 +496,6 @@ export const privacyRequestRepository = {
       'SELECT id, key, name, connection_key FROM pre_approval_webhooks ORDER BY position',
     );
     return rows;
-  },
-
-  /**
-   * Everything one callback needs of its connection, in one read: the URL, the static authorization, the
-   * signing secrets and the OAuth configuration with its cached token. Read for every call, so a change
-   * of any of them applies from the next call on.
-   */
-  async connectionTarget(db: Queryable, key: string): Promise<ConnectionTarget | undefined> {
-    const { rows } = await db.query<
-      Omit<ConnectionTarget, 'signing' | 'oauth'> &
-        OAuthConfigurationWithCachedToken & {
-          signing_current: Uint8Array | null;
-          signing_previous: Uint8Array | null;
-        }
-    >(
-      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed,
-              c.signing_secret_sealed AS signing_current,
-              CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
-                AS signing_previous,
-              c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
-              c.oauth_client_secret_sealed,
-              t.config_fingerprint AS cached_fingerprint, t.access_token_sealed AS cached_token_sealed,
-              t.refresh_at > now() AS cached_fresh
-         FROM connections c LEFT JOIN target_oauth_tokens t ON t.connection_key = c.key
-        WHERE c.key = $1`,
-      [key],
-    );
-    const row = rows[0];
-    if (!row) return undefined;
-    const {
-      key: found,
-      secrets_url,
-      secrets_authorization_sealed,
-      signing_current,
-      signing_previous,
-      ...oauth
-    } = row;
-    return {
-      key: found,
-      secrets_url,
-      secrets_authorization_sealed,
-      signing: { current: signing_current, previous: signing_previous },
-      oauth,
-    };
   },
 
   async appendLog(tx: Queryable, id: string, entries: readonly LogEntry[]): Promise<void> {

@@ -277,14 +277,13 @@ export class PrivacyRequestService {
   /**
    * Resumes a paused request with its reply-to-token. The token must be one this installation issued
    * (401), for this request (403), unexpired and unused (401), and the request must still be paused on
-   * the webhook that issued it (400). The body's identities replace the known ones, by type.
+   * the webhook that issued it (400). The body's identities replace the known ones, by type. The body is
+   * judged (422) only once the token is known to be unused, so a spent token buys no work.
    */
   async resume(id: string, token: string | undefined, derived: DerivedIdentity | undefined): Promise<void> {
-    if (derived !== undefined) {
-      const problem = derivedIdentityProblem(derived);
-      if (problem) throw invalid(problem);
-    }
     await this.#withReplyToken(id, token, 'resume', async (tx, row, step) => {
+      const problem = derived === undefined ? undefined : derivedIdentityProblem(derived);
+      if (problem) throw invalid(problem);
       if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
       if (row.paused_step !== step)
         throw badRequest(`Request ${id} is paused on another webhook; this token is not its reply-to-token.`);

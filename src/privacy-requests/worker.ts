@@ -1,12 +1,12 @@
-// A process's privacy-request worker: the pg-boss handlers of the advance and sweep queues, and the timer
+// A process's privacy-request worker: the queue handlers of the advance and sweep queues, and the timer
 // that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
 // to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
 // executor; this module only wires them to the queue.
+import { CallbackClient } from '../callbacks/client.ts';
+import { CallbackDelivery } from '../callbacks/delivery.ts';
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
-import type { JobResult } from 'pg-boss';
 import type { Services } from '../runtime/services.ts';
-import { CallbackClient } from './callback-client.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
@@ -23,49 +23,31 @@ export async function startPrivacyRequestWorker(
   services: Services,
   onError: (error: Error) => void,
 ): Promise<RunningWorker> {
-  const { boss } = services.queue;
-  const { config } = services;
-  const client = new CallbackClient(config);
-  const oauth = new TargetOAuth(services);
-  const executor = new PrivacyRequestExecutor(services, {
-    client,
-    oauth,
+  const { config, queue } = services;
+  const delivery = new CallbackDelivery(services.keyring, {
+    client: new CallbackClient(config),
+    oauth: new TargetOAuth(services),
     signing: new CallbackSigning(services),
   });
+  const executor = new PrivacyRequestExecutor(services, delivery);
 
-  // pg-boss waits a polling interval after every fetch unless the fetch came back full; with batches of
-  // two and burst-on-full, a loop keeps fetching while there is a backlog instead of taking one request
-  // a second. Each job of a batch settles on its own.
-  await boss.work<AdvanceJob>(
+  // Batches of two keep a loop fetching while there is a backlog (see Queue.workEach).
+  await queue.workEach<AdvanceJob>(
     ADVANCE_QUEUE,
     {
       pollingIntervalSeconds: config.jobPollingIntervalSeconds,
       localConcurrency: config.workerConcurrency,
       batchSize: ADVANCE_BATCH_SIZE,
-      burstWhenBatchFull: true,
-      perJobResults: true,
+      failureMessage: 'the request could not be advanced',
     },
-    async (jobs) =>
-      Promise.all(
-        jobs.map(async (job): Promise<JobResult> => {
-          try {
-            await executor.advance(job.data.privacyRequestId);
-            return { id: job.id, status: 'completed' };
-          } catch (error) {
-            onError(error instanceof Error ? error : new Error(String(error)));
-            return { id: job.id, status: 'failed', output: { message: 'the request could not be advanced' } };
-          }
-        }),
-      ),
+    (job) => executor.advance(job.privacyRequestId),
+    onError,
   );
-  await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: config.jobPollingIntervalSeconds }, async () =>
+  await queue.work(SWEEP_QUEUE, { pollingIntervalSeconds: config.jobPollingIntervalSeconds }, async () =>
     sweep(services),
   );
 
-  const requestSweep = () =>
-    boss
-      .send(SWEEP_QUEUE, {}, { singletonKey: 'sweep', singletonSeconds: config.sweepIntervalSeconds })
-      .catch(onError);
+  const requestSweep = () => queue.sendOnce(SWEEP_QUEUE, 'sweep', config.sweepIntervalSeconds).catch(onError);
   void requestSweep();
   const timer = setInterval(requestSweep, config.sweepIntervalSeconds * 1000);
   timer.unref();
@@ -73,8 +55,7 @@ export async function startPrivacyRequestWorker(
   return {
     async stop() {
       clearInterval(timer);
-      await client.close();
-      await oauth.close();
+      await delivery.close();
     },
   };
 }
@@ -121,8 +102,8 @@ const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
 async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
   const { db, config, queue } = services;
   for (const id of await repo.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
-    const jobs = await queue.boss.findJobs(ADVANCE_QUEUE, { key: id });
-    if (jobs.some((job) => LIVE_JOB_STATES.has(job.state))) continue;
+    const states = await queue.jobStates(ADVANCE_QUEUE, id);
+    if (states.some((state) => LIVE_JOB_STATES.has(state))) continue;
     await db.transaction(async (tx) => {
       await repo.appendLog(tx, id, [
         { kind: 'note', message: 'no worker job was left for this request; queued it again' },

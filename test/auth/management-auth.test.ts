@@ -35,6 +35,61 @@ describe('management authentication', () => {
     assert.equal(basic.status, 200);
   });
 
+  it('answers a Basic header that does not decode (%zz) with 400 and a JSON detail, not 500', async () => {
+    for (const credentials of [`%zz:${root().secret}`, `${root().id}:%E0%A4%A`]) {
+      const answer = await service.call('POST', '/v1/oauth/token', {
+        body: form({ grant_type: 'client_credentials' }),
+        headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+      });
+      assert.equal(answer.status, 400, answer.text);
+      assert.match(answer.body.detail, /Authorization: Basic credentials are not valid/);
+      assert.equal(answer.text.includes(root().secret), false);
+    }
+  });
+
+  it('narrows a token to the requested scope; a scope beyond the client or unknown is 400 invalid_scope', async () => {
+    const token = (fields: Record<string, string>) =>
+      service.call('POST', '/v1/oauth/token', {
+        body: form({ grant_type: 'client_credentials', ...fields }),
+      });
+    const narrowRoot = await token({
+      client_id: root().id,
+      client_secret: root().secret,
+      scope: 'policy:read',
+    });
+    assert.equal(narrowRoot.status, 200, narrowRoot.text);
+    assert.equal(narrowRoot.body.scope, 'policy:read');
+    const narrow = narrowRoot.body.access_token as string;
+    assert.equal((await service.call('GET', '/v1/dsr/policy', { token: narrow })).status, 200);
+    assert.equal((await service.call('GET', '/v1/connection', { token: narrow })).status, 403);
+    assert.equal((await service.call('GET', '/v1/oauth/client', { token: narrow })).status, 403, 'not root');
+
+    const created = await service.call('POST', '/v1/oauth/client', {
+      token: await service.rootToken(),
+      json: { name: 'two scopes', scopes: ['policy:read', 'webhook:read'] },
+    });
+    const client = { client_id: created.body.client_id, client_secret: created.body.client_secret };
+    const subset = await token({ ...client, scope: 'webhook:read' });
+    assert.equal(subset.body.scope, 'webhook:read');
+    assert.equal(
+      (await service.call('GET', '/v1/dsr/policy', { token: subset.body.access_token })).status,
+      403,
+    );
+    assert.equal((await token({ ...client, scope: '' })).body.scope, 'policy:read webhook:read');
+
+    const tokensBefore = await service.services.db.query('SELECT 1 FROM oauth_access_tokens');
+    for (const scope of ['connection:read', 'everything', 'policy:read connection:delete']) {
+      const refused = await token({ ...client, scope });
+      assert.equal(refused.status, 400, `${scope}: ${refused.text}`);
+      assert.equal(refused.body.error, 'invalid_scope');
+      assert.match(refused.body.detail, /does not hold or that do not exist/);
+    }
+    const wrongSecret = await token({ ...client, client_secret: 'wrong', scope: 'everything' });
+    assert.equal(wrongSecret.status, 401, 'credentials are judged first');
+    const tokensAfter = await service.services.db.query('SELECT 1 FROM oauth_access_tokens');
+    assert.equal(tokensAfter.rows.length, tokensBefore.rows.length, 'no token issued');
+  });
+
   it('refuses wrong credentials with 401 and an unsupported grant with 422', async () => {
     const wrong = await service.call('POST', '/v1/oauth/token', {
       body: form({ grant_type: 'client_credentials', client_id: root().id, client_secret: 'not-the-secret' }),

@@ -9,7 +9,7 @@ import {
   signatureHeaderForAll,
   verifySignature,
 } from '../../src/callbacks/signing.ts';
-import { createConnection, scopedToken } from '../area-a/support.ts';
+import { createConnection, scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 // Computed outside Lethe: printf '%s' '1700000000.<body>' | openssl dgst -sha256 -hmac 'whsec_test-vector-secret'

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { TargetAuthError, TargetOAuth } from '../../src/callbacks/target-oauth.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open.ts';
-import { createConnection } from '../area-a/support.ts';
+import { createConnection } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startTokenEndpoint, type TokenEndpoint } from './token-endpoint.ts';
 

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
-import { parseApiKeyCommand } from '../../src/datastore/api-key-command.ts';
-import { parseDatastoreCommand } from '../../src/datastore/datastore-command.ts';
-import { parseImportCommand } from '../../src/datastore/import-command.ts';
+import { parseApiKeyCommand } from '../../src/cli/api-key-command.ts';
+import { parseDatastoreCommand } from '../../src/cli/datastore-command.ts';
+import { parseImportCommand } from '../../src/cli/import-command.ts';
 import { type CliStore, createCliStore, SLOW, waitForOutput } from './support.ts';
 
 describe('lethe commands', () => {

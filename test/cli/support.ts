@@ -1,6 +1,6 @@
 // A store of its own for `lethe` child processes: a fresh embedded data dir (PGlite) or, when
 // LETHE_TEST_DATABASE_URL is set, a fresh PostgreSQL database dropped afterwards. Commands run as real
-// processes (`node src/cli.ts ...`) with LETHE_DATA_DIR / DATABASE_URL pointing at it; the test reads
+// processes (`node src/cli/main.ts ...`) with LETHE_DATA_DIR / DATABASE_URL pointing at it; the test reads
 // the outcome through the store or a real API started on the same store between commands.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +20,7 @@ const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
  * so these tests get more time than the suite's default per test.
  */
 export const SLOW = { timeout: 600_000 };
-const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
 
 export interface CliRun {
   code: number | null;

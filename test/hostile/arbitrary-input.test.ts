@@ -641,12 +641,14 @@ async function checkInvariants(service: TestService, token: string) {
   // No orphans: every attribute, reference, file and chunk belongs to a live entity of its datastore.
   const orphans = await sql<Record<string, number>>(
     `SELECT
-       (SELECT count(*) FROM entity_attributes a LEFT JOIN entities e ON e.id = a.entity_id
-          WHERE e.id IS NULL OR e.datastore <> a.datastore)::int AS attributes,
-       (SELECT count(*) FROM entity_references r JOIN entities c ON c.id = r.child_id
-          JOIN entities p ON p.id = r.parent_id WHERE c.datastore <> p.datastore)::int AS cross_references,
-       (SELECT count(*) FROM entity_files f LEFT JOIN entities e ON e.id = f.entity_id
-          WHERE f.complete AND (e.id IS NULL OR e.datastore <> f.datastore))::int AS files,
+       (SELECT count(*) FROM entity_attributes a LEFT JOIN entities e
+          ON e.datastore = a.datastore AND e.id = a.entity_id WHERE e.id IS NULL)::int AS attributes,
+       (SELECT count(*) FROM entity_references r
+          LEFT JOIN entities c ON c.datastore = r.datastore AND c.id = r.child_id
+          LEFT JOIN entities p ON p.datastore = r.datastore AND p.id = r.parent_id
+          WHERE c.id IS NULL OR p.id IS NULL)::int AS cross_references,
+       (SELECT count(*) FROM entity_files f LEFT JOIN entities e
+          ON e.datastore = f.datastore AND e.id = f.entity_id WHERE f.complete AND e.id IS NULL)::int AS files,
        (SELECT count(*) FROM entity_files WHERE NOT complete)::int AS staged_files,
        (SELECT count(*) FROM entity_file_chunks c LEFT JOIN entity_files f ON f.id = c.file_id
           WHERE f.id IS NULL)::int AS chunks,
@@ -662,8 +664,8 @@ async function checkInvariants(service: TestService, token: string) {
   // Every entity in SQL reads back through the API with the same attributes and files.
   const entities = await sql<{ id: string; attributes: number; files: number }>(
     `SELECT e.id::text AS id,
-            (SELECT count(*) FROM entity_attributes a WHERE a.entity_id = e.id)::int AS attributes,
-            (SELECT count(*) FROM entity_files f WHERE f.entity_id = e.id AND f.complete)::int AS files
+            (SELECT count(*) FROM entity_attributes a WHERE a.datastore = e.datastore AND a.entity_id = e.id)::int AS attributes,
+            (SELECT count(*) FROM entity_files f WHERE f.datastore = e.datastore AND f.entity_id = e.id AND f.complete)::int AS files
        FROM entities e WHERE e.datastore = $1 ORDER BY e.id`,
     [DATASTORE],
   );

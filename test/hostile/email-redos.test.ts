@@ -3,7 +3,7 @@
 // must not stall the event loop. /health is polled on its own connection while they are in flight.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient } from '../area-b/helpers.ts';
+import { type ApiClient, apiClient } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const HOSTILE = `a@${'.a'.repeat(32 * 1024 - 2)}@`; // just under 64 KiB, the largest value Area B takes

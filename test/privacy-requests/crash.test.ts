@@ -23,7 +23,7 @@ interface Child {
 }
 
 function startChild(args: string[], env: Record<string, string>): Child {
-  const child = spawn(NODE, ['src/cli.ts', ...args], {
+  const child = spawn(NODE, ['src/cli/main.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

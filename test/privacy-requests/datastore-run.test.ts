@@ -3,14 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import {
-  attributesOf,
-  auditOf,
-  definePolicy,
-  openStores,
-  seedSubject,
-  type Stores,
-} from '../rules/support.ts';
+import { attributesOf, auditOf, definePolicy, openStores, seedSubject, type Stores } from './rule-support.ts';
 import {
   connectionTo,
   engineConfig,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { scopedToken } from '../area-a/support.ts';
+import { scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, getRequest, logOf, waitForStatus } from './support.ts';
 

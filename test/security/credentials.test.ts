@@ -1,11 +1,11 @@
 // Credentials under attack, beyond what test/auth/management-auth.test.ts (missing, forged, expired,
-// wrong-scope and deleted-client tokens) and test/area-b (revocation at once, read isolation) prove:
+// wrong-scope and deleted-client tokens) and test/datastore, test/api-keys (revocation at once, read isolation) prove:
 // tampered tokens, credentials used in the wrong place, no secret stored in clear in any table, and a
 // key of one datastore unable to change another's entities even by their ids.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient } from '../area-b/helpers.ts';
+import { type ApiClient, apiClient } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 describe('credentials under attack', () => {

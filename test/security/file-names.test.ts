@@ -1,4 +1,4 @@
-// File names are data, never paths (beyond the refusals of test/area-b/files.test.ts): names that look like
+// File names are data, never paths (beyond the refusals of test/subject-api/files.test.ts): names that look like
 // traversal, header injection, markup or SQL, and names of 255 characters, are stored sealed and answered
 // verbatim, with a Content-Disposition that parses back to the same name and carries no raw quote, CR or
 // LF; names with `/`, `\`, NUL or other control characters, `.`/`..` and 256 characters are refused with
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseDisposition } from 'content-disposition';
-import { type ApiClient, apiClient, rowCounts } from '../area-b/helpers.ts';
+import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const MARKER = 'zq7lethe';

@@ -1,5 +1,5 @@
 // No secret leaves the service except once, in the answer that created it: the pattern of
-// test/area-a/secrets.test.ts (connection authorization and OAuth client secrets) extended to the root
+// test/connections/secrets.test.ts (connection authorization and OAuth client secrets) extended to the root
 // client secret, management client secrets, access tokens and API keys, including guessed and revoked
 // ones, over a full session with every log line captured at debug level.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Lethe as child processes (`node src/cli.ts serve|worker`), for tests that kill, restart or starve them.
+// Lethe as child processes (`node src/cli/main.ts serve|worker`), for tests that kill, restart or starve them.
 // A test reads a child's output when it fails and asks whether it is still alive; it never waits on
 // a dead child's port.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -53,7 +53,7 @@ export async function startLethe(
 ): Promise<LetheProcess> {
   const port = command === 'serve' ? await freePort() : 0;
   let text = '';
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), command], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/cli/main.ts'), command], {
     cwd: ROOT,
     env: { ...process.env, LETHE_LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,171 @@
+// The `lethe` command. Entry point only: parse the command line, call into the runtime.
+import { parseArgs } from 'node:util';
+import { SCOPES } from '../auth/scopes.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { parseCommandArguments } from './arguments.ts';
+import { API_KEY_USAGE, parseApiKeyCommand, runApiKeyCommand } from './api-key-command.ts';
+import { DATASTORE_USAGE, parseDatastoreCommand, runDatastoreCommand } from './datastore-command.ts';
+import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './import-command.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { DataDirInUseError } from '../db/pglite.ts';
+import { DomainError } from '../errors.ts';
+import { createServices, type RunningService, startService } from '../runtime/start.ts';
+import type { Services } from '../runtime/services.ts';
+
+const USAGE = `Usage: lethe <command> [--help]
+
+  serve                      run the API and one in-process worker (the default of npm start)
+  worker                     run a worker only, against the same DATABASE_URL as the API
+  migrate                    apply pending database migrations and exit
+  client create [--name N] --scope S [--scope S ...]
+                             create a management OAuth client and print its id and secret once
+  api-key create --name N --datastore D [--datastore D2 | --datastore '*'] [--rate-limit N]
+                             issue an API key for the subject data API and print it once
+  api-key list               list API keys (never their secrets)
+  api-key revoke ID          revoke an API key
+  datastore create NAME [--description D]
+                             create a datastore
+  datastore list             list datastores
+  import --datastore D FILE.ndjson [--batch-size N] [--restart]
+                             load entities from an NDJSON file, resumably
+
+Commands other than serve and worker act on the store directly (DATABASE_URL, or the embedded store
+in LETHE_DATA_DIR: stop a running lethe serve on that data dir first; it is locked while open).
+`;
+
+const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
+`;
+
+/** The usage text shown by \`lethe <command> --help\`. */
+const HELP: Record<string, string> = {
+  client: CLIENT_USAGE,
+  'api-key': API_KEY_USAGE,
+  datastore: DATASTORE_USAGE,
+  import: IMPORT_USAGE,
+};
+
+/** Opens the store for one operator command and always closes it. */
+async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
+  const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
+  try {
+    return await work(services);
+  } finally {
+    await services.db.close();
+  }
+}
+
+function stopOnSignals(running: RunningService) {
+  const shutdown = (signal: string) => {
+    process.stdout.write(`${signal} received; finishing in-flight work\n`);
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** Operator commands run on the host with direct store access, so they act as the root client. */
+async function createClient(config: Config, argv: string[]): Promise<number> {
+  const { values } = parseCommandArguments(
+    argv,
+    { name: { type: 'string' }, scope: { type: 'string', multiple: true } },
+    CLIENT_USAGE,
+  );
+  const scopes = values.scope ?? [];
+  if (scopes.length === 0) {
+    process.stderr.write(`lethe client create: give at least one --scope (${SCOPES.join(', ')})\n`);
+    return 2;
+  }
+  const services = await createServices(config, (message) => process.stdout.write(`${message}\n`));
+  try {
+    const rootClient = services.config.rootClient as { id: string };
+    const created = await services.auth.createClient(
+      { clientId: rootClient.id, scopes: SCOPES, isRoot: true },
+      { name: values.name, scopes },
+    );
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+    return 0;
+  } finally {
+    await services.db.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const [command, subcommand] = positionals;
+  if (argv.includes('--help') || argv.includes('-h') || command === 'help') {
+    process.stdout.write((command && HELP[command]) ?? USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  const rest = argv.slice(argv.indexOf(command as string) + 1);
+  switch (command) {
+    case 'serve':
+    case undefined: {
+      const running = await startService(config, { api: true, worker: true });
+      stopOnSignals(running);
+      process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
+      return -1;
+    }
+    case 'worker': {
+      const running = await startService(config, { api: false, worker: true });
+      stopOnSignals(running);
+      process.stdout.write(`Lethe worker running (store: ${running.services.db.kind})\n`);
+      return -1;
+    }
+    case 'migrate': {
+      const db = await openDatabase(config);
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'nothing to apply\n');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'client':
+      if (subcommand === 'create') return createClient(config, argv.slice(2));
+      process.stderr.write(USAGE);
+      return 2;
+    case 'api-key': {
+      const parsed = parseApiKeyCommand(rest);
+      process.stdout.write(await withServices(config, (services) => runApiKeyCommand(services, parsed)));
+      return 0;
+    }
+    case 'datastore': {
+      const parsed = parseDatastoreCommand(rest);
+      process.stdout.write(await withServices(config, (services) => runDatastoreCommand(services, parsed)));
+      return 0;
+    }
+    case 'import': {
+      const parsed = parseImportCommand(rest);
+      return withServices(config, (services) => runImportCommand(services, parsed));
+    }
+    default:
+      process.stderr.write(`lethe: unknown command ${command}\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof DomainError || error instanceof DataDirInUseError) {
+      process.stderr.write(`lethe: ${error.message}\n`);
+      // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
+      process.exit(error instanceof ConfigError ? 2 : 1);
+    }
+    process.stderr.write(
+      `lethe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);
