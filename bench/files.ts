@@ -1,4 +1,4 @@
-// node bench/files.ts [--store postgres|pglite] [--runs 3] [--mib 20]
+// node bench/files.ts [--store embedded|postgres] [--runs 3] [--mib 20]
 // The files figures alone: a fresh Lethe, then `--runs` uploads and downloads of the same file attribute,
 // each with its MB/s and the API's RSS growth (peak during the transfer minus RSS before it). Quicker
 // than the subject-store scenario for A/B comparisons; the scenario reports the same measurement.
@@ -10,13 +10,13 @@ import { userBatch } from './scenarios/subject-store.ts';
 
 const { values } = parseArgs({
   options: {
-    store: { type: 'string', default: 'postgres' },
+    store: { type: 'string', default: 'embedded' },
     runs: { type: 'string', default: '3' },
     mib: { type: 'string', default: '20' },
   },
 });
 const adminUrl =
-  values.store === 'pglite'
+  values.store === 'embedded'
     ? undefined
     : (process.env.LETHE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 

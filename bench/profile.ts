@@ -1,4 +1,4 @@
-// node bench/profile.ts --load get-by-id|create|identity [--store pglite|postgres] [--seconds 10]
+// node bench/profile.ts --load get-by-id|create|identity [--store embedded|postgres] [--seconds 10]
 // [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
 // Runs one load against a Lethe started with --cpu-prof and prints where its CPU time went: the top
 // functions by self time and the same time grouped by module (a package, or a file of src/). The
@@ -18,14 +18,14 @@ import { userBatch } from './scenarios/subject-store.ts';
 const { values } = parseArgs({
   options: {
     load: { type: 'string', default: 'get-by-id' },
-    store: { type: 'string', default: 'postgres' },
+    store: { type: 'string', default: 'embedded' },
     seconds: { type: 'string', default: '10' },
     top: { type: 'string', default: '25' },
     out: { type: 'string' },
   },
 });
 const adminUrl =
-  values.store === 'pglite'
+  values.store === 'embedded'
     ? undefined
     : (process.env.LETHE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 const seconds = Number(values.seconds);

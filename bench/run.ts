@@ -1,9 +1,12 @@
-// npm run bench [-- --quick] [-- --store pglite|postgres] [-- --only subject-store,privacy-requests]
+// npm run bench [-- --quick] [-- --store embedded|postgres] [-- --only engines,subject-store,privacy-requests]
 // Every figure is printed next to a baseline measured in this same run; the machine is shared and
 // noisy, so ratios are what the targets are written in. Nothing here fails on a missed target: the table
 // says "NO" and bench/README.md says what limits it. Only a crash exits non-zero.
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { acquireEmbeddedServer } from '../src/db/embedded.ts';
 import {
   bareFastifyRequestsPerSecond,
   rawInsertRowsPerSecond,
@@ -13,10 +16,11 @@ import {
 import { startLethe } from './lib/lethe.ts';
 import { ROOT, startChild } from './lib/processes.ts';
 import { describeMachine, type Figure, writeReport } from './lib/report.ts';
+import { engineFigures } from './scenarios/engines.ts';
 import { privacyRequestFigures } from './scenarios/privacy-requests.ts';
 import { subjectStoreFigures } from './scenarios/subject-store.ts';
 
-const SCENARIOS = ['subject-store', 'privacy-requests'] as const;
+const SCENARIOS = ['engines', 'subject-store', 'privacy-requests'] as const;
 
 const { values } = parseArgs({
   options: {
@@ -31,8 +35,8 @@ const postgresUrl =
   process.env.LETHE_BENCH_DATABASE_URL ??
   process.env.DATABASE_URL ??
   'postgres://postgres@127.0.0.1:5432/test';
-const store = values.store ?? (process.env.LETHE_BENCH_STORE || 'postgres');
-if (store !== 'postgres' && store !== 'pglite') throw new Error('--store must be postgres or pglite');
+const store = values.store ?? (process.env.LETHE_BENCH_STORE || 'embedded');
+if (store !== 'embedded' && store !== 'postgres') throw new Error('--store must be embedded or postgres');
 const only = values.only ? values.only.split(',').map((name) => name.trim()) : [...SCENARIOS];
 for (const name of only) {
   if (!(SCENARIOS as readonly string[]).includes(name)) {
@@ -40,6 +44,11 @@ for (const name of only) {
   }
 }
 const adminUrl = store === 'postgres' ? postgresUrl : undefined;
+// The baselines run on the same engine as Lethe: on the embedded store, a server of its own data dir.
+const baselineDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-baseline-'));
+await chmod(baselineDir, 0o711);
+const baselineServer = adminUrl ? undefined : await acquireEmbeddedServer(baselineDir);
+const baselineUrl = adminUrl ?? (baselineServer?.connectionString as string);
 const seconds = quick ? 3 : 10;
 const started = performance.now();
 
@@ -49,14 +58,20 @@ log(`Lethe benchmarks (${quick ? 'quick' : 'full'}) on ${store}`);
 log('baseline: bare Fastify hello-world');
 const helloRps = await bareFastifyRequestsPerSecond(seconds);
 log('baseline: raw INSERT rows/s');
-const rawInsert = await rawInsertRowsPerSecond(adminUrl, seconds);
+const rawInsert = await rawInsertRowsPerSecond(baselineUrl, seconds);
 const receiver = await startChild(path.join(ROOT, 'bench/lib/receiver-server.ts'), [], {}, '/');
 log('baseline: keep-alive POST/s to the local receiver');
 const rawPosts = await rawPostsPerSecond(receiver.url, seconds);
-const machine = describeMachine(await storeVersion(adminUrl), quick);
+const machine = describeMachine(await storeVersion(baselineUrl), quick);
+await baselineServer?.release();
+await rm(baselineDir, { recursive: true, force: true });
 
 const figures: Figure[] = [];
 try {
+  // The comparison needs both engines; a run on --store postgres has only one.
+  if (only.includes('engines') && store === 'embedded') {
+    figures.push(...(await engineFigures({ postgresUrl, seconds, log })));
+  }
   if (only.includes('subject-store')) {
     const lethe = await startLethe(adminUrl);
     try {

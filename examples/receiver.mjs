@@ -18,7 +18,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const RECEIVER_PORT = Number(process.env.RECEIVER_PORT ?? 9000);
-const LETHE_URL = (process.env.LETHE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+let LETHE_URL = process.env.LETHE_URL ?? 'http://127.0.0.1:8080';
+while (LETHE_URL.endsWith('/')) LETHE_URL = LETHE_URL.slice(0, -1);
 const RESUME_AFTER_MS = Number(process.env.RESUME_AFTER_MS ?? 5000);
 const RETRY_AFTER_MS = Number(process.env.RETRY_AFTER_MS ?? 1000);
 const REPLY_TRIES = 6;

@@ -1,11 +1,12 @@
 // The one place where the environment becomes typed configuration. A bad value stops the process with a
 // sentence naming the variable; nothing else in the code reads process.env.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
   port: number;
   host: string;
-  /** PostgreSQL connection string; absent means the embedded PGlite store in `dataDir`. */
+  /** PostgreSQL connection string; absent means the embedded PostgreSQL server in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
   /** 32 bytes from LETHE_ENCRYPTION_KEY; absent means "read or create the key file in the data dir". */
@@ -24,6 +25,11 @@ export interface Config {
   /** Sender address of mailed SAR reports. */
   smtpFrom: string;
   maxFileBytes: number;
+  /**
+   * LETHE_TRUST_PROXY: addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (for the
+   * throttles and the request log); empty means the connection's own address is the client's.
+   */
+  trustProxy: string[];
   /** Failed authentications an address may make in a minute before it is refused (429) until the minute ends. */
   authFailuresPerMinute: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
@@ -91,6 +97,24 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** A comma list of IP addresses or CIDRs (`10.0.0.0/8`, `fd00::/8`); anything else stops the process. */
+function addressList(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixValid = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixValid || extra !== undefined) {
+      throw new ConfigError(`${name} must be a comma list of IP addresses or CIDRs; got "${entry}".`);
+    }
+  }
+  return entries;
+}
+
 /** Accepts 32 bytes as 64 hex characters or as base64/base64url. */
 export function parseEncryptionKey(raw: string, name = 'LETHE_ENCRYPTION_KEY'): Buffer {
   const text = raw.trim();
@@ -138,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.LETHE_REDIS_KEY_PREFIX?.trim() || 'lethe:',
     smtpFrom: env.LETHE_SMTP_FROM?.trim() || 'Lethe <lethe@localhost>',
     maxFileBytes: integer(env, 'LETHE_MAX_FILE_BYTES', 25 * 1024 * 1024, 1),
+    trustProxy: addressList(env, 'LETHE_TRUST_PROXY'),
     authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',

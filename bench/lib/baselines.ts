@@ -1,6 +1,5 @@
 // Same-run baselines: what the machine does without Lethe in the way.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { load } from './load.ts';
@@ -27,10 +26,7 @@ const INSERT_CONNECTIONS = 4;
  * into an ordinary table without indexes. The table is logged like every table of Lethe's: a temporary
  * table skips the write-ahead log, which no durable writer can.
  */
-export async function rawInsertRowsPerSecond(
-  databaseUrl: string | undefined,
-  seconds: number,
-): Promise<number> {
+export async function rawInsertRowsPerSecond(databaseUrl: string, seconds: number): Promise<number> {
   const table = `bench_raw_${randomBytes(4).toString('hex')}`;
   const rows = Array.from({ length: ROWS_PER_STATEMENT }, (_, n) => ({
     entityId: randomUUID(),
@@ -66,23 +62,13 @@ export async function rawInsertRowsPerSecond(
       await lanes[0]?.(`DROP TABLE ${table}`);
     }
   };
-  if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: INSERT_CONNECTIONS });
-    try {
-      const lane = (sql: string, values?: unknown[]) =>
-        pool.query(values ? { name: 'bench_raw_insert', text: sql, values } : sql);
-      return await measure(Array.from({ length: INSERT_CONNECTIONS }, () => lane));
-    } finally {
-      await pool.end();
-    }
-  }
-  // PGlite is one session: its lanes queue on it, as Lethe's statements do.
-  const pglite = await PGlite.create();
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: INSERT_CONNECTIONS });
   try {
-    const lane = (sql: string, values?: unknown[]) => pglite.query(sql, values);
+    const lane = (sql: string, values?: unknown[]) =>
+      pool.query(values ? { name: 'bench_raw_insert', text: sql, values } : sql);
     return await measure(Array.from({ length: INSERT_CONNECTIONS }, () => lane));
   } finally {
-    await pglite.close();
+    await pool.end();
   }
 }
 
@@ -114,24 +100,14 @@ export async function rawPostsPerSecond(receiverUrl: string, seconds: number): P
   return done / ((performance.now() - started) / 1000);
 }
 
-/** The server version the run measured against: PostgreSQL's, or the PGlite build's. */
-export async function storeVersion(databaseUrl: string | undefined): Promise<string> {
-  const sql = 'SHOW server_version';
-  if (databaseUrl) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ server_version: string }>(sql);
-      return `PostgreSQL ${rows[0]?.server_version ?? 'unknown'}`;
-    } finally {
-      await client.end();
-    }
-  }
-  const pglite = await PGlite.create();
+/** The server version the run measured against. */
+export async function storeVersion(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
   try {
-    const { rows } = await pglite.query<{ server_version: string }>(sql);
-    return `PGlite (PostgreSQL ${rows[0]?.server_version ?? 'unknown'})`;
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return `PostgreSQL ${rows[0]?.server_version ?? 'unknown'}`;
   } finally {
-    await pglite.close();
+    await client.end();
   }
 }

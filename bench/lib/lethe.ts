@@ -1,17 +1,22 @@
 // A Lethe under measurement: a child process on a fresh store, plus the management calls the scenarios
-// need to set it up.
+// need to set it up. On the embedded store the bench joins the data dir's server before Lethe starts (as a
+// `lethe` command would), so that it can seed through SQL and start worker processes beside it.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { acquireEmbeddedServer } from '../../src/db/embedded.ts';
 import { type Child, ROOT, startChild } from './processes.ts';
 
 export interface LetheUnderTest extends Child {
   token: string;
   /** The master key the process runs with, for the seeder to seal values as Lethe does. */
   encryptionKey: Buffer;
-  databaseUrl: string | undefined;
+  /** The database Lethe runs on (on the embedded store, the data dir's server). */
+  databaseUrl: string;
+  /** The data dir; on the embedded store it holds the server's cluster. */
+  dataDir: string;
   management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
   /** An API key for the datastore `bench` with a limit no load reaches (the key is the answer). */
   issueBenchKey(): Promise<string>;
@@ -54,7 +59,10 @@ export async function startLethe(
   nodeArgs: string[] = [],
 ): Promise<LetheUnderTest> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-'));
+  // As root, the embedded server runs as the postgres user, which must pass through this dir.
+  await chmod(dataDir, 0o711);
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
+  const embedded = database ? undefined : await acquireEmbeddedServer(dataDir);
   const clientId = 'bench-root';
   const clientSecret = randomBytes(24).toString('hex');
   const encryptionKey = randomBytes(32);
@@ -71,6 +79,7 @@ export async function startLethe(
     ...nodeArgs,
   ]).catch(async (error: unknown) => {
     await database?.drop();
+    await embedded?.release();
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   });
@@ -103,7 +112,8 @@ export async function startLethe(
     token,
     encryptionKey,
     env: letheEnv,
-    databaseUrl: database?.url,
+    databaseUrl: database?.url ?? (embedded?.connectionString as string),
+    dataDir,
     management,
     async issueBenchKey() {
       const issued = (await management('POST', '/v1/api-key', {
@@ -116,6 +126,7 @@ export async function startLethe(
     async dispose() {
       await child.stop();
       await database?.drop();
+      await embedded?.release();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

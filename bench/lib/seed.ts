@@ -1,7 +1,6 @@
 // The fast seeding path for the large datastore figures: entities written straight into the bench
 // database through the store's own insertEntities (so values are sealed and blind-indexed exactly as
-// the API does), in batches, without HTTP. Only for PostgreSQL: an embedded PGlite store belongs to the
-// Lethe process, so on PGlite the scenarios seed through the API instead.
+// the API does), in batches, without HTTP, on either engine (the bench joins the embedded server).
 import { randomUUID } from 'node:crypto';
 import { Keyring } from '../../src/crypto/keyring.ts';
 import { insertEntities, type NewEntity } from '../../src/datastore/subject-store.ts';
@@ -32,7 +31,7 @@ export async function seedUsers(options: {
   to: number;
   lanes?: number;
 }): Promise<void> {
-  const db = await openPostgres(options.databaseUrl);
+  const db = await openPostgres(options.databaseUrl, { kind: 'postgres' });
   const keyring = new Keyring(options.encryptionKey);
   let next = options.from;
   const lane = async () => {

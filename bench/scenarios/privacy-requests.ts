@@ -9,7 +9,7 @@ import { peakRss } from '../lib/files.ts';
 import { type LetheUnderTest, startFlags, startLethe } from '../lib/lethe.ts';
 import { ROOT, startBackgroundProcess } from '../lib/processes.ts';
 import { type Figure, figure } from '../lib/report.ts';
-import { benchUser, seedUsers } from '../lib/seed.ts';
+import { seedUsers } from '../lib/seed.ts';
 
 interface Context {
   adminUrl: string | undefined;
@@ -44,28 +44,13 @@ async function expectNoFailures(answer: unknown, what: string) {
 
 async function setUp(lethe: LetheUnderTest, receiverUrl: string, entities: number) {
   await lethe.management('POST', '/v1/datastore', { name: 'bench' });
-  if (lethe.databaseUrl) {
-    await seedUsers({
-      databaseUrl: lethe.databaseUrl,
-      encryptionKey: lethe.encryptionKey,
-      datastore: 'bench',
-      from: 0,
-      to: entities,
-    });
-  } else {
-    const key = await lethe.issueBenchKey();
-    for (let offset = 0; offset < entities; offset += 100) {
-      const response = await fetch(`${lethe.url}/api/entity/create`, {
-        method: 'POST',
-        headers: { 'api-key': key, datastore: 'bench', 'content-type': 'application/json' },
-        body: JSON.stringify(
-          Array.from({ length: Math.min(100, entities - offset) }, (_, index) => benchUser(offset + index)),
-        ),
-      });
-      if (response.status !== 203) throw new Error(`seeding answered ${response.status}`);
-      await response.arrayBuffer();
-    }
-  }
+  await seedUsers({
+    databaseUrl: lethe.databaseUrl,
+    encryptionKey: lethe.encryptionKey,
+    datastore: 'bench',
+    from: 0,
+    to: entities,
+  });
   await expectNoFailures(
     await lethe.management('PATCH', '/v1/connection', [
       { name: 'Bench receiver', key: 'bench_receiver', connection_type: 'https', access: 'read' },
@@ -281,7 +266,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
       }),
     );
 
-    if (lethe.databaseUrl) {
+    {
       log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);
       const worker = await startBackgroundProcess(
         path.join(ROOT, 'src/cli/main.ts'),
@@ -306,11 +291,9 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
       } finally {
         await worker.stop();
       }
-    } else {
-      log('privacy requests: 2 workers skipped (an embedded PGlite store serves one process)');
     }
 
-    if (!quick && lethe.databaseUrl) {
+    if (!quick) {
       // Up to 100,000 requests of the halting policy, submitted for at most 3 minutes, then up to 15
       // minutes more for the worker to pause every one. The API process must not hold them: its RSS once
       // they are paused is compared with its RSS before. The target counts only if all 100,000 paused.

@@ -58,7 +58,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     }).then((result) => (getById = result)),
   );
   if (getById.non2xx > 0) log(`  warning: ${getById.non2xx} of ${getById.total} answers were not 2xx`);
-  const getByIdTarget = context.store === 'pglite' ? 0.25 : 0.5;
+  const getByIdTarget = 0.5;
   figures.push(
     figure({
       name: 'get-by-id req/s',
@@ -116,28 +116,14 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   const largeSize = context.quick ? 10_000 : 1_000_000;
   let population = 0;
   const populate = async (target: number) => {
-    if (lethe.databaseUrl) {
-      await seedUsers({
-        databaseUrl: lethe.databaseUrl,
-        encryptionKey: lethe.encryptionKey,
-        datastore: 'bench',
-        from: population,
-        to: target,
-      });
-      population = target;
-      return;
-    }
-    const lane = async () => {
-      while (population < target) {
-        const offset = population;
-        population = Math.min(target, population + ENTITIES_PER_CALL);
-        await api(
-          '/api/entity/create',
-          Array.from({ length: population - offset }, (_, index) => benchUser(offset + index)),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: 4 }, lane));
+    await seedUsers({
+      databaseUrl: lethe.databaseUrl,
+      encryptionKey: lethe.encryptionKey,
+      datastore: 'bench',
+      from: population,
+      to: target,
+    });
+    population = target;
   };
   const identityLatency = async () => {
     const size = population;

@@ -44,13 +44,15 @@ export const tokenRepository = {
     );
   },
 
+  /** The live token stored under one of `digests` (the forms a presented token may be stored under). */
   async findLive(
     db: Queryable,
-    digest: Buffer,
-  ): Promise<{ client_id: string; scopes: string[] } | undefined> {
-    const { rows } = await db.query<{ client_id: string; scopes: string[] }>(
-      'SELECT client_id, scopes FROM oauth_access_tokens WHERE token_digest = $1 AND expires_at > now()',
-      [digest],
+    digests: readonly Buffer[],
+  ): Promise<{ token_digest: Uint8Array; client_id: string; scopes: string[] } | undefined> {
+    const { rows } = await db.query<{ token_digest: Uint8Array; client_id: string; scopes: string[] }>(
+      `SELECT token_digest, client_id, scopes FROM oauth_access_tokens
+        WHERE token_digest = ANY($1::bytea[]) AND expires_at > now()`,
+      [digests],
     );
     return rows[0];
   },

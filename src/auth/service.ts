@@ -1,10 +1,24 @@
 // Management authentication: OAuth 2.0 client credentials, as Fides does it. Tokens are opaque random
 // strings; only their digests are stored, so a database copy yields no usable token.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { clientRepository, tokenRepository } from './repository.ts';
 import { type Principal, SCOPES } from './scopes.ts';
+
+/**
+ * The key root tokens are stored under: an HMAC of the root secret under a key derived from the encryption
+ * key. Another root secret gives another key, so the root tokens issued before a rotation match nothing.
+ */
+function rootTokenKey(keyring: Keyring, secret: string): Buffer {
+  return createHmac('sha256', keyring.secretKey('root-token-digest')).update(secret).digest();
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** RFC 6749 section 5.2: the token request names a scope that is unknown or beyond the client's. */
 export class InvalidScopeError extends Error {
@@ -28,11 +42,14 @@ export interface ClientView {
 export class AuthService {
   readonly #db: Database;
   readonly #root: { id: string; secret: string };
+  /** Root tokens are stored under an HMAC keyed by this (see rootTokenKey), not under their SHA-256. */
+  readonly #rootTokenKey: Buffer;
   readonly #tokenTtlSeconds: number;
 
-  constructor(db: Database, root: { id: string; secret: string }, tokenTtlSeconds: number) {
+  constructor(db: Database, root: { id: string; secret: string }, keyring: Keyring, tokenTtlSeconds: number) {
     this.#db = db;
     this.#root = root;
+    this.#rootTokenKey = rootTokenKey(keyring, root.secret);
     this.#tokenTtlSeconds = tokenTtlSeconds;
   }
 
@@ -49,7 +66,9 @@ export class AuthService {
     const scopes = requested.length > 0 ? [...new Set(requested)] : held;
     const accessToken = `lat_${generateSecret()}`;
     await tokenRepository.insert(this.#db, {
-      digest: digest(accessToken),
+      digest: secretsEqual(clientId, this.#root.id)
+        ? this.#rootTokenDigest(accessToken)
+        : digest(accessToken),
       clientId,
       scopes,
       ttlSeconds: this.#tokenTtlSeconds,
@@ -76,11 +95,21 @@ export class AuthService {
 
   async authenticate(bearer: string | undefined): Promise<Principal> {
     if (!bearer) throw unauthorized('Authentication is required: send Authorization: Bearer <access_token>.');
-    const token = await tokenRepository.findLive(this.#db, digest(bearer));
-    if (!token) throw unauthorized('The access token is not valid or has expired.');
+    const rootDigest = this.#rootTokenDigest(bearer);
+    const token = await tokenRepository.findLive(this.#db, [digest(bearer), rootDigest]);
+    // A root token is valid only under the current root secret's digest and only as the current root
+    // client's: after LETHE_ROOT_CLIENT_SECRET (or the root id) changes, the old root tokens are dead.
+    const storedAsRoot = token !== undefined && sameBytes(rootDigest, token.token_digest);
+    if (!token || storedAsRoot !== (token.client_id === this.#root.id)) {
+      throw unauthorized('The access token is not valid or has expired.');
+    }
     // A root token narrowed by `scope` is no longer root: root-only acts need the whole root token.
     const isRoot = token.client_id === this.#root.id && SCOPES.every((scope) => token.scopes.includes(scope));
     return { clientId: token.client_id, scopes: token.scopes, isRoot };
+  }
+
+  #rootTokenDigest(token: string): Buffer {
+    return createHmac('sha256', this.#rootTokenKey).update(token).digest();
   }
 
   async createClient(caller: Principal, input: { name?: string; scopes: string[] }) {

@@ -8,7 +8,7 @@ import { DATASTORE_USAGE, parseDatastoreCommand, runDatastoreCommand } from './d
 import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './import-command.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
-import { DataDirInUseError } from '../db/pglite.ts';
+import { EmbeddedStoreError } from '../db/embedded.ts';
 import { DomainError } from '../errors.ts';
 import { createServices, type RunningService, startService } from '../runtime/start.ts';
 import type { Services } from '../runtime/services.ts';
@@ -30,8 +30,8 @@ const USAGE = `Usage: lethe <command> [--help]
   import --datastore D FILE.ndjson [--batch-size N] [--restart]
                              load entities from an NDJSON file, resumably
 
-Commands other than serve and worker act on the store directly (DATABASE_URL, or the embedded store
-in LETHE_DATA_DIR: stop a running lethe serve on that data dir first; it is locked while open).
+Every command uses DATABASE_URL, or else the embedded PostgreSQL of LETHE_DATA_DIR: the server a running
+lethe serve started, or one started for the duration of the command.
 `;
 
 const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
@@ -158,7 +158,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DomainError || error instanceof DataDirInUseError) {
+    if (error instanceof ConfigError || error instanceof DomainError || error instanceof EmbeddedStoreError) {
       process.stderr.write(`lethe: ${error.message}\n`);
       // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
       process.exit(error instanceof ConfigError ? 2 : 1);

@@ -11,7 +11,8 @@ export type KeyPurpose =
   | 'masking-hash'
   | 'access-package'
   | 'callback-signing'
-  | 'target-oauth-token';
+  | 'target-oauth-token'
+  | 'root-token-digest';
 
 export class Keyring {
   readonly #master: Buffer;

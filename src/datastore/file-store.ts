@@ -1,8 +1,8 @@
 // File attributes as sealed 256 KiB chunks in bytea rows. An upload is staged while its stream arrives
 // (one short INSERT per chunk, so the store is never held for the length of an upload and the file is
 // never whole in memory), then bound to its entity in one short transaction. A download is a stream
-// that fetches and opens one chunk per query. Chunked bytea works the same on PGlite and PostgreSQL;
-// large objects do not exist on PGlite. File names are data: sealed, never used as a path.
+// that fetches and opens one chunk per query. Chunked bytea stays inside ordinary transactions and
+// rows (no large objects to clean up apart from them). File names are data: sealed, never used as a path.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Keyring } from '../crypto/keyring.ts';

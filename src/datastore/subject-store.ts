@@ -33,6 +33,20 @@ export async function listDatastoreNames(db: Queryable): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
+/**
+ * The most (attribute, entity) matches one identity lookup (get-by-identity, a privacy request's match over
+ * a datastore) may find. Past it the lookup is refused with 400: a value shared by a whole table (a
+ * country, a status) is no identity, and reading every holder would hold the database and the event loop.
+ */
+export const MAX_IDENTITY_MATCHES = 10_000;
+
+function tooManyMatches(): Error {
+  return badRequest(
+    `The identities match more than ${MAX_IDENTITY_MATCHES} entities, the most one lookup may read; ` +
+      'look up values that identify a subject.',
+  );
+}
+
 /** For each value, the ids of the entities holding an attribute equal to it, through the blind index. */
 export async function matchIdentities(
   db: Queryable,
@@ -43,15 +57,22 @@ export async function matchIdentities(
   if (values.length === 0) return [];
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
   const { rows } = await db.query<{ entity_id: string; blind_index: Uint8Array }>(
-    `SELECT a.entity_id, a.blind_index
-       FROM entity_attributes a JOIN entities e ON e.datastore = a.datastore AND e.id = a.entity_id
-      WHERE a.datastore = $1 AND a.blind_index = ANY($2::bytea[])
+    `WITH hits AS (
+       SELECT entity_id, blind_index FROM entity_attributes
+        WHERE datastore = $1 AND blind_index = ANY($2::bytea[]) LIMIT $3
+     )
+     SELECT h.entity_id, h.blind_index
+       FROM hits h JOIN entities e ON e.datastore = $1 AND e.id = h.entity_id
       ORDER BY e.created_at, e.id`,
-    [datastore, indexes],
+    [datastore, indexes, MAX_IDENTITY_MATCHES + 1],
   );
-  return indexes.map((index) => [
-    ...new Set(rows.filter((row) => index.equals(Buffer.from(row.blind_index))).map((row) => row.entity_id)),
-  ]);
+  if (rows.length > MAX_IDENTITY_MATCHES) throw tooManyMatches();
+  const byIndex = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const key = Buffer.from(row.blind_index).toString('hex');
+    byIndex.set(key, (byIndex.get(key) ?? new Set()).add(row.entity_id));
+  }
+  return indexes.map((index) => [...(byIndex.get(index.toString('hex')) ?? [])]);
 }
 
 export async function findEntityIdsByIdentity(
@@ -216,28 +237,33 @@ export async function loadEntitiesByIdentity(
 ): Promise<SubjectEntity[][]> {
   if (values.length === 0) return [];
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
-  const { rows } = await db.query<EntityRow & { matched: Uint8Array[] }>(
-    `SELECT found.*, m.matched
+  const { rows } = await db.query<EntityRow & { matched: Uint8Array[]; hits: number }>(
+    `WITH hits AS MATERIALIZED (
+       SELECT entity_id FROM entity_attributes
+        WHERE datastore = $1 AND blind_index = ANY($2::bytea[]) LIMIT $3
+     )
+     SELECT found.*, m.matched, (SELECT count(*) FROM hits)::int AS hits
        FROM (${ENTITY_SELECT}
-              WHERE e.datastore = $1
-                AND e.id IN (SELECT entity_id FROM entity_attributes
-                              WHERE datastore = $1 AND blind_index = ANY($2::bytea[]))) AS found
+              WHERE e.datastore = $1 AND e.id IN (SELECT entity_id FROM hits)) AS found
        JOIN LATERAL (
          SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
           WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
        ) m ON true
       ORDER BY found.created_at, found.id`,
-    [datastore, indexes],
+    [datastore, indexes, MAX_IDENTITY_MATCHES + 1],
   );
-  const found = rows.map((row) => ({
-    entity: openEntity(keyring, datastore, row),
-    matched: row.matched.map((index) => Buffer.from(index)),
-  }));
-  return indexes.map((index) =>
-    found
-      .filter(({ matched }) => matched.some((candidate) => index.equals(candidate)))
-      .map(({ entity }) => entity),
-  );
+  if ((rows[0]?.hits ?? 0) > MAX_IDENTITY_MATCHES) throw tooManyMatches();
+  const byIndex = new Map<string, SubjectEntity[]>();
+  for (const row of rows) {
+    const entity = openEntity(keyring, datastore, row);
+    for (const index of row.matched) {
+      const key = Buffer.from(index).toString('hex');
+      const holders = byIndex.get(key) ?? [];
+      holders.push(entity);
+      byIndex.set(key, holders);
+    }
+  }
+  return indexes.map((index) => byIndex.get(index.toString('hex')) ?? []);
 }
 
 /** The roots and every descendant (entities referencing them, transitively), each once, level by level. */

@@ -1,6 +1,5 @@
-// One small interface over the two stores. Every query in Lethe is written once against it; the
-// PGlite and PostgreSQL adapters only differ in how they reach the server.
-import type { Db as QueueDatabase } from 'pg-boss';
+// One small interface over the store. Every query in Lethe is written once against it; the embedded
+// server and an external PostgreSQL differ only in how the adapter reaches them (src/db/open.ts).
 
 export interface QueryResult<Row> {
   rows: Row[];
@@ -14,14 +13,12 @@ export interface Queryable {
 }
 
 export interface Database extends Queryable {
-  readonly kind: 'pglite' | 'postgres';
-  /**
-   * Runs `work` inside one transaction. Inside it, use only the `tx` handed in: on PGlite the store is
-   * held for the whole transaction, so a query on the outer database would wait forever.
-   */
+  /** 'embedded': the server Lethe runs itself in the data dir; 'postgres': DATABASE_URL. */
+  readonly kind: 'embedded' | 'postgres';
+  /** Where the server listens, for the job queue's own pool. */
+  readonly connectionString: string;
+  /** Runs `work` inside one transaction; inside it, use only the `tx` handed in. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** The adapter pg-boss runs its statements through, sharing this store's connection rules. */
-  queueDatabase(): QueueDatabase | undefined;
   close(): Promise<void>;
 }
 

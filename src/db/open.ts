@@ -1,11 +1,16 @@
-import path from 'node:path';
+// The store of a Lethe process: DATABASE_URL when set, else the embedded server of the data dir.
 import type { Config } from '../config.ts';
 import type { Database } from './database.ts';
-import { openPglite } from './pglite.ts';
+import { acquireEmbeddedServer } from './embedded.ts';
 import { openPostgres } from './postgres.ts';
 
-export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
-  return config.databaseUrl
-    ? openPostgres(config.databaseUrl)
-    : openPglite(path.join(config.dataDir, 'pgdata'));
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, { kind: 'postgres' });
+  const server = await acquireEmbeddedServer(config.dataDir);
+  try {
+    return await openPostgres(server.connectionString, { kind: 'embedded', afterClose: server.release });
+  } catch (error) {
+    await server.release();
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
-// The production store: a pg pool. Connection attempts time out quickly so that an outage answers 503
-// instead of holding requests open.
+// The one Database adapter: a pg pool, on the embedded server or on DATABASE_URL. Connection attempts time
+// out quickly so that an outage answers 503 instead of holding requests open.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Queryable, QueryResult } from './database.ts';
@@ -22,7 +22,13 @@ function statementName(sql: string): string {
   return name;
 }
 
-export async function openPostgres(connectionString: string): Promise<Database> {
+export interface PostgresOptions {
+  kind: Database['kind'];
+  /** Runs after the pool has closed (the embedded server's release). */
+  afterClose?: () => Promise<void>;
+}
+
+export async function openPostgres(connectionString: string, options: PostgresOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
@@ -52,7 +58,8 @@ export async function openPostgres(connectionString: string): Promise<Database> 
   const direct = over(pool);
 
   return {
-    kind: 'postgres',
+    kind: options.kind,
+    connectionString,
     query: direct.query,
     exec: direct.exec,
     async transaction(work) {
@@ -79,7 +86,12 @@ export async function openPostgres(connectionString: string): Promise<Database> 
         client.release(broken);
       }
     },
-    queueDatabase: () => undefined,
-    close: () => pool.end(),
+    async close() {
+      try {
+        await pool.end();
+      } finally {
+        await options.afterClose?.();
+      }
+    },
   };
 }

@@ -50,6 +50,9 @@ export async function buildApp(
             ...(typeof options.logger === 'object' ? options.logger : { level: services.config.logLevel }),
             serializers: { req: requestLogFields },
           },
+    // X-Forwarded-For is believed only from the proxies LETHE_TRUST_PROXY lists (proxy-addr walks the
+    // chain back to the first address not listed); otherwise a client could pick its own address.
+    trustProxy: services.config.trustProxy.length > 0 ? services.config.trustProxy : false,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,

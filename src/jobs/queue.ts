@@ -1,7 +1,6 @@
-// The durable job queue (pg-boss) on the same store as everything else: on PostgreSQL it keeps its own
-// pool; on PGlite it runs its statements through the store's serialization lock. The only module that
-// knows pg-boss: callers create queues, send jobs (inside their own transaction), work on them and look
-// at a key's jobs through the methods below, in our names.
+// The durable job queue (pg-boss) on the same server as everything else, through a small pool of its own.
+// The only module that knows pg-boss: callers create queues, send jobs (inside their own transaction),
+// work on them and look at a key's jobs through the methods below, in our names.
 import { type JobResult, PgBoss } from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -32,22 +31,19 @@ export class Queue {
   private readonly boss: PgBoss;
   #running = false;
 
-  constructor(config: Pick<Config, 'databaseUrl' | 'jobSuperviseIntervalSeconds'>, db: Database) {
-    const adapter = db.queueDatabase();
+  constructor(config: Pick<Config, 'jobSuperviseIntervalSeconds'>, db: Database) {
     // Expired and heartbeat-lost jobs are returned to the queue by the supervisor's monitor pass.
     const supervision = {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       monitorIntervalSeconds: config.jobSuperviseIntervalSeconds,
     };
-    this.boss = adapter
-      ? new PgBoss({ db: adapter, backend: 'pglite', schema: 'pgboss', ...supervision })
-      : new PgBoss({
-          connectionString: config.databaseUrl,
-          schema: 'pgboss',
-          max: 5,
-          connectionTimeoutMillis: 5000,
-          ...supervision,
-        });
+    this.boss = new PgBoss({
+      connectionString: db.connectionString,
+      schema: 'pgboss',
+      max: 5,
+      connectionTimeoutMillis: 5000,
+      ...supervision,
+    });
   }
 
   get running(): boolean {

@@ -3,7 +3,8 @@
 // nothing is in it, so that dashboards and alert rules see a series instead of nothing.
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
-import { privacyRequestRepository as requests, STATUSES } from '../privacy-requests/repository.ts';
+import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
+import { STATUSES } from '../privacy-requests/statuses.ts';
 import { DEADLINE_BUCKETS, type DeadlineBucket, type StoreReadings } from './metrics.ts';
 
 export function deadlineBucketOf(daysLeft: number): DeadlineBucket {

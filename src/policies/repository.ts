@@ -45,6 +45,8 @@ export interface RuleDefinition {
   targets: string[];
 }
 
+export type PolicyWithRules = PolicyRow & { rules: RuleRow[] };
+
 export const policyRepository = {
   async findByKey(db: Queryable, key: string): Promise<PolicyRow | undefined> {
     const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE key = $1', [key]);
@@ -131,5 +133,33 @@ export const policyRepository = {
       key,
     ]);
     return rows[0]?.id;
+  },
+
+  /** The ids of the policies with these keys, by key (an unknown key is absent). */
+  async idsByKey(db: Queryable, keys: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await db.query<{ id: string; key: string }>(
+      'SELECT id, key FROM policies WHERE key = ANY($1::text[])',
+      [[...new Set(keys)]],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
+  },
+
+  async byIds(db: Queryable, ids: readonly string[]): Promise<PolicyRow[]> {
+    const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE id = ANY($1::text[])', [
+      [...new Set(ids)],
+    ]);
+    return rows;
+  },
+
+  /** The policies with their rules, in the order given: the one way a policy is loaded whole. */
+  async withRules(db: Queryable, policies: readonly PolicyRow[]): Promise<PolicyWithRules[]> {
+    const rules = await policyRepository.rulesOf(
+      db,
+      policies.map((policy) => policy.id),
+    );
+    return policies.map((policy) => ({
+      ...policy,
+      rules: rules.filter((rule) => rule.policy_id === policy.id),
+    }));
   },
 };

@@ -150,18 +150,15 @@ export class PolicyService {
   }
 
   async #withRules(policies: PolicyRow[]): Promise<PolicyView[]> {
-    const rules = await policyRepository.rulesOf(
-      this.#db,
-      policies.map((policy) => policy.id),
-    );
-    return policies.map((policy) => ({
+    const loaded = await policyRepository.withRules(this.#db, policies);
+    return loaded.map((policy) => ({
       id: policy.id,
       name: policy.name,
       key: policy.key,
       drp_action: policy.drp_action,
       execution_timeframe: policy.execution_timeframe,
       client_id: policy.client_id,
-      rules: rules.filter((rule) => rule.policy_id === policy.id).map(toRuleView),
+      rules: policy.rules.map(toRuleView),
       created_at: policy.created_at.toISOString(),
       updated_at: policy.updated_at.toISOString(),
     }));

@@ -11,7 +11,9 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
+import type { Services } from '../runtime/services.ts';
 import type { TargetSelection } from './masking.ts';
+import { listStorageDestinations } from './rule-run-repository.ts';
 
 const Strict = { additionalProperties: false } as const;
 
@@ -254,4 +256,23 @@ export function mergeAccessPackages(packages: readonly AccessPackage[]): AccessP
         entities: [...merged.entities.values()],
       })),
   };
+}
+
+/** The request's access package (joined across storage destinations); null when none was stored. */
+export async function readAccessPackage(
+  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  privacyRequestId: string,
+): Promise<AccessPackage | null> {
+  if (!isStorableRequestId(privacyRequestId)) return null;
+  const packages: AccessPackage[] = [];
+  for (const destination of await listStorageDestinations(services.db)) {
+    const stored = await loadAccessPackage(
+      services.config,
+      services.keyring,
+      destination.location,
+      privacyRequestId,
+    );
+    if (stored) packages.push(stored.accessPackage);
+  }
+  return packages.length === 0 ? null : mergeAccessPackages(packages);
 }

@@ -22,14 +22,11 @@ import {
 } from './identity.ts';
 import { issueReplyToken } from './reply-token.ts';
 import { runPolicyRules } from './rule-runner.ts';
-import {
-  type LogEntry,
-  privacyRequestRepository as repo,
-  type RequestChanges,
-  type RequestRow,
-  type Status,
-  type StepRow,
-} from './repository.ts';
+import type { LogEntry } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
+import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from './repository.ts';
+import type { Status } from './statuses.ts';
+import type { StepRow } from './step-repository.ts';
 import { loadPolicyEmbed, type PolicyEmbed, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
@@ -295,7 +292,7 @@ export class PrivacyRequestExecutor {
       webhook_id: step.webhook_id as string,
       privacy_request_id: row.id,
     });
-    await repo.insertToken(this.#db, {
+    await replyTokenRepository.insertToken(this.#db, {
       jti: claims.jti,
       id: row.id,
       step: step.position,

@@ -90,7 +90,8 @@ function customKeyFor(known: Identity, label: string): string {
   const slug = label
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
+    // Runs were collapsed to one underscore above, so one at each end is all there is to trim.
+    .replace(/^_|_$/g, '')
     .slice(0, 60);
   const base = /^[a-z_]/.test(slug) ? slug : `custom_${slug}`;
   return base === 'email' || base === 'phone_number' || base === '' ? `custom_${base}` : base;

@@ -1,36 +1,10 @@
-// SQL for privacy requests, their snapshotted execution plan, their log and their reply-to-tokens. Sealed
-// identities go in and out as opaque bytes; only identity.ts seals and opens them.
+// SQL for the privacy_requests table: requests, their status transitions and the sweep's reads. A move
+// also completes the plan step and appends the log in the same statement (see move). Sealed identities go
+// in and out as opaque bytes; only identity.ts seals and opens them.
 import type { Queryable } from '../db/database.ts';
-
-export type Status =
-  | 'identity_unverified'
-  | 'requires_input'
-  | 'pending'
-  | 'approved'
-  | 'denied'
-  | 'in_processing'
-  | 'paused'
-  | 'complete'
-  | 'canceled'
-  | 'error';
-
-export const STATUSES: readonly Status[] = [
-  'identity_unverified',
-  'requires_input',
-  'pending',
-  'approved',
-  'denied',
-  'in_processing',
-  'paused',
-  'complete',
-  'canceled',
-  'error',
-];
-
-/** Statuses a request never leaves on its own: it has been answered, refused or withdrawn. */
-export const CLOSED_STATUSES: readonly Status[] = ['complete', 'denied', 'canceled'];
-
-export type StepKind = 'pre_approval' | 'pre' | 'rules' | 'post';
+import { LOG_COLUMNS, type LogEntry, logJson, logRows } from './log-repository.ts';
+import { CLOSED_STATUSES, type Status } from './statuses.ts';
+import type { StepRow } from './step-repository.ts';
 
 export interface RequestRow {
   id: string;
@@ -62,63 +36,6 @@ export interface RequestRow {
   next_step: number;
 }
 
-export interface StepRow {
-  privacy_request_id: string;
-  position: number;
-  kind: StepKind;
-  webhook_id: string | null;
-  webhook_key: string | null;
-  webhook_name: string | null;
-  direction: 'one_way' | 'two_way' | null;
-  connection_key: string | null;
-  completed_at: Date | null;
-  answer: 'eligible' | 'not_eligible' | null;
-  answered_at: Date | null;
-}
-
-export interface NewStep {
-  kind: StepKind;
-  webhookId: string | null;
-  webhookKey: string | null;
-  webhookName: string | null;
-  direction: 'one_way' | 'two_way' | null;
-  connectionKey: string | null;
-}
-
-export interface LogEntry {
-  kind: 'transition' | 'webhook' | 'rules' | 'note';
-  fromStatus?: Status | null;
-  toStatus?: Status | null;
-  webhookKey?: string | null;
-  timing?: StepKind | null;
-  direction?: string | null;
-  targetHost?: string | null;
-  httpStatus?: number | null;
-  durationMs?: number | null;
-  attempt?: number | null;
-  error?: string | null;
-  message?: string | null;
-  details?: unknown;
-}
-
-export interface LogRow {
-  seq: number;
-  at: Date;
-  kind: LogEntry['kind'];
-  from_status: string | null;
-  to_status: string | null;
-  webhook_key: string | null;
-  timing: string | null;
-  direction: string | null;
-  target_host: string | null;
-  http_status: number | null;
-  duration_ms: number | null;
-  attempt: number | null;
-  error: string | null;
-  message: string | null;
-  details: unknown;
-}
-
 export interface NewRequest {
   id: string;
   externalId: string | null;
@@ -133,15 +50,6 @@ export interface ListFilter {
   requestId?: string;
   status?: Status;
   externalId?: string;
-}
-
-export interface PolicyWebhookRow {
-  id: string;
-  key: string;
-  name: string;
-  direction: 'one_way' | 'two_way';
-  connection_key: string;
-  timing: 'pre' | 'post';
 }
 
 /** Columns a transition may set, besides status. */
@@ -210,44 +118,6 @@ function transitionParts(id: string, from: Status, to: Status, changes: RequestC
   return { sets, params, guard };
 }
 
-const LOG_COLUMNS = `(privacy_request_id, kind, from_status, to_status, webhook_key, timing, direction, target_host,
-                      http_status, duration_ms, attempt, error, message, details)`;
-
-/**
- * The log rows of one request as a SELECT over a JSON array of entries (see logJson), in the array's
- * order: one multi-row INSERT whose `seq` follows the order the entries happened in.
- */
-function logRows(requestId: string, entries: string): string {
-  return `SELECT ${requestId}, e->>'kind', e->>'from_status', e->>'to_status', e->>'webhook_key', e->>'timing',
-                 e->>'direction', e->>'target_host', (e->>'http_status')::int, (e->>'duration_ms')::int,
-                 (e->>'attempt')::int, e->>'error', e->>'message', e->'details'
-            FROM jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS entry(e, n)
-           WHERE ${requestId} IS NOT NULL
-           ORDER BY n`;
-}
-
-function logJson(entries: readonly LogEntry[]): string {
-  return JSON.stringify(entries.map(logObject));
-}
-
-function logObject(entry: LogEntry) {
-  return {
-    kind: entry.kind,
-    from_status: entry.fromStatus ?? null,
-    to_status: entry.toStatus ?? null,
-    webhook_key: entry.webhookKey ?? null,
-    timing: entry.timing ?? null,
-    direction: entry.direction ?? null,
-    target_host: entry.targetHost ?? null,
-    http_status: entry.httpStatus ?? null,
-    duration_ms: entry.durationMs ?? null,
-    attempt: entry.attempt ?? null,
-    error: entry.error ?? null,
-    message: entry.message ?? null,
-    details: entry.details,
-  };
-}
-
 /** jsonb_agg renders timestamps as text. */
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
@@ -291,14 +161,6 @@ export const privacyRequestRepository = {
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return requests.map((request) => byId.get(request.id) as RequestRow);
-  },
-
-  async policyIdsByKey(db: Queryable, keys: readonly string[]): Promise<Map<string, string>> {
-    const { rows } = await db.query<{ id: string; key: string }>(
-      'SELECT id, key FROM policies WHERE key = ANY($1::text[])',
-      [[...new Set(keys)]],
-    );
-    return new Map(rows.map((row) => [row.key, row.id]));
   },
 
   async find(db: Queryable, id: string): Promise<RequestRow | undefined> {
@@ -423,141 +285,6 @@ export const privacyRequestRepository = {
     return rows[0];
   },
 
-  async insertSteps(tx: Queryable, id: string, from: number, steps: readonly NewStep[]): Promise<void> {
-    await privacyRequestRepository.insertPlans(tx, [{ id, from, steps }]);
-  },
-
-  /** The steps of several requests in one statement; each request's steps get positions from `from` on. */
-  async insertPlans(
-    tx: Queryable,
-    plans: readonly { id: string; from: number; steps: readonly NewStep[] }[],
-  ): Promise<void> {
-    const rows = plans.flatMap((plan) =>
-      plan.steps.map((step, index) => ({ ...step, id: plan.id, position: plan.from + index })),
-    );
-    if (rows.length === 0) return;
-    await tx.query(
-      `INSERT INTO privacy_request_steps
-         (privacy_request_id, position, kind, webhook_id, webhook_key, webhook_name, direction, connection_key)
-       SELECT step->>'id', (step->>'position')::int, step->>'kind', step->>'webhookId', step->>'webhookKey',
-              step->>'webhookName', step->>'direction', step->>'connectionKey'
-         FROM jsonb_array_elements($1::jsonb) AS plan(step)`,
-      [JSON.stringify(rows)],
-    );
-  },
-
-  async steps(db: Queryable, id: string): Promise<StepRow[]> {
-    const { rows } = await db.query<StepRow>(
-      'SELECT * FROM privacy_request_steps WHERE privacy_request_id = $1 ORDER BY position',
-      [id],
-    );
-    return rows;
-  },
-
-  async reopenStep(tx: Queryable, id: string, position: number): Promise<void> {
-    await tx.query(
-      `UPDATE privacy_request_steps SET completed_at = NULL
-        WHERE privacy_request_id = $1 AND position = $2`,
-      [id, position],
-    );
-  },
-
-  async answerStep(tx: Queryable, id: string, position: number, answer: 'eligible' | 'not_eligible') {
-    await tx.query(
-      `UPDATE privacy_request_steps SET answer = $3, answered_at = now()
-        WHERE privacy_request_id = $1 AND position = $2`,
-      [id, position, answer],
-    );
-  },
-
-  async policyWebhooks(db: Queryable, policyId: string): Promise<PolicyWebhookRow[]> {
-    return (await privacyRequestRepository.webhooksOfPolicies(db, [policyId])).get(policyId) ?? [];
-  },
-
-  /** The webhooks of each policy, pre-execution then post-execution, each in order. */
-  async webhooksOfPolicies(
-    db: Queryable,
-    policyIds: readonly string[],
-  ): Promise<Map<string, PolicyWebhookRow[]>> {
-    const { rows } = await db.query<PolicyWebhookRow & { policy_id: string }>(
-      `SELECT policy_id, id, key, name, direction, connection_key, timing FROM policy_webhooks
-        WHERE policy_id = ANY($1::text[]) ORDER BY policy_id, timing DESC, position`,
-      [[...new Set(policyIds)]],
-    );
-    const byPolicy = new Map<string, PolicyWebhookRow[]>();
-    for (const { policy_id: policyId, ...webhook } of rows) {
-      byPolicy.set(policyId, [...(byPolicy.get(policyId) ?? []), webhook]);
-    }
-    return byPolicy;
-  },
-
-  async preApprovalWebhooks(db: Queryable): Promise<Omit<PolicyWebhookRow, 'direction' | 'timing'>[]> {
-    const { rows } = await db.query<Omit<PolicyWebhookRow, 'direction' | 'timing'>>(
-      'SELECT id, key, name, connection_key FROM pre_approval_webhooks ORDER BY position',
-    );
-    return rows;
-  },
-
-  async appendLog(tx: Queryable, id: string, entries: readonly LogEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows('$1::text', '$2')}`, [
-      id,
-      logJson(entries),
-    ]);
-  },
-
-  /** The log entries of several requests in one statement, in the order given. */
-  async appendLogs(tx: Queryable, entries: readonly { id: string; entry: LogEntry }[]): Promise<void> {
-    if (entries.length === 0) return;
-    await tx.query(`INSERT INTO privacy_request_log ${LOG_COLUMNS} ${logRows("e->>'request_id'", '$1')}`, [
-      JSON.stringify(entries.map(({ id, entry }) => ({ ...logObject(entry), request_id: id }))),
-    ]);
-  },
-
-  async log(db: Queryable, id: string): Promise<LogRow[]> {
-    const { rows } = await db.query<LogRow>(
-      'SELECT * FROM privacy_request_log WHERE privacy_request_id = $1 ORDER BY seq',
-      [id],
-    );
-    return rows;
-  },
-
-  async insertToken(
-    tx: Queryable,
-    token: { jti: string; id: string; step: number; kind: 'resume' | 'pre_approval'; ttlSeconds: number },
-  ): Promise<void> {
-    await tx.query(
-      `INSERT INTO reply_tokens (jti, privacy_request_id, step, kind, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::int))`,
-      [token.jti, token.id, token.step, token.kind, token.ttlSeconds],
-    );
-  },
-
-  async lockToken(
-    tx: Queryable,
-    jti: string,
-  ): Promise<
-    | { privacy_request_id: string; step: number; kind: string; used_at: Date | null; expired: boolean }
-    | undefined
-  > {
-    const { rows } = await tx.query<{
-      privacy_request_id: string;
-      step: number;
-      kind: string;
-      used_at: Date | null;
-      expired: boolean;
-    }>(
-      `SELECT privacy_request_id, step, kind, used_at, expires_at <= now() AS expired
-         FROM reply_tokens WHERE jti = $1 FOR UPDATE`,
-      [jti],
-    );
-    return rows[0];
-  },
-
-  async useToken(tx: Queryable, jti: string): Promise<void> {
-    await tx.query('UPDATE reply_tokens SET used_at = now() WHERE jti = $1', [jti]);
-  },
-
   /** Paused requests whose pause began more than `seconds` ago, locked and skipped by concurrent sweeps. */
   async lockExpiredPauses(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
     const { rows } = await tx.query<RequestRow>(
@@ -619,9 +346,5 @@ export const privacyRequestRepository = {
         WHERE identity_sealed IS NOT NULL AND identity_expires_at <= now()`,
     );
     return rowCount;
-  },
-
-  async deleteOldTokens(db: Queryable): Promise<void> {
-    await db.query(`DELETE FROM reply_tokens WHERE expires_at < now() - interval '1 day'`);
   },
 };

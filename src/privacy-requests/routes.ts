@@ -8,7 +8,7 @@ import { bearerToken, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import type { BulkResult } from '../validation/bulk.ts';
-import type { Status } from './repository.ts';
+import type { Status } from './statuses.ts';
 import {
   AccessResults,
   ApproveBody,

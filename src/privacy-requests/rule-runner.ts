@@ -18,14 +18,12 @@ import {
   setAttributeValues,
   subtreeOf,
 } from '../datastore/subject-store.ts';
-import { badRequest, notFound } from '../errors.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
   type AccessPackage,
   isStorableRequestId,
   loadAccessPackage,
-  mergeAccessPackages,
   selectForPackage,
   storeAccessPackage,
 } from './access-package.ts';
@@ -96,6 +94,17 @@ export interface RuleRunSummary {
 
 type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;
 
+/** Why a rule run could not start; the executor records it as the request's error, never as HTTP. */
+export class RuleRunError extends Error {
+  override name = 'RuleRunError';
+  readonly code: 'unstorable_request_id' | 'unknown_policy';
+
+  constructor(code: RuleRunError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
 interface MaskingStrategy {
   strategy: string;
   configuration: Record<string, unknown>;
@@ -119,10 +128,13 @@ async function matchedTrees(
 
 export async function runPolicyRules(services: RuleServices, input: RuleRunInput): Promise<RuleRunSummary> {
   if (!isStorableRequestId(input.privacyRequestId)) {
-    throw badRequest('A privacy request id may only hold letters, digits, "_" and "-".');
+    throw new RuleRunError(
+      'unstorable_request_id',
+      'A privacy request id may only hold letters, digits, "_" and "-".',
+    );
   }
   const policy = await policyRepository.findByKey(services.db, input.policyKey);
-  if (!policy) throw notFound(`No policy with key ${input.policyKey}.`);
+  if (!policy) throw new RuleRunError('unknown_policy', `No policy with key ${input.policyKey}.`);
   const rules = await policyRepository.rulesOf(services.db, [policy.id]);
   const identityValues = [...new Set(input.identityValues.filter((value) => value.trim() !== ''))];
   const datastores = await listDatastoreNames(services.db);
@@ -450,23 +462,4 @@ async function applyErasure(
     counts,
     changedIds: [...new Set([...changes, ...selectedFiles].map((item) => item.entityId))],
   };
-}
-
-/** The request's access package (joined across storage destinations); null when none was stored. */
-export async function readAccessPackage(
-  services: RuleServices,
-  privacyRequestId: string,
-): Promise<AccessPackage | null> {
-  if (!isStorableRequestId(privacyRequestId)) return null;
-  const packages: AccessPackage[] = [];
-  for (const destination of await listStorageDestinations(services.db)) {
-    const stored = await loadAccessPackage(
-      services.config,
-      services.keyring,
-      destination.location,
-      privacyRequestId,
-    );
-    if (stored) packages.push(stored.accessPackage);
-  }
-  return packages.length === 0 ? null : mergeAccessPackages(packages);
 }

@@ -4,7 +4,7 @@ import Type from 'typebox';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { E164_PATTERN } from './identity.ts';
-import { STATUSES } from './repository.ts';
+import { STATUSES } from './statuses.ts';
 
 /** Fields a failed item echoes back; never the identity. */
 export const PRIVACY_REQUEST_FIELDS = ['policy_key', 'external_id', 'source', 'location'] as const;

@@ -7,8 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { readAccessPackage } from './access-package.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -20,18 +23,16 @@ import {
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
 import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
-import { readAccessPackage } from './rule-runner.ts';
+import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
 import {
   type ListFilter,
-  type LogEntry,
-  type LogRow,
   type NewRequest,
-  type NewStep,
-  type PolicyWebhookRow,
   privacyRequestRepository as repo,
   type RequestRow,
-  type Status,
 } from './repository.ts';
+import type { Status } from './statuses.ts';
+import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
 import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
 
@@ -70,7 +71,7 @@ export class PrivacyRequestService {
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
     const checked = items.map((item) => ({ item, checked: checkRequestItem(item) }));
-    const policyIds = await repo.policyIdsByKey(
+    const policyIds = await policyRepository.idsByKey(
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
     );
@@ -102,7 +103,7 @@ export class PrivacyRequestService {
     if (accepted.length === 0) return result;
 
     const { config, queue } = this.#services;
-    const preApproval = await repo.preApprovalWebhooks(this.#db);
+    const preApproval = await webhookRepository.preApprovalWebhooks(this.#db);
     const approveNow = preApproval.length === 0 && !config.requireManualApproval;
     const rows = await this.#db.transaction(async (tx) => {
       const stored = await repo.insertMany(
@@ -127,11 +128,11 @@ export class PrivacyRequestService {
           direction: null,
           connectionKey: webhook.connection_key,
         }));
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           stored.map((row) => ({ id: row.id, entry: received })),
         );
-        await repo.insertPlans(
+        await stepRepository.insertPlans(
           tx,
           stored.map((row) => ({ id: row.id, from: 0, steps })),
         );
@@ -142,7 +143,7 @@ export class PrivacyRequestService {
         );
       } else if (approveNow) {
         // Received and approved at once: the row is stored approved, and the log shows both transitions.
-        const webhooks = await repo.webhooksOfPolicies(
+        const webhooks = await webhookRepository.webhooksOfPolicies(
           tx,
           stored.map((row) => row.policy_id),
         );
@@ -151,7 +152,7 @@ export class PrivacyRequestService {
           from: 0,
           steps: planOf(webhooks.get(row.policy_id) ?? []),
         }));
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           plans.flatMap((plan) => [
             { id: plan.id, entry: received },
@@ -161,14 +162,14 @@ export class PrivacyRequestService {
             },
           ]),
         );
-        await repo.insertPlans(tx, plans);
+        await stepRepository.insertPlans(tx, plans);
         await enqueueAdvances(
           queue,
           tx,
           stored.map((row) => row.id),
         );
       } else {
-        await repo.appendLogs(
+        await logRepository.appendLogs(
           tx,
           stored.map((row) => ({ id: row.id, entry: received })),
         );
@@ -207,7 +208,7 @@ export class PrivacyRequestService {
 
   async log(id: string): Promise<LogRow[]> {
     await this.#find(id);
-    return repo.log(this.#db, id);
+    return logRepository.log(this.#db, id);
   }
 
   async accessResults(id: string): Promise<unknown> {
@@ -240,7 +241,7 @@ export class PrivacyRequestService {
         finalized_at: new Date(),
         finalized_by: caller.clientId,
       });
-      await repo.appendLog(tx, row.id, [
+      await logRepository.appendLog(tx, row.id, [
         {
           kind: 'transition',
           fromStatus: 'pending',
@@ -261,7 +262,7 @@ export class PrivacyRequestService {
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
       await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'error',
@@ -299,7 +300,7 @@ export class PrivacyRequestService {
         paused_at: null,
         paused_step: null,
       });
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'paused',
@@ -317,12 +318,12 @@ export class PrivacyRequestService {
     await this.#withReplyToken(id, token, 'pre_approval', async (tx, row, step) => {
       if (row.status !== 'pending')
         throw badRequest(`Request ${id} is not awaiting pre-approval; it is ${row.status}.`);
-      const steps = await repo.steps(tx, id);
+      const steps = await stepRepository.steps(tx, id);
       const current = steps.find((candidate) => candidate.position === step);
       if (!current || current.kind !== 'pre_approval' || current.answer !== null)
         throw badRequest(`This pre-approval webhook has already answered for request ${id}.`);
-      await repo.answerStep(tx, id, step, answer);
-      await repo.appendLog(tx, id, [
+      await stepRepository.answerStep(tx, id, step, answer);
+      await logRepository.appendLog(tx, id, [
         {
           kind: 'note',
           webhookKey: current.webhook_key,
@@ -368,13 +369,13 @@ export class PrivacyRequestService {
     const claims = await this.replyTokenClaims(id, token);
     await this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
-      const record = await repo.lockToken(tx, claims.jti);
+      const record = await replyTokenRepository.lockToken(tx, claims.jti);
       if (!row || !record || record.privacy_request_id !== id || record.kind !== kind)
         throw unauthorized('This reply-to-token is not valid for this call.');
       if (record.used_at !== null) throw unauthorized('This reply-to-token has already been used.');
       if (record.expired) throw unauthorized('This reply-to-token has expired.');
       await act(tx, row, record.step);
-      await repo.useToken(tx, claims.jti);
+      await replyTokenRepository.useToken(tx, claims.jti);
     });
   }
 
@@ -382,10 +383,10 @@ export class PrivacyRequestService {
   async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
     const now = new Date();
     await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const plan = planOf(await repo.policyWebhooks(tx, row.policy_id));
-    const existing = await repo.steps(tx, row.id);
-    await repo.insertSteps(tx, row.id, existing.length, plan);
-    await repo.appendLog(tx, row.id, [approvedEntry(plan, message)]);
+    const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
+    const existing = await stepRepository.steps(tx, row.id);
+    await stepRepository.insertSteps(tx, row.id, existing.length, plan);
+    await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
     await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 

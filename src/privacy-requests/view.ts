@@ -1,7 +1,7 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
 // embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
 import type { Queryable } from '../db/database.ts';
-import { policyRepository, type PolicyRow } from '../policies/repository.ts';
+import { policyRepository } from '../policies/repository.ts';
 import type { RequestRow } from './repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -61,11 +61,9 @@ export async function loadPolicyEmbeds(
   db: Queryable,
   policyIds: readonly string[],
 ): Promise<Map<string, PolicyEmbed>> {
-  const unique = [...new Set(policyIds)];
-  const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE id = ANY($1::text[])', [unique]);
-  const rules = await policyRepository.rulesOf(db, unique);
+  const policies = await policyRepository.withRules(db, await policyRepository.byIds(db, policyIds));
   const embeds = new Map<string, PolicyEmbed>();
-  for (const policy of rows) {
+  for (const policy of policies) {
     embeds.set(policy.id, {
       id: policy.id,
       name: policy.name,
@@ -73,16 +71,14 @@ export async function loadPolicyEmbeds(
       drp_action: policy.drp_action,
       execution_timeframe: policy.execution_timeframe,
       client_id: policy.client_id,
-      rules: rules
-        .filter((rule) => rule.policy_id === policy.id)
-        .map((rule) => ({
-          id: rule.id,
-          name: rule.name,
-          key: rule.key,
-          action_type: rule.action_type,
-          masking_strategy: rule.masking_strategy,
-          storage_destination_id: rule.storage_destination_id,
-        })),
+      rules: policy.rules.map((rule) => ({
+        id: rule.id,
+        name: rule.name,
+        key: rule.key,
+        action_type: rule.action_type,
+        masking_strategy: rule.masking_strategy,
+        storage_destination_id: rule.storage_destination_id,
+      })),
     });
   }
   return embeds;

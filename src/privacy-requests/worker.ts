@@ -9,7 +9,10 @@ import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Services } from '../runtime/services.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
+import { logRepository } from './log-repository.ts';
+import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
+import { stepRepository } from './step-repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
 const SWEEP_BATCH = 100;
@@ -77,8 +80,8 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
           paused_step: null,
           next_step: pausedStep,
         });
-        await repo.reopenStep(tx, row.id, pausedStep);
-        await repo.appendLog(tx, row.id, [
+        await stepRepository.reopenStep(tx, row.id, pausedStep);
+        await logRepository.appendLog(tx, row.id, [
           {
             kind: 'transition',
             fromStatus: 'paused',
@@ -94,7 +97,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
   }
   await requeueStalled(services);
   await repo.purgeExpiredIdentities(db);
-  await repo.deleteOldTokens(db);
+  await replyTokenRepository.deleteOldTokens(db);
 }
 
 const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
@@ -105,7 +108,7 @@ async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'
     const states = await queue.jobStates(ADVANCE_QUEUE, id);
     if (states.some((state) => LIVE_JOB_STATES.has(state))) continue;
     await db.transaction(async (tx) => {
-      await repo.appendLog(tx, id, [
+      await logRepository.appendLog(tx, id, [
         { kind: 'note', message: 'no worker job was left for this request; queued it again' },
       ]);
       await repo.touch(tx, id);

@@ -44,12 +44,13 @@ export async function createServices(config: Config, announce: (message: string)
     encryptionKey: secrets.encryptionKey,
     rootClient: secrets.rootClient,
   };
+  const keyring = new Keyring(secrets.encryptionKey);
   const queue = new Queue(config, db);
   return {
     config: resolved,
     db,
-    keyring: new Keyring(secrets.encryptionKey),
-    auth: new AuthService(db, secrets.rootClient, config.accessTokenTtlSeconds),
+    keyring,
+    auth: new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds),
     queue,
     metrics: new Metrics(storeReadings(db, queue)),
   };

@@ -29,6 +29,16 @@ export interface WebhookWrite {
 
 const CONNECTION_COLUMNS = `c.name AS connection_name, c.connection_type, c.access AS connection_access`;
 
+/** A policy webhook as an execution plan snapshots it. */
+export interface PolicyWebhookRow {
+  id: string;
+  key: string;
+  name: string;
+  direction: 'one_way' | 'two_way';
+  connection_key: string;
+  timing: 'pre' | 'post';
+}
+
 export const webhookRepository = {
   /** Locks the policy row so that concurrent changes to its webhook lists run one after the other. */
   async lockPolicy(db: Queryable, policyKey: string): Promise<string | undefined> {
@@ -133,5 +143,34 @@ export const webhookRepository = {
 
   async removePreApproval(db: Queryable, ids: readonly string[]) {
     await db.query('DELETE FROM pre_approval_webhooks WHERE id = ANY($1::text[])', [ids]);
+  },
+
+  /** The webhooks a request's plan is made of: one policy's, pre-execution then post-execution. */
+  async webhooksOfPolicy(db: Queryable, policyId: string): Promise<PolicyWebhookRow[]> {
+    return (await webhookRepository.webhooksOfPolicies(db, [policyId])).get(policyId) ?? [];
+  },
+
+  /** The webhooks of each policy, pre-execution then post-execution, each in order. */
+  async webhooksOfPolicies(
+    db: Queryable,
+    policyIds: readonly string[],
+  ): Promise<Map<string, PolicyWebhookRow[]>> {
+    const { rows } = await db.query<PolicyWebhookRow & { policy_id: string }>(
+      `SELECT policy_id, id, key, name, direction, connection_key, timing FROM policy_webhooks
+        WHERE policy_id = ANY($1::text[]) ORDER BY policy_id, timing DESC, position`,
+      [[...new Set(policyIds)]],
+    );
+    const byPolicy = new Map<string, PolicyWebhookRow[]>();
+    for (const { policy_id: policyId, ...webhook } of rows) {
+      byPolicy.set(policyId, [...(byPolicy.get(policyId) ?? []), webhook]);
+    }
+    return byPolicy;
+  },
+
+  async preApprovalWebhooks(db: Queryable): Promise<Omit<PolicyWebhookRow, 'direction' | 'timing'>[]> {
+    const { rows } = await db.query<Omit<PolicyWebhookRow, 'direction' | 'timing'>>(
+      'SELECT id, key, name, connection_key FROM pre_approval_webhooks ORDER BY position',
+    );
+    return rows;
   },
 };

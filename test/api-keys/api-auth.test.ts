@@ -143,11 +143,7 @@ describe('Area B API keys, datastore header and rate limits', () => {
       'SELECT key, hits FROM rate_limit_counters WHERE key = $1',
       [limited.id],
     );
-    if (service.services.db.kind === 'postgres') {
-      assert.deepEqual(counters.rows, [{ key: limited.id, hits: 5 }], 'PostgreSQL keeps the shared counters');
-    } else {
-      assert.deepEqual(counters.rows, [], 'the embedded store counts in memory');
-    }
+    assert.deepEqual(counters.rows, [{ key: limited.id, hits: 5 }], 'PostgreSQL keeps the shared counters');
   });
 
   it('documents every Area B endpoint, POST and GET, with its status codes in the OpenAPI document', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AuthService } from '../../src/auth/service.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 describe('management authentication', () => {
@@ -88,6 +89,31 @@ describe('management authentication', () => {
     assert.equal(wrongSecret.status, 401, 'credentials are judged first');
     const tokensAfter = await service.services.db.query('SELECT 1 FROM oauth_access_tokens');
     assert.equal(tokensAfter.rows.length, tokensBefore.rows.length, 'no token issued');
+  });
+
+  it('ends root tokens when the root secret is rotated (a restart with a new secret); other tokens live on', async () => {
+    const { db, keyring, config } = service.services;
+    const ttl = config.accessTokenTtlSeconds;
+    const before = new AuthService(db, root(), keyring, ttl);
+    const rootToken = (await before.issueToken(root().id, root().secret)).access_token;
+    const created = await before.createClient(await before.authenticate(rootToken), {
+      scopes: ['policy:read'],
+    });
+    const clientToken = (await before.issueToken(created.client_id, created.client_secret)).access_token;
+
+    const rotated = new AuthService(db, { id: root().id, secret: `${root().secret}-rotated` }, keyring, ttl);
+    await assert.rejects(rotated.authenticate(rootToken), /not valid or has expired/);
+    assert.equal((await rotated.authenticate(clientToken)).clientId, created.client_id);
+    const fresh = (await rotated.issueToken(root().id, `${root().secret}-rotated`)).access_token;
+    assert.equal((await rotated.authenticate(fresh)).isRoot, true);
+    await assert.rejects(
+      before.authenticate(fresh),
+      /not valid or has expired/,
+      'and back: generations differ',
+    );
+    assert.equal((await before.authenticate(rootToken)).isRoot, true);
+    const renamed = new AuthService(db, { id: `${root().id}-renamed`, secret: root().secret }, keyring, ttl);
+    await assert.rejects(renamed.authenticate(rootToken), /not valid or has expired/, 'a new root id too');
   });
 
   it('refuses wrong credentials with 401 and an unsupported grant with 422', async () => {

@@ -1,5 +1,4 @@
-// OAuth to callback targets against a real token endpoint on 127.0.0.1, on the test store (PGlite, or
-// PostgreSQL with LETHE_TEST_DATABASE_URL): what is sent, how tokens are cached and shared, when they are
+// OAuth to callback targets against a real token endpoint on 127.0.0.1, on the test store: what is sent, how tokens are cached and shared, when they are
 // fetched again, and how every kind of token failure is reported without secrets.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,7 +43,6 @@ describe('OAuth to callback targets', () => {
   });
   const extraConnections: Database[] = [];
   async function secondConnection(): Promise<Database> {
-    if (service.services.db.kind !== 'postgres') return service.services.db;
     const db = await openDatabase(service.config);
     extraConnections.push(db);
     return db;

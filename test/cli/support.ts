@@ -1,19 +1,17 @@
-// A store of its own for `lethe` child processes: a fresh embedded data dir (PGlite) or, when
-// LETHE_TEST_DATABASE_URL is set, a fresh PostgreSQL database dropped afterwards. Commands run as real
-// processes (`node src/cli/main.ts ...`) with LETHE_DATA_DIR / DATABASE_URL pointing at it; the test reads
-// the outcome through the store or a real API started on the same store between commands.
+// A store of its own for `lethe` child processes: a fresh, empty database on the test server, dropped
+// afterwards. Commands run as real processes (`node src/cli/main.ts ...`) with DATABASE_URL pointing at it;
+// the test reads the outcome through the store or a real API started on the same store. (The embedded
+// default's sharing between processes is tested in test/reliability/embedded-durability.test.ts.)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
-
-const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
+import { createTestDatabase } from '../helpers/database.ts';
 
 /**
  * Each `lethe` process loads the whole service (seconds on a loaded 2-core machine) and opens the store,
@@ -37,9 +35,9 @@ export interface CliStore {
   run(args: string[]): Promise<CliRun>;
   /** Starts `lethe ...args` and hands back the process (for interrupting it). */
   start(args: string[]): ChildProcess;
-  /** Opens the store in this process (PGlite: only while no lethe process holds it). */
+  /** Opens the store in this process. */
   withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
-  /** Starts the real API on this store (PGlite: stop it before the next command). */
+  /** Starts the real API on this store. */
   startApi(): Promise<RunningService & { url: string }>;
   remove(): Promise<void>;
 }
@@ -54,23 +52,8 @@ export async function createCliStore(): Promise<CliStore> {
     LETHE_LOG_LEVEL: 'silent',
     PORT: '0',
   };
-  let drop = async () => {};
-  if (POSTGRES_URL) {
-    const name = `lethe_cli_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(POSTGRES_URL);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    drop = async () => {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    };
-  }
+  const database = await createTestDatabase({ migrated: false });
+  env.DATABASE_URL = database.url;
   const config: Config = { ...loadConfig(env), port: 0, logLevel: 'silent' };
   const childEnv = () => {
     const inherited = { ...process.env };
@@ -119,7 +102,7 @@ export async function createCliStore(): Promise<CliStore> {
       return { ...running, url: running.url as string };
     },
     async remove() {
-      await drop();
+      await database.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };

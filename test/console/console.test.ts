@@ -7,7 +7,7 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
@@ -100,6 +100,11 @@ describe('the console in a browser', () => {
     if (started.status === 'rejected') throw started.reason;
     if (launched.status === 'rejected') throw launched.reason;
     token = await service.rootToken();
+    // The connection the webhook tests add webhooks on, made here so that those tests do not depend on
+    // the connections test having run before them.
+    await api('PATCH', '/v1/connection', [
+      { key: 'console_fixture', name: 'Console fixture', connection_type: 'https', access: 'read' },
+    ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
     page = await context.newPage();
@@ -109,6 +114,13 @@ describe('the console in a browser', () => {
   after(async () => {
     await browser?.close();
     await service?.stop();
+  });
+
+  // Each test signs in itself when the page is not signed in, so that any one of them runs alone
+  // (--test-name-pattern). The console keeps its token in memory only, by design: there is no stored
+  // session to restore, so signing in is the way.
+  beforeEach(async () => {
+    if (!(await page.getByRole('navigation', { name: 'Sections' }).isVisible())) await signIn(page, service);
   });
 
   test('signing in: a refused secret shows the API detail; the token lives in memory only', async () => {
@@ -273,7 +285,7 @@ describe('the console in a browser', () => {
     ] as const) {
       await add.getByLabel('Webhook key').fill(key);
       await add.getByLabel('Webhook name').fill(name);
-      await add.getByLabel('Connection').selectOption('identity_service');
+      await add.getByLabel('Connection').selectOption('console_fixture');
       await add.getByLabel('Direction').selectOption(direction);
       await add.getByRole('button', { name: 'Add webhook' }).click();
       await section.getByRole('listitem').filter({ hasText: name }).waitFor();
@@ -524,7 +536,7 @@ describe('the console in a browser', () => {
       '/console/policies',
       '/console/policies/default_access_policy',
       '/console/connections',
-      '/console/connections/identity_service',
+      '/console/connections/console_fixture',
       '/console/datastores',
       '/console/audit-log',
     ];

@@ -1,16 +1,12 @@
-// Starts a real Lethe on a real store for one test file: PGlite (default) or, when
-// LETHE_TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped afterwards.
-// PGlite data dirs are copied from a template made once (initdb + migrations take seconds).
-import { createHash, randomBytes } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+// Starts a real Lethe for one test file, on a fresh database of the test server (test/helpers/database.ts)
+// that is dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
-
-const POSTGRES_URL = process.env.LETHE_TEST_DATABASE_URL;
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { createTestDatabase } from './database.ts';
 
 export interface TestService extends RunningService {
   url: string;
@@ -39,41 +35,6 @@ export interface CallResult {
   body: any;
 }
 
-async function templateKey(): Promise<string> {
-  const hash = createHash('sha256');
-  const migrations = path.join(ROOT, 'src/db/migrations');
-  for (const file of (await readdir(migrations)).sort())
-    hash.update(file).update(await readFile(path.join(migrations, file)));
-  hash.update(await readFile(path.join(ROOT, 'package-lock.json')));
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** A migrated PGlite data dir, built once per machine and migration set, shared by every test. */
-async function pgliteTemplate(): Promise<string> {
-  const template = path.join(tmpdir(), `lethe-pglite-template-${await templateKey()}`);
-  try {
-    await readdir(path.join(template, 'pgdata'));
-    return template;
-  } catch {
-    const building = await mkdtemp(path.join(tmpdir(), 'lethe-template-build-'));
-    const service = await startService(testConfig({ dataDir: building }), {
-      api: false,
-      worker: false,
-      announce: () => undefined,
-    });
-    await service.stop();
-    await rename(building, template).catch(async () => rm(building, { recursive: true, force: true }));
-    return template;
-  }
-}
-
-/** A new data dir holding a copy of the migrated PGlite template, for a Lethe started as a child process. */
-export async function preparedPgliteDataDir(): Promise<string> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
-  await cp(path.join(await pgliteTemplate(), 'pgdata'), path.join(dataDir, 'pgdata'), { recursive: true });
-  return dataDir;
-}
-
 function testConfig(overrides: Partial<Config>): Config {
   return {
     ...loadConfig({}),
@@ -92,29 +53,8 @@ export async function startTestService(
   options: { worker?: boolean; captureLogs?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  if (POSTGRES_URL) {
-    const name = `lethe_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(POSTGRES_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    };
-  } else {
-    await mkdir(dataDir, { recursive: true });
-    await cp(path.join(await pgliteTemplate(), 'pgdata'), path.join(dataDir, 'pgdata'), { recursive: true });
-  }
-
-  const config = testConfig({ dataDir, databaseUrl, ...overrides });
+  const database = await createTestDatabase();
+  const config = testConfig({ dataDir, databaseUrl: database.url, ...overrides });
   const logLines: string[] = [];
   const answers: string[] = [];
   const running = await startService(config, {
@@ -167,7 +107,7 @@ export async function startTestService(
     },
     async stop() {
       await running.stop();
-      await dropDatabase();
+      await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -244,7 +244,7 @@ const json = (value: unknown): Body => ({
 function cases(routes: Route[]): fc.Arbitrary<Case> {
   const fill = (template: string, values: string[]) => {
     let index = 0;
-    return template.replace(/\{[^}]+\}/g, () => encodeURIComponent(values[index++] ?? 'x'));
+    return template.replace(/\{[^{}]+\}/g, () => encodeURIComponent(values[index++] ?? 'x'));
   };
   const documented = fc
     .record({

@@ -2,11 +2,17 @@
 // per (entity, depth), so the query's time grew with the square of the subtree (here 0.9 s at 400
 // entities, 4 s at 800). Duplicates are now removed on the entity and each parent's children are found
 // through the index: doubling the subtree about doubles the time. A subtree past MAX_SUBTREE_ENTITIES is
-// refused with 400 before anything is read or erased.
+// refused with 400 before anything is read or erased, and so is an identity lookup (the other fan-out of
+// a subject-rights call) past MAX_IDENTITY_MATCHES.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { MAX_SUBTREE_ENTITIES, subtreeOf } from '../../src/datastore/subject-store.ts';
+import {
+  MAX_IDENTITY_MATCHES,
+  MAX_SUBTREE_ENTITIES,
+  matchIdentities,
+  subtreeOf,
+} from '../../src/datastore/subject-store.ts';
 import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -76,11 +82,15 @@ describe('subtree size', () => {
 
   it(`refuses a subtree of more than ${MAX_SUBTREE_ENTITIES} entities with 400, erasing nothing`, async () => {
     const rootId = randomUUID();
+    const shared = [{ name: 'tag', value: 'shared' }];
     const children = Array.from({ length: MAX_SUBTREE_ENTITIES }, () => ({
       name: 'children',
       references: [{ parentId: rootId, parentName: 'roots' }],
+      attributes: shared,
     }));
-    const root = await api.call('/api/entity/create', { json: [{ id: rootId, name: 'roots' }] });
+    const root = await api.call('/api/entity/create', {
+      json: [{ id: rootId, name: 'roots', attributes: shared }],
+    });
     assert.equal(root.status, 203, root.text);
     for (let start = 0; start < children.length; start += 1000) {
       const created = await api.call('/api/entity/create', { json: children.slice(start, start + 1000) });
@@ -98,5 +108,21 @@ describe('subtree size', () => {
       assert.match(answer.text, message);
     }
     assert.deepEqual(await rowCounts(service, 'graph'), before);
+  });
+
+  it(`refuses an identity lookup matching more than ${MAX_IDENTITY_MATCHES} entities with 400`, async () => {
+    const lookup = await api.call('/api/entity/get-by-identity', { json: ['shared', 'nobody'] });
+    assert.equal(lookup.status, 400, lookup.text.slice(0, 200));
+    assert.match(lookup.text, new RegExp(`more than ${MAX_IDENTITY_MATCHES} entities`));
+    await assert.rejects(
+      matchIdentities(service.services.db, service.services.keyring, 'graph', ['shared']),
+      new RegExp(`more than ${MAX_IDENTITY_MATCHES} entities`),
+    );
+    const few = await api.call('/api/entity/get-by-identity', { json: ['node 3', 'nobody'] });
+    assert.equal(few.status, 200, few.text.slice(0, 200));
+    assert.deepEqual(
+      few.body.map((item: { entities: unknown[] }) => item.entities.length),
+      [2, 0],
+    );
   });
 });

@@ -1,18 +1,15 @@
 // A worker process SIGKILLed while a two_way webhook is being answered slowly: a new worker finishes the
 // request, calling every webhook in order, skipping none, repeating the interrupted one with the same
-// Idempotency-Key. On PostgreSQL the API runs in this process and `lethe worker` in a child; PGlite is
-// one process's store, so there the child is `lethe serve` (API + worker) and is restarted on its data dir.
+// Idempotency-Key. The API runs in this process and `lethe worker` in a child.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { preparedPgliteDataDir, startTestService, type TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, type Receiver, startReceiver } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const POSTGRES = Boolean(process.env.LETHE_TEST_DATABASE_URL);
 const NODE = process.execPath;
 
 interface Child {
@@ -83,23 +80,14 @@ describe('a worker killed mid-request', () => {
   let receiver: Receiver;
   let api: TestService | undefined;
   let baseUrl = '';
-  let dataDir = '';
   let env: Record<string, string> = {};
   let token = '';
   const children: Child[] = [];
 
-  /** Starts what the platform needs: a worker child (PostgreSQL) or a whole `serve` child (PGlite). */
-  async function startProcess(): Promise<Child> {
-    if (POSTGRES) {
-      const child = startChild(['worker'], env);
-      children.push(child);
-      await child.waitFor(/Lethe worker running/);
-      return child;
-    }
-    const child = startChild(['serve'], env);
+  async function startWorker(): Promise<Child> {
+    const child = startChild(['worker'], env);
     children.push(child);
-    const line = await child.waitFor(/Lethe listening on http:\/\/[\d.]+:\d+/);
-    baseUrl = line.replace('Lethe listening on ', '');
+    await child.waitFor(/Lethe worker running/);
     return child;
   }
 
@@ -144,15 +132,10 @@ describe('a worker killed mid-request', () => {
         LETHE_LOG_LEVEL: 'warn',
         PORT: '0',
       };
-      if (POSTGRES) {
-        api = await startTestService({ ...engineConfig, encryptionKey, rootClient }, { worker: false });
-        baseUrl = api.url;
-        env.DATABASE_URL = api.config.databaseUrl as string;
-      } else {
-        dataDir = await preparedPgliteDataDir();
-        env.LETHE_DATA_DIR = dataDir;
-      }
-      await startProcess();
+      api = await startTestService({ ...engineConfig, encryptionKey, rootClient }, { worker: false });
+      baseUrl = api.url;
+      env.DATABASE_URL = api.config.databaseUrl as string;
+      await startWorker();
       await login(rootClient);
     },
     { timeout: 300_000 },
@@ -162,7 +145,6 @@ describe('a worker killed mid-request', () => {
     for (const child of children) await stopGently(child);
     await api?.stop();
     await receiver.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   // Child processes on a busy machine: allow more than the suite's default per-test time.
@@ -210,9 +192,7 @@ describe('a worker killed mid-request', () => {
     await killHard(victim);
     assert.equal(victim.process.signalCode, 'SIGKILL');
 
-    await startProcess();
-    if (!POSTGRES)
-      await login({ id: env.LETHE_ROOT_CLIENT_ID ?? '', secret: env.LETHE_ROOT_CLIENT_SECRET ?? '' });
+    await startWorker();
 
     const deadline = Date.now() + 90_000;
     let status = '';

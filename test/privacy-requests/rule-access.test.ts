@@ -5,8 +5,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Value from 'typebox/value';
-import { AccessPackageSchema, loadAccessPackage } from '../../src/privacy-requests/access-package.ts';
-import { readAccessPackage, runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
+import {
+  AccessPackageSchema,
+  loadAccessPackage,
+  readAccessPackage,
+} from '../../src/privacy-requests/access-package.ts';
+import { runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   auditOf,
@@ -296,8 +300,8 @@ describe('access rules', () => {
         policyKey: 'default_access_policy',
         identityValues: [subject.email],
       }),
-      (error: Error & { kind?: string }) =>
-        error.kind === 'bad_request' && /privacy request id/.test(error.message),
+      (error: Error & { code?: string }) =>
+        error.code === 'unstorable_request_id' && /privacy request id/.test(error.message),
     );
     const unknownPolicy = requestId();
     await assert.rejects(
@@ -306,8 +310,8 @@ describe('access rules', () => {
         policyKey: 'no_such_policy',
         identityValues: [subject.email],
       }),
-      (error: Error & { kind?: string }) =>
-        error.kind === 'not_found' && /no_such_policy/.test(error.message),
+      (error: Error & { code?: string }) =>
+        error.code === 'unknown_policy' && /no_such_policy/.test(error.message),
     );
     await assert.rejects(readFile(path.join(service.config.dataDir, 'outside.json')), { code: 'ENOENT' });
     assert.deepEqual(await packageFilesOnDisk(service, unknownPolicy), []);

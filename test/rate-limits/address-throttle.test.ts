@@ -1,11 +1,12 @@
 // Brute-force throttle per client address (src/rate-limits/address-throttle.ts), on the store the suite runs on
-// (process memory with PGlite, the rate_limit_counters table with PostgreSQL) and on Redis. Clients call
+// (the rate_limit_counters table) and on Redis. Clients call
 // from distinct loopback addresses (127.0.0.x) so each case has an address of its own.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { Config } from '../../src/config.ts';
 import { throttledAddress } from '../../src/rate-limits/address-throttle.ts';
 import { createDatastore, issueKey } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -22,7 +23,10 @@ function clientAt(address: string) {
   };
 }
 
-function throttleSuite(name: string, overrides: { redisUrl?: string; redisKeyPrefix?: string }) {
+function throttleSuite(
+  name: string,
+  overrides: Pick<Partial<Config>, 'redisUrl' | 'redisKeyPrefix' | 'databaseUrl'>,
+) {
   describe(name, () => {
     let service: TestService;
     let root: { id: string; secret: string };
@@ -168,7 +172,12 @@ function throttleSuite(name: string, overrides: { redisUrl?: string; redisKeyPre
           await redis.quit();
         }
       });
-    } else if (process.env.LETHE_TEST_DATABASE_URL) {
+    } else if (onEmbeddedDefault(overrides)) {
+      it('counts in process memory on the embedded default (one API process per data dir)', async () => {
+        const { rows } = await service.services.db.query('SELECT hits FROM rate_limit_counters');
+        assert.deepEqual(rows, []);
+      });
+    } else {
       it('keeps the counters in the rate_limit_counters table, shared by every API process', async () => {
         const { rows } = await service.services.db.query<{ hits: number }>(
           'SELECT hits FROM rate_limit_counters WHERE key = $1',
@@ -180,7 +189,13 @@ function throttleSuite(name: string, overrides: { redisUrl?: string; redisKeyPre
   });
 }
 
+/** Without a database URL the service runs as `npm start` does: on the embedded server of its data dir. */
+function onEmbeddedDefault(overrides: Pick<Partial<Config>, 'databaseUrl'>): boolean {
+  return 'databaseUrl' in overrides && overrides.databaseUrl === undefined;
+}
+
 throttleSuite('failed-authentication throttle on the suite store', {});
+throttleSuite('failed-authentication throttle on the embedded default', { databaseUrl: undefined });
 throttleSuite('failed-authentication throttle on Redis', {
   redisUrl: 'redis://127.0.0.1:6379',
   redisKeyPrefix: `lethe-throttle-${randomBytes(4).toString('hex')}:`,

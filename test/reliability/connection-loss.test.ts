@@ -24,7 +24,7 @@ describe(
     after(() => postgres?.dispose());
 
     it('rejects a transaction whose connection dies between two statements, without ending the process', async () => {
-      const db = await openPostgres(postgres.url);
+      const db = await openPostgres(postgres.url, { kind: 'postgres' });
       try {
         const outcome = db.transaction(async (tx) => {
           await tx.query('SELECT 1');

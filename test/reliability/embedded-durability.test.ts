@@ -1,77 +1,124 @@
-// Durability on the embedded store. `lethe serve` runs as a child process on PGlite in its own data dir;
-// the test writes through the API (Area A and Area B), SIGKILLs the process the moment the last answer
-// arrives, starts it again on the same data dir and reads everything back.
-// Proves: every write acknowledged with a 2xx survives a SIGKILL of the embedded-store process (the
-// restart waits out the lock the killed process left on the data dir), and a second process cannot open
-// a data dir that a running one holds.
+// The embedded PostgreSQL under real `lethe` processes, each in a data dir of its own:
+// - SIGKILL of `serve` leaves its postgres running; the next `serve` finds it through postmaster.pid and
+//   reuses it, and every write acknowledged with a 2xx before the kill is there;
+// - SIGKILL of `serve` and of its postgres together (a crash of both): the next start recovers the data
+//   dir (PostgreSQL's WAL replay), retrying while the killed postmaster lingers;
+// - a normal stop (SIGTERM) leaves no postgres process;
+// - `lethe datastore list` works beside a running `serve` and leaves its server running; with no server
+//   running, a command starts one and stops it when done;
+// - a data dir of the PGlite versions is refused with a message saying what to do;
+// - as root, a data dir under a parent the postgres user cannot enter (a checkout under /root) still works.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { managementToken, timedCall } from './support/http.ts';
-import { type LetheProcess, startLethe } from './support/processes.ts';
+import { type LetheProcess, runLethe, startLethe } from './support/processes.ts';
 
 const WRITES = 40;
 
-describe('durability of acknowledged writes on the embedded store', () => {
+function installation(dataDir: string): Record<string, string> {
+  return {
+    LETHE_DATA_DIR: dataDir,
+    LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    LETHE_ROOT_CLIENT_ID: 'durability-root',
+    LETHE_ROOT_CLIENT_SECRET: randomBytes(24).toString('hex'),
+    // The embedded default, whatever the environment of the test run says.
+    DATABASE_URL: '',
+  };
+}
+
+/** The pid in the data dir's postmaster.pid, or undefined when no server claims the data dir. */
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  try {
+    return Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Running, as opposed to gone or a zombie waiting to be reaped. */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+async function waitUntilGone(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (!(await running(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+describe('the embedded PostgreSQL under real lethe processes', () => {
   let dataDir: string;
   let env: Record<string, string>;
-  let lethe: LetheProcess;
+  let lethe: LetheProcess | undefined;
+  let token = '';
+  let area: Record<string, string> = {};
+  const login = () =>
+    managementToken(
+      (lethe as LetheProcess).url,
+      env.LETHE_ROOT_CLIENT_ID as string,
+      env.LETHE_ROOT_CLIENT_SECRET as string,
+    );
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-embedded-durability-'));
-    env = {
-      LETHE_DATA_DIR: dataDir,
-      LETHE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      LETHE_ROOT_CLIENT_ID: 'durability-root',
-      LETHE_ROOT_CLIENT_SECRET: randomBytes(24).toString('hex'),
-      DATABASE_URL: '',
-    };
+    env = installation(dataDir);
     lethe = await startLethe('serve', env);
   });
   after(async () => {
     if (lethe?.alive()) await lethe.kill('SIGTERM');
+    const pid = await postmasterPid(dataDir);
+    if (pid && (await running(pid))) process.kill(pid, 'SIGINT');
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged write across a SIGKILL', async () => {
-    const login = () =>
-      managementToken(lethe.url, env.LETHE_ROOT_CLIENT_ID as string, env.LETHE_ROOT_CLIENT_SECRET as string);
-    let token = await login();
+  it('reuses the server a SIGKILLed serve left running, with every acknowledged write', async () => {
+    const serve = lethe as LetheProcess;
+    assert.match(serve.output(), /store: embedded/);
+    token = await login();
     assert.equal(
-      (await timedCall(lethe.url, 'POST', '/v1/datastore', { token, json: { name: 'kept' } })).status,
+      (await timedCall(serve.url, 'POST', '/v1/datastore', { token, json: { name: 'kept' } })).status,
       201,
     );
-    const key = await timedCall(lethe.url, 'POST', '/v1/api-key', {
+    const key = await timedCall(serve.url, 'POST', '/v1/api-key', {
       token,
       json: { name: 'durability', datastores: ['kept'], rate_limit_per_minute: 1_000_000 },
     });
     assert.equal(key.status, 201, key.text);
-    const area = { 'api-key': key.body.key as string, datastore: 'kept' };
+    area = { 'api-key': key.body.key as string, datastore: 'kept' };
 
     const connections: string[] = [];
     const entities: { id: string; email: string }[] = [];
     for (let index = 0; index < WRITES; index++) {
       const connection = `kept_${index}`;
-      const upsert = await timedCall(lethe.url, 'PATCH', '/v1/connection', {
+      const upsert = await timedCall(serve.url, 'PATCH', '/v1/connection', {
         token,
         json: [{ key: connection, name: connection, connection_type: 'https', access: 'read' }],
       });
       assert.equal(upsert.status, 200, upsert.text);
       connections.push(connection);
       const entity = { id: randomUUID(), email: `kept-${index}@example.com` };
-      const created = await timedCall(lethe.url, 'POST', '/api/entity/create', {
+      const created = await timedCall(serve.url, 'POST', '/api/entity/create', {
         headers: area,
         json: [{ id: entity.id, name: 'users', attributes: [{ name: 'email', value: entity.email }] }],
       });
       assert.equal(created.status, 203, created.text);
       entities.push(entity);
     }
-    assert.equal(await lethe.kill('SIGKILL'), 'SIGKILL');
+    const server = await postmasterPid(dataDir);
+    assert.ok(server, 'serve started a server in the data dir');
+    assert.equal(await serve.kill('SIGKILL'), 'SIGKILL');
+    assert.ok(await running(server), 'the killed serve left its postgres running');
 
     lethe = await startLethe('serve', env);
+    assert.equal(await postmasterPid(dataDir), server, 'the new serve joined the orphaned server');
     token = await login();
     for (const connection of connections) {
       assert.equal(
@@ -91,12 +138,81 @@ describe('durability of acknowledged writes on the embedded store', () => {
     );
   });
 
-  it('refuses a second process on the data dir while serve holds it, and serve goes on', async () => {
-    await assert.rejects(
-      startLethe('worker', env),
-      /exited while starting \(1\)[\s\S]*is open in another Lethe process/,
+  it('runs lethe datastore list beside serve, on the same server, and leaves it running', async () => {
+    const server = await postmasterPid(dataDir);
+    const listed = await runLethe(['datastore', 'list'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { name: string }[]).map((datastore) => datastore.name),
+      ['kept'],
     );
-    const health = await fetch(`${lethe.url}/health`);
-    assert.equal(health.status, 200);
+    assert.equal(await postmasterPid(dataDir), server);
+    assert.ok(server && (await running(server)), 'the command left the server of serve running');
+    assert.equal((await fetch(`${(lethe as LetheProcess).url}/health`)).status, 200);
+  });
+
+  it('recovers the data dir when serve and its postgres are killed together', async () => {
+    const server = (await postmasterPid(dataDir)) as number;
+    process.kill(server, 'SIGKILL');
+    assert.equal(await (lethe as LetheProcess).kill('SIGKILL'), 'SIGKILL');
+    // At once: the killed postmaster may still be a zombie whose pid PostgreSQL takes for a live server.
+    lethe = await startLethe('serve', env);
+    assert.notEqual(await postmasterPid(dataDir), server);
+    const read = await timedCall(lethe.url, 'GET', '/v1/connection/kept_39', { token: await login() });
+    assert.equal(read.status, 200, read.text);
+  });
+
+  it('leaves no postgres process after a normal stop', async () => {
+    const server = (await postmasterPid(dataDir)) as number;
+    assert.equal(await (lethe as LetheProcess).kill('SIGTERM'), 'exit 0');
+    assert.ok(await waitUntilGone(server), `postgres ${server} is still running`);
+    assert.equal(await postmasterPid(dataDir), undefined, 'postmaster.pid is removed by a clean shutdown');
+  });
+
+  it('starts the server for a command when none runs, and stops it after', async () => {
+    const listed = await runLethe(['datastore', 'list'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /"kept"/);
+    assert.equal(await postmasterPid(dataDir), undefined, 'no server is left behind');
+  });
+});
+
+describe('data dirs the embedded PostgreSQL must handle', () => {
+  const made: string[] = [];
+  after(async () => {
+    for (const dir of made) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a data dir of the PGlite versions, saying what to do, and changes nothing', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-pglite-era-'));
+    made.push(dataDir);
+    await mkdir(path.join(dataDir, 'pgdata'));
+    await writeFile(path.join(dataDir, 'pgdata', 'PG_VERSION'), '17\n');
+    const listed = await runLethe(['datastore', 'list'], installation(dataDir));
+    assert.equal(listed.code, 1);
+    assert.match(listed.stderr, /written by an earlier Lethe \(PGlite/);
+    assert.match(listed.stderr, /run the earlier version on this data dir/);
+    assert.match(listed.stderr, /move .*pgdata away/);
+    await assert.rejects(lstat(path.join(dataDir, 'postgres')), { code: 'ENOENT' });
+  });
+
+  it('starts under a parent directory only its owner may enter (a checkout under /root)', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'lethe-private-parent-'));
+    made.push(parent);
+    await chmod(parent, 0o700);
+    const dataDir = path.join(parent, 'data');
+    const listed = await runLethe(['datastore', 'list'], installation(dataDir));
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout.trim(), '[]');
+    const cluster = path.join(dataDir, 'postgres');
+    if (process.getuid?.() === 0) {
+      // postgres runs as the postgres user, which cannot pass the parent: the cluster lives where it can.
+      const target = await readlink(cluster);
+      assert.match(target, /^\/var\/lib\/lethe\//);
+      made.push(target);
+    } else {
+      assert.ok((await lstat(cluster)).isDirectory());
+    }
+    assert.equal(await postmasterPid(dataDir), undefined);
   });
 });

