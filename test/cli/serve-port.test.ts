@@ -29,6 +29,6 @@ describe('lethe serve on a port in use', () => {
       run.stderr.trim(),
       `lethe: 127.0.0.1:${port} is already in use: is another Lethe running there? Stop it (Ctrl-C in its terminal) or start this one with another PORT.`,
     );
-    assert.doesNotMatch(run.stderr, /^\s+at /m);
+    assert.ok(!run.stderr.includes('    at '), 'no stack trace');
   });
 });
