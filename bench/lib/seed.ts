@@ -3,7 +3,7 @@
 // the API does), in batches, without HTTP, on either engine (the bench joins the embedded server).
 import { randomUUID } from 'node:crypto';
 import { Keyring } from '../../src/crypto/keyring.ts';
-import { insertEntities, type NewEntity } from '../../src/datastore/subject-store.ts';
+import { insertEntities, type NewEntity } from '../../src/datastore/subject-writes.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 
 export const SEED_ENTITIES_PER_BATCH = 1000;

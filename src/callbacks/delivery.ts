@@ -1,9 +1,11 @@
 // Delivering one callback to its connection's target: the authorization it presents (the connection's
 // OAuth bearer token, else its static authorization secret, opened by connections/secrets.ts), the
-// `Lethe-Signature` of the body, then the call through the callback client. It decides nothing about the
+// `Lethe-Signature` of the body, the connection's extra headers (never over the ones Lethe sets), then
+// the call through the callback client. It decides nothing about the
 // request the callback belongs to, and never logs or puts in an error a header value or a secret.
 import type { CallbackTarget } from '../connections/repository.ts';
-import { openAuthorization } from '../connections/secrets.ts';
+import { withCustomHeaders } from '../connections/callback-headers.ts';
+import { openAuthorization, openCallbackHeaders } from '../connections/secrets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { CallbackClient, CallbackOutcome } from './client.ts';
 import type { CallbackSigning } from './signing.ts';
@@ -40,7 +42,7 @@ export class CallbackDelivery {
     body: string,
     sent: (outcome: CallbackOutcome) => void,
   ): Promise<CallbackOutcome> {
-    const signed = { ...headers };
+    let signed = { ...headers };
     const signature = await this.#signing
       .headerWith(target.key, target.signing, body)
       .catch((error: unknown) => {
@@ -64,6 +66,7 @@ export class CallbackDelivery {
         );
       }
     }
+    if (target.secrets_headers_sealed) signed = withCustomHeaders(this.#customHeaders(target), signed);
     const outcome = await this.#client.post(url, signed, body);
     sent(outcome);
     if (outcome.status !== 401 || bearer === null) return outcome;
@@ -73,6 +76,16 @@ export class CallbackDelivery {
     const again = await this.#client.post(url, { ...signed, authorization: `Bearer ${fresh}` }, body);
     sent(again);
     return again;
+  }
+
+  #customHeaders(target: CallbackTarget): Record<string, string> {
+    try {
+      return openCallbackHeaders(this.#keyring, target.key, target.secrets_headers_sealed as Uint8Array);
+    } catch {
+      throw new CallbackPreparationError(
+        `the extra headers of connection ${target.key} cannot be opened (was LETHE_ENCRYPTION_KEY changed?); set them again`,
+      );
+    }
   }
 
   /** Closes the kept-alive connections to targets and token endpoints. */

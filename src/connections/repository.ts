@@ -26,6 +26,8 @@ export interface CallbackTarget {
   key: string;
   secrets_url: string | null;
   secrets_authorization_sealed: Uint8Array | null;
+  /** The extra callback headers, sealed as one JSON object (secrets.ts). */
+  secrets_headers_sealed: Uint8Array | null;
   signing: SealedSigningSecrets;
   oauth: OAuthConfigurationWithCachedToken;
 }
@@ -38,6 +40,7 @@ export interface ConnectionViewRow {
   description: string | null;
   secrets_url: string | null;
   has_authorization: boolean;
+  secrets_header_names: string[] | null;
   has_signing_secret: boolean;
   oauth_grant_type: string | null;
   oauth_token_url: string | null;
@@ -82,7 +85,7 @@ export interface WebhookUse {
 
 const VIEW = `
   SELECT c.key, c.name, c.connection_type, c.access, c.description, c.secrets_url,
-         c.secrets_authorization_sealed IS NOT NULL AS has_authorization,
+         c.secrets_authorization_sealed IS NOT NULL AS has_authorization, c.secrets_header_names,
          c.signing_secret_sealed IS NOT NULL AS has_signing_secret,
          c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
          c.created_at, c.updated_at,
@@ -192,7 +195,7 @@ export const connectionRepository = {
           signing_previous: Uint8Array | null;
         }
     >(
-      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed,
+      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed, c.secrets_headers_sealed,
               c.signing_secret_sealed AS signing_current,
               CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
                 AS signing_previous,
@@ -210,6 +213,7 @@ export const connectionRepository = {
       key: found,
       secrets_url,
       secrets_authorization_sealed,
+      secrets_headers_sealed,
       signing_current,
       signing_previous,
       ...oauth
@@ -218,6 +222,7 @@ export const connectionRepository = {
       key: found,
       secrets_url,
       secrets_authorization_sealed,
+      secrets_headers_sealed,
       signing: { current: signing_current, previous: signing_previous },
       oauth,
     };
@@ -240,11 +245,26 @@ export const connectionRepository = {
     return rows[0];
   },
 
-  async replaceSecrets(db: Queryable, key: string, url: string, authorizationSealed: Buffer | null) {
+  async replaceSecrets(
+    db: Queryable,
+    key: string,
+    secrets: {
+      url: string;
+      authorizationSealed: Buffer | null;
+      headers: { names: string[]; sealed: Buffer } | null;
+    },
+  ) {
     await db.query(
-      `UPDATE connections SET secrets_url = $2, secrets_authorization_sealed = $3, updated_at = now()
+      `UPDATE connections SET secrets_url = $2, secrets_authorization_sealed = $3,
+              secrets_header_names = $4, secrets_headers_sealed = $5, updated_at = now()
         WHERE key = $1`,
-      [key, url, authorizationSealed],
+      [
+        key,
+        secrets.url,
+        secrets.authorizationSealed,
+        secrets.headers?.names ?? null,
+        secrets.headers?.sealed ?? null,
+      ],
     );
   },
 

@@ -143,7 +143,8 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
         onRequest: app.authorize('connection:create_or_update'),
         schema: {
           tags,
-          summary: 'Change only the given OAuth fields; 404 when the connection has no OAuth yet.',
+          summary:
+            'Change only the given OAuth fields; on a connection without OAuth a complete body creates it (incomplete: 422).',
           security,
           params: ConnectionKeyParams,
           body: OAuthPatchBody,

@@ -2,6 +2,7 @@
 // masks in place of secrets; nothing here ever holds a secret value.
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
+import { MAX_CALLBACK_HEADERS } from './callback-headers.ts';
 import { MAX_SIGNING_GRACE_SECONDS } from './secrets.ts';
 
 /** Shown in place of a stored secret. */
@@ -27,6 +28,12 @@ export const SecretsBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048 }),
     authorization: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        maxProperties: MAX_CALLBACK_HEADERS,
+        description: `Extra headers sent with every callback of the connection (at most ${MAX_CALLBACK_HEADERS}); stored encrypted. They never replace a header Lethe sets.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -67,6 +74,8 @@ const connectionViewFields = {
     Type.Object({
       url: Type.String(),
       authorization: Nullable(Type.Literal(SECRET_MASK)),
+      /** Present only when the connection has extra callback headers: their names, values masked. */
+      headers: Type.Optional(Type.Record(Type.String(), Type.Literal(SECRET_MASK))),
     }),
   ),
   oauth: Nullable(

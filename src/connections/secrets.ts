@@ -1,5 +1,5 @@
-// The one owner of a connection's secrets at rest: the authorization header value, the OAuth client secret
-// and the callback signing secret are sealed and opened here only (AES-256-GCM, each bound to its
+// The one owner of a connection's secrets at rest: the authorization header value, the extra callback
+// headers, the OAuth client secret and the callback signing secret are sealed and opened here only (AES-256-GCM, each bound to its
 // connection key and field). A signing secret is shown once (when the connection is created or the secret
 // rotated) and otherwise only ever opened to sign; the others are never shown again. This module must
 // never log or return a secret on its own.
@@ -46,4 +46,29 @@ export function sealOAuthClientSecret(keyring: Keyring, connectionKey: string, c
 
 export function openOAuthClientSecret(keyring: Keyring, connectionKey: string, sealed: Uint8Array): string {
   return openText(keyring.secretKey('connection-secrets'), sealed, oauthClientSecretAad(connectionKey));
+}
+
+/** The extra callback headers, sealed as one JSON object: values are secrets, like the authorization. */
+const callbackHeadersAad = (connectionKey: string) => `connection:${connectionKey}:headers`;
+
+export function sealCallbackHeaders(
+  keyring: Keyring,
+  connectionKey: string,
+  headers: Record<string, string>,
+): Buffer {
+  return seal(
+    keyring.secretKey('connection-secrets'),
+    JSON.stringify(headers),
+    callbackHeadersAad(connectionKey),
+  );
+}
+
+export function openCallbackHeaders(
+  keyring: Keyring,
+  connectionKey: string,
+  sealed: Uint8Array,
+): Record<string, string> {
+  return JSON.parse(
+    openText(keyring.secretKey('connection-secrets'), sealed, callbackHeadersAad(connectionKey)),
+  ) as Record<string, string>;
 }

@@ -1,12 +1,15 @@
 // Connections: the HTTPS targets webhooks call. Owns the rules of the connection endpoints; their secrets
-// (authorization header value, OAuth client secret, callback signing secret) are sealed by secrets.ts. It must never return, log or put in an error
+// (authorization header value, extra callback headers, OAuth client secret, callback signing secret) are
+// sealed by secrets.ts. It must never return, log or put in an error
 // message a secret value; the one exception is a new signing secret, answered once to whoever made it.
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import { assertAllowedDestination } from '../net/destination-guard.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
+import { callbackHeadersProblem } from './callback-headers.ts';
 import { type ConnectionViewRow, connectionRepository, type WebhookUse } from './repository.ts';
 import {
   CONNECTION_FIELDS,
@@ -22,11 +25,13 @@ import {
 import {
   generateSigningSecret,
   sealAuthorization,
+  sealCallbackHeaders,
   sealOAuthClientSecret,
   sealSigningSecret,
 } from './secrets.ts';
 
 const checkItem = itemValidator(ConnectionItem);
+const OAUTH_FIELDS = ['grant_type', 'token_url', 'scope', 'client_id', 'client_secret'] as const;
 
 export class ConnectionService {
   readonly #db: Database;
@@ -44,7 +49,7 @@ export class ConnectionService {
       connectionRepository.page(this.#db, size, (page - 1) * size),
       connectionRepository.count(this.#db),
     ]);
-    return { items: rows.map(toView), total, page, size };
+    return pageOf(rows.map(toView), total, page, size);
   }
 
   async get(key: string): Promise<ConnectionView> {
@@ -111,11 +116,13 @@ export class ConnectionService {
   }
 
   /**
-   * Replaces the secrets (url and the optional authorization value). While OAuth is configured it decides
+   * Replaces the secrets (url, the optional authorization value and extra headers). While OAuth is configured it decides
    * the callback's authorization, so a new authorization value is refused until the oauth resource is deleted.
    */
   async replaceSecrets(key: string, secrets: SecretsBody): Promise<ConnectionView> {
     await this.get(key);
+    const headersProblem = secrets.headers && callbackHeadersProblem(secrets.headers);
+    if (headersProblem) throw invalid(headersProblem);
     await assertAllowedDestination(secrets.url, this.#config, 'url');
     await this.#db.transaction(async (tx) => {
       const locked = await connectionRepository.lock(tx, key);
@@ -129,7 +136,18 @@ export class ConnectionService {
         secrets.authorization === undefined
           ? null
           : sealAuthorization(this.#keyring, key, secrets.authorization);
-      await connectionRepository.replaceSecrets(tx, key, secrets.url, sealed);
+      const headers =
+        secrets.headers && Object.keys(secrets.headers).length > 0
+          ? {
+              names: Object.keys(secrets.headers),
+              sealed: sealCallbackHeaders(this.#keyring, key, secrets.headers),
+            }
+          : null;
+      await connectionRepository.replaceSecrets(tx, key, {
+        url: secrets.url,
+        authorizationSealed: sealed,
+        headers,
+      });
     });
     return this.get(key);
   }
@@ -150,7 +168,10 @@ export class ConnectionService {
     return this.get(key);
   }
 
-  /** Changes only the given OAuth fields; 404 when the connection has no OAuth configuration yet. */
+  /**
+   * Changes only the given OAuth fields. On a connection without OAuth a complete body (all five fields)
+   * creates the configuration, as Fides does; an incomplete one is 422.
+   */
   async updateOAuth(key: string, changes: OAuthPatchBody): Promise<ConnectionView> {
     await this.get(key);
     if (changes.token_url !== undefined) {
@@ -159,24 +180,32 @@ export class ConnectionService {
     await this.#db.transaction(async (tx) => {
       const current = await connectionRepository.findOAuth(tx, key);
       if (!current) throw notFound(`No connection with key ${key}.`);
+      const grantType = changes.grant_type ?? current.oauth_grant_type;
+      const tokenUrl = changes.token_url ?? current.oauth_token_url;
+      const scope = changes.scope ?? current.oauth_scope;
+      const clientId = changes.client_id ?? current.oauth_client_id;
+      const clientSecretSealed =
+        changes.client_secret === undefined
+          ? current.oauth_client_secret_sealed && Buffer.from(current.oauth_client_secret_sealed)
+          : sealOAuthClientSecret(this.#keyring, key, changes.client_secret);
       if (
-        current.oauth_grant_type === null ||
-        current.oauth_token_url === null ||
-        current.oauth_scope === null ||
-        current.oauth_client_id === null ||
-        current.oauth_client_secret_sealed === null
+        grantType === null ||
+        tokenUrl === null ||
+        scope === null ||
+        clientId === null ||
+        clientSecretSealed === null
       ) {
-        throw notFound(`Connection ${key} has no OAuth configuration; create it with PUT first.`);
+        const missing = OAUTH_FIELDS.filter((field) => changes[field] === undefined);
+        throw invalid(
+          `Connection ${key} has no OAuth configuration; to create it send every field (missing: ${missing.join(', ')}).`,
+        );
       }
       await connectionRepository.replaceOAuth(tx, key, {
-        grantType: changes.grant_type ?? current.oauth_grant_type,
-        tokenUrl: changes.token_url ?? current.oauth_token_url,
-        scope: changes.scope ?? current.oauth_scope,
-        clientId: changes.client_id ?? current.oauth_client_id,
-        clientSecretSealed:
-          changes.client_secret === undefined
-            ? Buffer.from(current.oauth_client_secret_sealed)
-            : sealOAuthClientSecret(this.#keyring, key, changes.client_secret),
+        grantType,
+        tokenUrl,
+        scope,
+        clientId,
+        clientSecretSealed,
       });
     });
     return this.get(key);
@@ -232,7 +261,13 @@ function toView(row: ConnectionViewRow): ConnectionView {
     secrets:
       row.secrets_url === null
         ? null
-        : { url: row.secrets_url, authorization: row.has_authorization ? SECRET_MASK : null },
+        : {
+            url: row.secrets_url,
+            authorization: row.has_authorization ? SECRET_MASK : null,
+            ...(row.secrets_header_names
+              ? { headers: Object.fromEntries(row.secrets_header_names.map((name) => [name, SECRET_MASK])) }
+              : {}),
+          },
     oauth:
       grantType !== null && tokenUrl !== null && scope !== null && clientId !== null
         ? {

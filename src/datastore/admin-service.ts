@@ -14,6 +14,7 @@ import {
   settingsRepository,
 } from './admin-repository.ts';
 import { newApiKey } from '../api-keys/keys.ts';
+import { pageOf } from '../validation/page.ts';
 import { openRecipient } from './sealing.ts';
 
 export interface ApiKeyView {
@@ -186,7 +187,12 @@ export class DatastoreAdminService {
       page: filter.page,
       size: filter.size,
     });
-    return { items: rows.map((row) => this.#auditView(row)), total, page: filter.page, size: filter.size };
+    return pageOf(
+      rows.map((row) => this.#auditView(row)),
+      total,
+      filter.page,
+      filter.size,
+    );
   }
 
   #auditView(row: AuditRecord) {

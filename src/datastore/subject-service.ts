@@ -21,21 +21,23 @@ import {
 import type { SarMailer } from './sar-mailer.ts';
 import { sealRecipient } from './sealing.ts';
 import {
-  deleteAttributes,
-  deleteEntities,
   entityTables,
-  forgetEntities,
-  insertEntities,
-  type NewEntity,
   isEntityId,
   loadEntities,
   loadEntitiesByIdentity,
   loadSubtrees,
   type SubjectEntity,
-  setAttributeValues,
   subtreeOf,
   takenEntityIds,
 } from './subject-store.ts';
+import {
+  deleteAttributes,
+  deleteEntities,
+  forgetEntities,
+  insertEntities,
+  type NewEntity,
+  setAttributeValues,
+} from './subject-writes.ts';
 
 /** Table and attribute names: identifiers, so `<table>.<attribute>` is unambiguous and safe to show. */
 export const NAME = '^[A-Za-z_][A-Za-z0-9_-]{0,127}$';

@@ -24,5 +24,6 @@ export function Page<T extends Type.TSchema>(item: T) {
     total: Type.Integer(),
     page: Type.Integer(),
     size: Type.Integer(),
+    pages: Type.Integer({ description: 'How many pages of this size the whole list fills.' }),
   });
 }

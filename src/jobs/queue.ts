@@ -106,6 +106,11 @@ export class Queue {
     );
   }
 
+  /** Sends a job that no worker takes before `startAfter`. */
+  async sendAt<Data extends object>(name: string, data: Data, startAfter: Date): Promise<void> {
+    await this.boss.send(name, data, { startAfter });
+  }
+
   /** Sends a job with `key` unless one with the same key was sent in the last `withinSeconds`. */
   async sendOnce(name: string, key: string, withinSeconds: number): Promise<void> {
     await this.boss.send(name, {}, { singletonKey: key, singletonSeconds: withinSeconds });

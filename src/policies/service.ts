@@ -7,6 +7,7 @@ import type { Principal } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import { type PolicyRow, policyRepository, type RuleDefinition, type RuleRow } from './repository.ts';
 import {
   MASKING_STRATEGIES,
@@ -46,7 +47,7 @@ export class PolicyService {
       policyRepository.page(this.#db, size, (page - 1) * size),
       policyRepository.count(this.#db),
     ]);
-    return { items: await this.#withRules(rows), total, page, size };
+    return pageOf(await this.#withRules(rows), total, page, size);
   }
 
   async get(key: string): Promise<PolicyView> {

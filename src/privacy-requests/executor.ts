@@ -20,6 +20,7 @@ import {
   openIdentity,
   sealIdentity,
 } from './identity.ts';
+import { schedulePauseExpiry } from './jobs.ts';
 import { issueReplyToken } from './reply-token.ts';
 import { runPolicyRules } from './rule-runner.ts';
 import type { LogEntry } from './log-repository.ts';
@@ -27,7 +28,7 @@ import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
-import { loadPolicyEmbed, type PolicyEmbed, toPrivacyRequestView } from './view.ts';
+import { loadPolicyEmbed, type PolicyEmbed, policyAction, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
@@ -172,8 +173,13 @@ export class PrivacyRequestExecutor {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
       if (timing === 'pre_approval') {
-        headers['reply-to-eligible'] = `/privacy-request/${row.id}/pre-approve/eligible`;
-        headers['reply-to-not-eligible'] = `/privacy-request/${row.id}/pre-approve/not-eligible`;
+        const eligible = `/privacy-request/${row.id}/pre-approve/eligible`;
+        const notEligible = `/privacy-request/${row.id}/pre-approve/not-eligible`;
+        headers['reply-to-eligible'] = eligible;
+        headers['reply-to-not-eligible'] = notEligible;
+        // Fides' names for the same two addresses.
+        headers['reply-to-approve'] = eligible;
+        headers['reply-to-deny'] = notEligible;
       } else {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
@@ -181,10 +187,12 @@ export class PrivacyRequestExecutor {
     const policy = await this.#policy(run, row);
     const body = JSON.stringify({
       privacy_request_id: row.id,
+      privacy_request_status: row.status,
       timestamp: new Date().toISOString(),
       direction: timing === 'pre_approval' ? 'one_way' : step.direction,
       callback_type: timing,
       identity,
+      policy_action: policyAction(policy),
       privacy_request: toPrivacyRequestView(row, policy),
     });
 
@@ -274,7 +282,7 @@ export class PrivacyRequestExecutor {
     if (answer.halt && timing === 'pre') {
       const now = new Date();
       entries.push(transitionEntry('in_processing', 'paused', `halted by webhook ${step.webhook_key}`));
-      await this.#finishStep(
+      const paused = await this.#finishStep(
         run,
         row,
         step,
@@ -282,6 +290,14 @@ export class PrivacyRequestExecutor {
         { ...changes, paused_at: now, paused_step: step.position },
         entries,
       );
+      if (paused) {
+        await schedulePauseExpiry(
+          this.#services.queue,
+          row.id,
+          now,
+          this.#services.config.privacyRequestDelayTimeoutSeconds,
+        );
+      }
       return undefined;
     }
     return this.#finishStep(run, row, step, 'in_processing', changes, entries);
@@ -337,7 +353,7 @@ export class PrivacyRequestExecutor {
       id: row.id,
       from: row.status,
       to: 'error',
-      changes: { error_reason: reason },
+      changes: { error_reason: reason, finished_processing_at: new Date() },
       atStep: step.position,
       entries: [...entries, { ...transitionEntry(row.status, 'error', reason), error: reason }],
     });

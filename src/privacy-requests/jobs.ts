@@ -3,14 +3,19 @@
 // a time while any number run different ones; a worker heartbeats while it runs, and a job whose worker
 // died is given back to the queue once its heartbeat is lost. Jobs are sent inside the transaction of
 // the change that calls for them (approval, resume, retry), so a committed change always has its job.
-// `privacy-request-sweep` runs the paused-request expiry and the identity purge, at most once per interval
-// across every worker. This module never runs a step itself.
+// `privacy-request-pause-expiry` holds one job per pause, due when the pause expires, so a paused request
+// goes to `error` within a polling interval of its expiry. `privacy-request-sweep` runs the same expiry as
+// a safety net (a job lost or never sent), the identity purge and the lost-job check, at most once per
+// interval across every worker. This module never runs a step itself.
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 
 export const ADVANCE_QUEUE = 'privacy-request-advance';
 export const SWEEP_QUEUE = 'privacy-request-sweep';
+export const PAUSE_EXPIRY_QUEUE = 'privacy-request-pause-expiry';
+/** After the pause's expiry, so the job never finds it not yet expired by the database's clock. */
+const PAUSE_EXPIRY_MARGIN_MS = 500;
 
 export interface AdvanceJob {
   privacyRequestId: string;
@@ -35,6 +40,26 @@ export async function createPrivacyRequestQueues(
   // The configured heartbeat wins over whatever the queue was created with.
   await queue.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
   await queue.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
+  await queue.createQueue(PAUSE_EXPIRY_QUEUE, {
+    retryLimit: 10,
+    retryDelay: 1,
+    retryBackoff: true,
+    expireInSeconds: 300,
+  });
+}
+
+/** Queues the expiry of a pause that began at `pausedAt`, due `timeoutSeconds` later. */
+export async function schedulePauseExpiry(
+  queue: Queue,
+  privacyRequestId: string,
+  pausedAt: Date,
+  timeoutSeconds: number,
+): Promise<void> {
+  await queue.sendAt(
+    PAUSE_EXPIRY_QUEUE,
+    { privacyRequestId } satisfies AdvanceJob,
+    new Date(pausedAt.getTime() + timeoutSeconds * 1000 + PAUSE_EXPIRY_MARGIN_MS),
+  );
 }
 
 /** Queues an "advance this request" job inside the caller's transaction. */

@@ -321,6 +321,17 @@ export const privacyRequestRepository = {
     return rows;
   },
 
+  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
+  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
+        FOR UPDATE SKIP LOCKED`,
+      [id, seconds],
+    );
+    return rows[0];
+  },
+
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */
   async stalled(db: Queryable, seconds: number, limit: number): Promise<string[]> {
     const { rows } = await db.query<{ id: string }>(

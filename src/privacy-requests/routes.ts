@@ -3,11 +3,9 @@
 // instead. The rules live in PrivacyRequestService.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { badRequest, notFound } from '../errors.ts';
 import { bearerToken, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
-import type { BulkResult } from '../validation/bulk.ts';
 import type { Status } from './statuses.ts';
 import {
   AccessResults,
@@ -21,9 +19,11 @@ import {
   PreApprovalBody,
   PrivacyRequestView,
   ReplyAnswer,
+  ResumeAnswer,
   ResumeBody,
   ReviewResponse,
 } from './schemas.ts';
+import type { ReplyTokenClaims } from './reply-token.ts';
 import { PrivacyRequestService } from './service.ts';
 
 const tags = ['privacy requests'];
@@ -37,15 +37,6 @@ const replyErrors = {
 };
 
 type IdRoute = { Params: { id: string } };
-
-/** A review answers its `{succeeded, failed}`; when nothing succeeded the call changed nothing: 400 (404 if no id exists). */
-function reviewAnswer<T>(result: BulkResult<T>): BulkResult<T> {
-  if (result.succeeded.length > 0) return result;
-  const messages = result.failed.map((failure) => failure.message);
-  if (messages.every((message) => message.startsWith('No privacy request')))
-    throw notFound(messages.join(' '));
-  throw badRequest(messages.join('; '));
-}
 
 export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
   const requests = new PrivacyRequestService(services);
@@ -173,7 +164,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           response: { 200: ReviewResponse, ...errors },
         },
       },
-      async (request) => reviewAnswer(await requests.approve(request.body.request_ids, principalOf(request))),
+      async (request) => requests.approve(request.body.request_ids, principalOf(request)),
     );
 
     app.patch<{ Body: Type.Static<typeof DenyBody> }>(
@@ -188,10 +179,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           response: { 200: ReviewResponse, ...errors },
         },
       },
-      async (request) =>
-        reviewAnswer(
-          await requests.deny(request.body.request_ids, request.body.reason, principalOf(request)),
-        ),
+      async (request) => requests.deny(request.body.request_ids, request.body.reason, principalOf(request)),
     );
 
     app.post<IdRoute>(
@@ -216,15 +204,21 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         preValidation: emptyBodyIsObject,
         schema: {
           tags,
-          summary: 'Resume a paused request; Authorization: Bearer <reply-to-token>.',
+          summary:
+            'Resume a paused request; Authorization: Bearer <reply-to-token>. Answers the privacy request (without identities).',
           params: IdParams,
           body: ResumeBody,
-          response: { 200: ReplyAnswer, ...replyErrors },
+          response: { 200: ResumeAnswer, ...replyErrors },
         },
       },
       async (request) => {
-        await requests.resume(request.params.id, replyToken(request), request.body?.derived_identity);
-        return replyAnswer(request.params.id);
+        const resumed = await requests.resume(
+          request.params.id,
+          claimsOf(request),
+          request.body?.derived_identity,
+        );
+        // The status this call set, even if a worker has moved the request on since.
+        return { ...(await requests.view(request.params.id)), ...resumed };
       },
     );
 
@@ -245,20 +239,20 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
             response: { 200: ReplyAnswer, ...replyErrors },
           },
         },
-        async (request) => {
-          await requests.answerPreApproval(request.params.id, replyToken(request), answer);
-          return replyAnswer(request.params.id);
-        },
+        async (request) => requests.answerPreApproval(request.params.id, claimsOf(request), answer),
       );
     }
 
+    /** Opens the reply-to-token before the body is read; the handler answers with its claims. */
+    const openedTokens = new WeakMap<FastifyRequest, ReplyTokenClaims>();
     async function checkReplyToken(request: FastifyRequest) {
-      await requests.replyTokenClaims((request.params as { id: string }).id, replyToken(request));
+      const id = (request.params as { id: string }).id;
+      openedTokens.set(request, await requests.replyTokenClaims(id, replyToken(request)));
     }
-
-    async function replyAnswer(id: string) {
-      const current = await requests.get(id);
-      return { privacy_request_id: id, status: current.status };
+    function claimsOf(request: FastifyRequest): ReplyTokenClaims {
+      const claims = openedTokens.get(request);
+      if (!claims) throw new Error('a reply-to route ran without its token check');
+      return claims;
     }
   };
 }

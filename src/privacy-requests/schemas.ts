@@ -93,7 +93,8 @@ const PolicyEmbed = Type.Object({
   rules: Type.Array(RuleEmbed),
 });
 
-export const PrivacyRequestView = Type.Object({
+/** The seed's privacy_request object, as the callback body carries it. */
+const privacyRequestFields = {
   id: Type.String({ description: 'pri_<uuid>' }),
   external_id: NullableText,
   status: Type.Enum([...STATUSES]),
@@ -122,6 +123,10 @@ export const PrivacyRequestView = Type.Object({
   days_left: Type.Integer(),
   custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
   location: NullableText,
+};
+
+export const PrivacyRequestView = Type.Object({
+  ...privacyRequestFields,
   identity: Type.Object(
     {},
     {
@@ -180,6 +185,9 @@ export const PreApprovalBody = Type.Object(
 );
 
 export const ReplyAnswer = Type.Object({ privacy_request_id: Type.String(), status: Type.String() });
+
+/** The resume answer: the privacy request as Fides answers it (no identities), plus its id under Lethe's name. */
+export const ResumeAnswer = Type.Object({ privacy_request_id: Type.String(), ...privacyRequestFields });
 
 export const LogEntryView = Type.Object({
   time: Timestamp,

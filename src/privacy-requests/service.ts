@@ -10,6 +10,7 @@ import { badRequest, forbidden, invalid, notFound, unauthorized } from '../error
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
+import { pageOf } from '../validation/page.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
 import {
@@ -34,9 +35,21 @@ import {
 import type { Status } from './statuses.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
-import { loadPolicyEmbeds, type PolicyEmbed, type PrivacyRequestView, toPrivacyRequestView } from './view.ts';
+import {
+  loadPolicyEmbed,
+  loadPolicyEmbeds,
+  type PolicyEmbed,
+  type PrivacyRequestView,
+  toPrivacyRequestView,
+} from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
+
+/** What a reply-to call answers: the request's status as the call left it. */
+export interface ReplyAnswer {
+  privacy_request_id: string;
+  status: Status;
+}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -193,17 +206,23 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    return {
-      items: rows.map((row) => this.#withIdentity(row, policies)),
+    return pageOf(
+      rows.map((row) => this.#withIdentity(row, policies)),
       total,
       page,
       size,
-    };
+    );
   }
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
     return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+  }
+
+  /** The request without its identities: what a reply-to-token holder may see. */
+  async view(id: string): Promise<PrivacyRequestView> {
+    const row = await this.#find(id);
+    return toPrivacyRequestView(row, await loadPolicyEmbed(this.#db, row.policy_id));
   }
 
   async log(id: string): Promise<LogRow[]> {
@@ -261,7 +280,10 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', { error_reason: null });
+      await repo.transition(tx, id, 'error', 'in_processing', {
+        error_reason: null,
+        finished_processing_at: null,
+      });
       await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
@@ -281,8 +303,12 @@ export class PrivacyRequestService {
    * the webhook that issued it (400). The body's identities replace the known ones, by type. The body is
    * judged (422) only once the token is known to be unused, so a spent token buys no work.
    */
-  async resume(id: string, token: string | undefined, derived: DerivedIdentity | undefined): Promise<void> {
-    await this.#withReplyToken(id, token, 'resume', async (tx, row, step) => {
+  async resume(
+    id: string,
+    claims: ReplyTokenClaims,
+    derived: DerivedIdentity | undefined,
+  ): Promise<ReplyAnswer> {
+    return this.#withReplyToken(id, claims, 'resume', async (tx, row, step) => {
       const problem = derived === undefined ? undefined : derivedIdentityProblem(derived);
       if (problem) throw invalid(problem);
       if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
@@ -310,12 +336,17 @@ export class PrivacyRequestService {
         },
       ]);
       await enqueueAdvance(this.#services.queue, tx, id);
+      return 'in_processing';
     });
   }
 
   /** A pre-approval webhook's answer. All eligible approves the request; not eligible leaves it for review. */
-  async answerPreApproval(id: string, token: string | undefined, answer: 'eligible' | 'not_eligible') {
-    await this.#withReplyToken(id, token, 'pre_approval', async (tx, row, step) => {
+  async answerPreApproval(
+    id: string,
+    claims: ReplyTokenClaims,
+    answer: 'eligible' | 'not_eligible',
+  ): Promise<ReplyAnswer> {
+    return this.#withReplyToken(id, claims, 'pre_approval', async (tx, row, step) => {
       if (row.status !== 'pending')
         throw badRequest(`Request ${id} is not awaiting pre-approval; it is ${row.status}.`);
       const steps = await stepRepository.steps(tx, id);
@@ -338,9 +369,9 @@ export class PrivacyRequestService {
       const allEligible = preApprovals.every(
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
-      if (allEligible) {
-        await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
-      }
+      if (!allEligible) return 'pending';
+      await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      return 'approved';
     });
   }
 
@@ -360,22 +391,26 @@ export class PrivacyRequestService {
     return claims;
   }
 
+  /**
+   * Runs `act` with the request and the token's record locked, then marks the token used; answers the
+   * status `act` moved the request to. `claims` come from replyTokenClaims: the token is opened once.
+   */
   async #withReplyToken(
     id: string,
-    token: string | undefined,
+    claims: ReplyTokenClaims,
     kind: 'resume' | 'pre_approval',
-    act: (tx: Queryable, row: RequestRow, step: number) => Promise<void>,
-  ) {
-    const claims = await this.replyTokenClaims(id, token);
-    await this.#db.transaction(async (tx) => {
+    act: (tx: Queryable, row: RequestRow, step: number) => Promise<Status>,
+  ): Promise<ReplyAnswer> {
+    return this.#db.transaction(async (tx) => {
       const row = await repo.lock(tx, id);
       const record = await replyTokenRepository.lockToken(tx, claims.jti);
       if (!row || !record || record.privacy_request_id !== id || record.kind !== kind)
         throw unauthorized('This reply-to-token is not valid for this call.');
       if (record.used_at !== null) throw unauthorized('This reply-to-token has already been used.');
       if (record.expired) throw unauthorized('This reply-to-token has expired.');
-      await act(tx, row, record.step);
+      const status = await act(tx, row, record.step);
       await replyTokenRepository.useToken(tx, claims.jti);
+      return { privacy_request_id: id, status };
     });
   }
 
@@ -390,21 +425,32 @@ export class PrivacyRequestService {
     await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 
+  /**
+   * Each id on its own: `act` answers a refusal message, or undefined once it has changed the request.
+   * When nothing succeeded the call changed nothing: not_found if no id exists, else bad_request.
+   */
   async #review(
     ids: readonly string[],
     act: (tx: Queryable, row: RequestRow) => Promise<string | undefined>,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
+    let missing = 0;
     for (const id of new Set(ids)) {
       const refusal = await this.#db.transaction(async (tx) => {
         const row = await repo.lock(tx, id);
-        if (!row) return `No privacy request with id ${id}.`;
+        if (!row) {
+          missing++;
+          return `No privacy request with id ${id}.`;
+        }
         return act(tx, row);
       });
       if (refusal) result.failed.push({ message: refusal, data: { id } });
       else result.succeeded.push(await this.get(id));
     }
-    return result;
+    if (result.succeeded.length > 0) return result;
+    const messages = result.failed.map((failure) => failure.message);
+    if (missing === result.failed.length) throw notFound(messages.join(' '));
+    throw badRequest(messages.join('; '));
   }
 
   async #find(id: string): Promise<RequestRow> {

@@ -91,6 +91,17 @@ export async function loadPolicyEmbed(db: Queryable, policyId: string): Promise<
   return policy;
 }
 
+/**
+ * Fides' `policy_action` of the callback body: `erasure` when the policy has an erasure rule (a receiver
+ * must not miss that data is going away), else `access` when it has an access rule, else null.
+ */
+export function policyAction(policy: PolicyEmbed): string | null {
+  const actions = new Set(policy.rules.map((rule) => rule.action_type));
+  if (actions.has('erasure')) return 'erasure';
+  if (actions.has('access')) return 'access';
+  return policy.rules[0]?.action_type ?? null;
+}
+
 export function toPrivacyRequestView(
   row: RequestRow,
   policy: PolicyEmbed,

@@ -1,21 +1,24 @@
-// A process's privacy-request worker: the queue handlers of the advance and sweep queues, and the timer
-// that asks for a sweep. The sweep moves requests paused longer than LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT
-// to `error` and purges sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
+// A process's privacy-request worker: the queue handlers of the advance, pause-expiry and sweep queues,
+// and the timer that asks for a sweep. A pause's own job moves it to `error` once
+// LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed and purges
+// sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
 // executor; this module only wires them to the queue.
 import { CallbackClient } from '../callbacks/client.ts';
 import { CallbackDelivery } from '../callbacks/delivery.ts';
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
+import type { Queryable } from '../db/database.ts';
 import type { Services } from '../runtime/services.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
-import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, SWEEP_QUEUE } from './jobs.ts';
+import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from './jobs.ts';
 import { logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
-import { privacyRequestRepository as repo } from './repository.ts';
+import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import { stepRepository } from './step-repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
 const SWEEP_BATCH = 100;
+const PAUSE_EXPIRY_BATCH_SIZE = 10;
 const ADVANCE_BATCH_SIZE = 2;
 
 export interface RunningWorker {
@@ -49,6 +52,17 @@ export async function startPrivacyRequestWorker(
   await queue.work(SWEEP_QUEUE, { pollingIntervalSeconds: config.jobPollingIntervalSeconds }, async () =>
     sweep(services),
   );
+  await queue.workEach<AdvanceJob>(
+    PAUSE_EXPIRY_QUEUE,
+    {
+      pollingIntervalSeconds: config.jobPollingIntervalSeconds,
+      localConcurrency: 1,
+      batchSize: PAUSE_EXPIRY_BATCH_SIZE,
+      failureMessage: 'the pause could not be expired',
+    },
+    (job) => expirePause(services, job.privacyRequestId),
+    onError,
+  );
 
   const requestSweep = () => queue.sendOnce(SWEEP_QUEUE, 'sweep', config.sweepIntervalSeconds).catch(onError);
   void requestSweep();
@@ -72,25 +86,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
   for (;;) {
     const expired = await db.transaction(async (tx) => {
       const rows = await repo.lockExpiredPauses(tx, config.privacyRequestDelayTimeoutSeconds, SWEEP_BATCH);
-      for (const row of rows) {
-        // Retrying the request calls the webhook that paused it again: it hands out a fresh token.
-        const pausedStep = row.paused_step ?? row.next_step;
-        await repo.transition(tx, row.id, 'paused', 'error', {
-          error_reason: PAUSE_EXPIRED_REASON,
-          paused_step: null,
-          next_step: pausedStep,
-        });
-        await stepRepository.reopenStep(tx, row.id, pausedStep);
-        await logRepository.appendLog(tx, row.id, [
-          {
-            kind: 'transition',
-            fromStatus: 'paused',
-            toStatus: 'error',
-            message: PAUSE_EXPIRED_REASON,
-            error: PAUSE_EXPIRED_REASON,
-          },
-        ]);
-      }
+      for (const row of rows) await moveExpiredPauseToError(tx, row);
       return rows.length;
     });
     if (expired < SWEEP_BATCH) break;
@@ -98,6 +94,38 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
   await requeueStalled(services);
   await repo.purgeExpiredIdentities(db);
   await replyTokenRepository.deleteOldTokens(db);
+}
+
+/**
+ * The job scheduled when a request paused: moves it to `error` if it is still paused and the pause has
+ * expired. A request resumed meanwhile, or paused again later (that pause has its own job), is left alone.
+ */
+export async function expirePause(services: Pick<Services, 'db' | 'config'>, id: string): Promise<void> {
+  await services.db.transaction(async (tx) => {
+    const row = await repo.lockExpiredPause(tx, id, services.config.privacyRequestDelayTimeoutSeconds);
+    if (row) await moveExpiredPauseToError(tx, row);
+  });
+}
+
+async function moveExpiredPauseToError(tx: Queryable, row: RequestRow): Promise<void> {
+  // Retrying the request calls the webhook that paused it again: it hands out a fresh token.
+  const pausedStep = row.paused_step ?? row.next_step;
+  await repo.transition(tx, row.id, 'paused', 'error', {
+    error_reason: PAUSE_EXPIRED_REASON,
+    finished_processing_at: new Date(),
+    paused_step: null,
+    next_step: pausedStep,
+  });
+  await stepRepository.reopenStep(tx, row.id, pausedStep);
+  await logRepository.appendLog(tx, row.id, [
+    {
+      kind: 'transition',
+      fromStatus: 'paused',
+      toStatus: 'error',
+      message: PAUSE_EXPIRED_REASON,
+      error: PAUSE_EXPIRED_REASON,
+    },
+  ]);
 }
 
 const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);

@@ -6,8 +6,11 @@ import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import type { Timing } from './repository.ts';
 import {
+  DeletedView,
   PolicyWebhookParams,
   PreApprovalListBody,
+  PreApprovalParams,
+  PreApprovalPatchBody,
   PreApprovalView,
   ReorderView,
   SingleWebhookParams,
@@ -110,12 +113,17 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         },
         async (request) => {
           const { policy_key, webhook_key } = request.params;
-          const answer = await webhooks.update(policy_key, timing, webhook_key, request.body);
+          const { resource, new_order } = await webhooks.update(
+            policy_key,
+            timing,
+            webhook_key,
+            request.body,
+          );
           request.log.info(
             { policy_key, timing, webhook_key, fields: Object.keys(request.body) },
             'policy webhook updated',
           );
-          return answer;
+          return { resource, new_order };
         },
       );
 
@@ -126,17 +134,17 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
           schema: {
             hide,
             tags,
-            summary: `Remove a ${label} webhook; the ones after it move up.`,
+            summary: `Remove a ${label} webhook; the ones after it move up, listed in new_order.`,
             security,
             params: SingleWebhookParams,
-            response: { 204: Type.Null(), ...errors },
+            response: { 200: DeletedView, ...errors },
           },
         },
-        async (request, reply) => {
+        async (request) => {
           const { policy_key, webhook_key } = request.params;
-          await webhooks.remove(policy_key, timing, webhook_key);
+          const { new_order } = await webhooks.remove(policy_key, timing, webhook_key);
           request.log.info({ policy_key, timing, webhook_key }, 'policy webhook deleted');
-          return reply.status(204).send();
+          return { new_order };
         },
       );
     }
@@ -171,6 +179,63 @@ export function webhookRoutes(services: Services): FastifyPluginAsync {
         const list = await webhooks.replacePreApproval(request.body);
         request.log.info({ keys: list.map((webhook) => webhook.key) }, 'pre-approval webhooks replaced');
         return list;
+      },
+    );
+
+    app.get<{ Params: { webhook_key: string } }>(
+      '/pre_approval_webhook/:webhook_key',
+      {
+        onRequest: app.authorize('webhook:read'),
+        schema: {
+          tags,
+          summary: 'One pre-approval webhook.',
+          security,
+          params: PreApprovalParams,
+          response: { 200: PreApprovalView, ...errors },
+        },
+      },
+      async (request) => webhooks.getPreApproval(request.params.webhook_key),
+    );
+
+    app.patch<{ Params: { webhook_key: string }; Body: PreApprovalPatchBody }>(
+      '/pre_approval_webhook/:webhook_key',
+      {
+        onRequest: app.authorize('webhook:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Change the name or the connection of a pre-approval webhook; its order stays.',
+          security,
+          params: PreApprovalParams,
+          body: PreApprovalPatchBody,
+          response: { 200: PreApprovalView, ...errors },
+        },
+      },
+      async (request) => {
+        const answer = await webhooks.updatePreApproval(request.params.webhook_key, request.body);
+        request.log.info(
+          { webhook_key: request.params.webhook_key, fields: Object.keys(request.body) },
+          'pre-approval webhook updated',
+        );
+        return answer;
+      },
+    );
+
+    app.delete<{ Params: { webhook_key: string } }>(
+      '/pre_approval_webhook/:webhook_key',
+      {
+        onRequest: app.authorize('webhook:create_or_update'),
+        schema: {
+          tags,
+          summary: 'Remove a pre-approval webhook; the ones after it move up, listed in new_order.',
+          security,
+          params: PreApprovalParams,
+          response: { 200: DeletedView, ...errors },
+        },
+      },
+      async (request) => {
+        const answer = await webhooks.removePreApproval(request.params.webhook_key);
+        request.log.info({ webhook_key: request.params.webhook_key }, 'pre-approval webhook deleted');
+        return answer;
       },
     );
   };

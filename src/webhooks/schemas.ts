@@ -32,6 +32,12 @@ export const PreApprovalItem = Type.Object(
 );
 export type PreApprovalItem = Type.Static<typeof PreApprovalItem>;
 
+export const PreApprovalPatchBody = Type.Object(
+  { name: Type.Optional(Name), connection_config_key: Type.Optional(ResourceKey) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PreApprovalPatchBody = Type.Static<typeof PreApprovalPatchBody>;
+
 export const PreApprovalListBody = Type.Array(PreApprovalItem, { maxItems: MAX_WEBHOOKS });
 
 export const PolicyWebhookParams = Type.Object({ policy_key: ResourceKey });
@@ -63,7 +69,10 @@ export const PreApprovalView = Type.Object({
 });
 export type PreApprovalView = Type.Static<typeof PreApprovalView>;
 
-export const ReorderView = Type.Object({
-  resource: WebhookView,
-  new_order: Type.Array(Type.Object({ key: Type.String(), order: Type.Integer() })),
-});
+export const WebhookOrder = Type.Object({ key: Type.String(), order: Type.Integer() });
+
+export const ReorderView = Type.Object({ resource: WebhookView, new_order: Type.Array(WebhookOrder) });
+
+export const DeletedView = Type.Object({ new_order: Type.Array(WebhookOrder) });
+
+export const PreApprovalParams = Type.Object({ webhook_key: ResourceKey });

@@ -4,15 +4,23 @@
 // key stays in the list (the engine refers to webhooks by id while a request is paused on one).
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.ts';
-import { invalid, notFound } from '../errors.ts';
+import { DomainError, invalid, notFound } from '../errors.ts';
 import { type PreApprovalRow, type Timing, type WebhookRow, webhookRepository } from './repository.ts';
 import type {
   PreApprovalItem,
+  PreApprovalPatchBody,
   PreApprovalView,
   WebhookItem,
   WebhookPatchBody,
   WebhookView,
 } from './schemas.ts';
+
+/** An `order` outside the list (422 on Lethe's paths; Fides answers 400, which its paths do). */
+export class WebhookOrderError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
 
 /** How a timing is written in paths and messages. */
 export const TIMING_NAMES: Record<Timing, string> = { pre: 'pre_execution', post: 'post_execution' };
@@ -73,7 +81,8 @@ export class WebhookService {
 
   /**
    * Changes some fields of one webhook. A new `order` moves it to that position and shifts the ones in
-   * between by one (moving 0 to 1 moves 1 to 0); the answer lists every webhook's resulting order.
+   * between by one (moving 0 to 1 moves 1 to 0); the answer lists every webhook's resulting order and
+   * whether this one moved.
    */
   async update(policyKey: string, timing: Timing, webhookKey: string, changes: WebhookPatchBody) {
     return this.#db.transaction(async (tx) => {
@@ -85,8 +94,8 @@ export class WebhookService {
       }
       const ordered = rows.filter((row) => row.id !== target.id);
       const position = changes.order ?? target.position;
-      if (position > rows.length - 1) {
-        throw invalid(
+      if (position < 0 || position > rows.length - 1) {
+        throw new WebhookOrderError(
           `order must be between 0 and ${rows.length - 1} (the list has ${rows.length} webhooks).`,
         );
       }
@@ -107,13 +116,17 @@ export class WebhookService {
       return {
         resource: toWebhookView(findWebhook(after, webhookKey, policyKey, timing)),
         new_order: after.map((row) => ({ key: row.key, order: row.position })),
+        moved: position !== target.position,
       };
     });
   }
 
-  /** Removes one webhook; the ones after it move up so the order stays contiguous. */
-  async remove(policyKey: string, timing: Timing, webhookKey: string): Promise<void> {
-    await this.#db.transaction(async (tx) => {
+  /**
+   * Removes one webhook; the ones after it move up so the order stays contiguous. Answers the removed
+   * webhook and the resulting order of the ones left.
+   */
+  async remove(policyKey: string, timing: Timing, webhookKey: string) {
+    return this.#db.transaction(async (tx) => {
       const policyId = await this.#policyId(tx, policyKey, true);
       const rows = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
       const target = findWebhook(rows, webhookKey, policyKey, timing);
@@ -123,11 +136,60 @@ export class WebhookService {
           await webhookRepository.movePolicyWebhook(tx, row.id, row.position - 1);
         }
       }
+      const after = await webhookRepository.listPolicyWebhooks(tx, policyId, timing);
+      return {
+        removed: toWebhookView(target),
+        new_order: after.map((row) => ({ key: row.key, order: row.position })),
+      };
     });
   }
 
   async listPreApproval(): Promise<PreApprovalView[]> {
     return (await webhookRepository.listPreApproval(this.#db)).map(toPreApprovalView);
+  }
+
+  async getPreApproval(webhookKey: string): Promise<PreApprovalView> {
+    return toPreApprovalView(findPreApproval(await webhookRepository.listPreApproval(this.#db), webhookKey));
+  }
+
+  /** Changes the name or the connection of one pre-approval webhook; its place in the list stays. */
+  async updatePreApproval(webhookKey: string, changes: PreApprovalPatchBody): Promise<PreApprovalView> {
+    return this.#db.transaction(async (tx) => {
+      await webhookRepository.lockPreApproval(tx);
+      const target = findPreApproval(await webhookRepository.listPreApproval(tx), webhookKey);
+      if (changes.connection_config_key !== undefined) {
+        await assertConnectionsExist(tx, [{ connection_config_key: changes.connection_config_key }]);
+      }
+      await webhookRepository.updatePreApproval(tx, target.id, {
+        key: target.key,
+        name: changes.name ?? target.name,
+        connectionKey: changes.connection_config_key ?? target.connection_key,
+        position: target.position,
+      });
+      return toPreApprovalView(findPreApproval(await webhookRepository.listPreApproval(tx), webhookKey));
+    });
+  }
+
+  /** Removes one pre-approval webhook; the ones after it move up. Answers the resulting order. */
+  async removePreApproval(webhookKey: string) {
+    return this.#db.transaction(async (tx) => {
+      await webhookRepository.lockPreApproval(tx);
+      const rows = await webhookRepository.listPreApproval(tx);
+      const target = findPreApproval(rows, webhookKey);
+      await webhookRepository.removePreApproval(tx, [target.id]);
+      for (const row of rows) {
+        if (row.position > target.position) {
+          await webhookRepository.updatePreApproval(tx, row.id, {
+            key: row.key,
+            name: row.name,
+            connectionKey: row.connection_key,
+            position: row.position - 1,
+          });
+        }
+      }
+      const after = await webhookRepository.listPreApproval(tx);
+      return { new_order: after.map((row) => ({ key: row.key, order: row.position })) };
+    });
   }
 
   /** Replaces the pre-approval list, as `replace` does for a policy's list. */
@@ -166,6 +228,12 @@ function findWebhook(rows: WebhookRow[], webhookKey: string, policyKey: string, 
   const row = rows.find((candidate) => candidate.key === webhookKey);
   if (!row)
     throw notFound(`No ${TIMING_NAMES[timing]} webhook with key ${webhookKey} on policy ${policyKey}.`);
+  return row;
+}
+
+function findPreApproval(rows: PreApprovalRow[], webhookKey: string): PreApprovalRow {
+  const row = rows.find((candidate) => candidate.key === webhookKey);
+  if (!row) throw notFound(`No pre-approval webhook with key ${webhookKey}.`);
   return row;
 }
 

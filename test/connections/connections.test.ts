@@ -311,8 +311,9 @@ describe('connections', () => {
       token,
       json: { scope: 'x' },
     });
-    assert.equal(patchMissing.status, 404);
+    assert.equal(patchMissing.status, 422);
     assert.match(patchMissing.body.detail, /no OAuth configuration/);
+    assert.equal((await read(service, '/v1/connection/oauthed')).oauth, null);
     const staticAgain = await service.call('PUT', '/v1/connection/oauthed', {
       token,
       json: { url: PUBLIC_URL, authorization: 'Bearer static' },

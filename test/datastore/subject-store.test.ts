@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
-  deleteAttributes,
   findEntityIdsByIdentity,
-  forgetEntities,
   listDatastoreNames,
   loadSubtrees,
-  setAttributeValues,
 } from '../../src/datastore/subject-store.ts';
+import { deleteAttributes, forgetEntities, setAttributeValues } from '../../src/datastore/subject-writes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { type ApiClient, apiClient, createDatastore, rowCounts } from '../subject-api/support.ts';
 

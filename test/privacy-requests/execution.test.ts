@@ -62,10 +62,13 @@ describe('privacy request execution', () => {
       'callback_type',
       'direction',
       'identity',
+      'policy_action',
       'privacy_request',
       'privacy_request_id',
+      'privacy_request_status',
       'timestamp',
     ]);
+    assert.equal(preB.body.privacy_request_status, 'in_processing');
     assert.equal(preB.body.privacy_request_id, created.id);
     assert.equal(preB.body.direction, 'two_way');
     assert.equal(preB.body.callback_type, 'pre');
