@@ -64,7 +64,7 @@ export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync
       },
       async (_request, reply) => {
         const body = await metrics.render();
-        reply.header('cache-control', 'no-store').type(metrics.contentType);
+        reply.type(metrics.contentType);
         return body;
       },
     );
