@@ -22,7 +22,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key Lethe writes (several installations may share one Redis). */
   redisKeyPrefix: string;
-  /** Sender address of mailed SAR reports. */
+  /** Sender address of mailed SAR reports and of the messages to data subjects. */
   smtpFrom: string;
   maxFileBytes: number;
   /**
@@ -57,6 +57,20 @@ export interface Config {
   webhookRetryDelayMs: number;
   /** Bearer token GET /metrics requires when set; unset, /metrics answers loopback callers only. */
   metricsToken: string | undefined;
+  /** Public privacy-request submissions (and verification calls) an address may make in a minute. */
+  publicRequestsPerMinute: number;
+  /** Public submissions start in identity_unverified and need the mailed code. */
+  identityVerificationRequired: boolean;
+  identityVerificationTtlSeconds: number;
+  /** Base of the links mailed to subjects; absent means the address the API listens on. */
+  publicUrl: string | undefined;
+  accessPackageTtlSeconds: number;
+  /** A public request still unverified after this long is canceled by the sweep (not an environment variable). */
+  unverifiedRequestSeconds: number;
+  /** How often the worker looks for outbox messages due for delivery (not an environment variable). */
+  outboxPollIntervalSeconds: number;
+  /** Longest wait between two delivery tries of a message; the wait doubles up to it (not an environment variable). */
+  outboxRetryMaxSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +127,12 @@ function addressList(env: Env, name: string): string[] {
     }
   }
   return entries;
+}
+
+function withoutTrailingSlashes(value: string | undefined): string | undefined {
+  let end = value?.length ?? 0;
+  while (end > 0 && value?.[end - 1] === '/') end -= 1;
+  return value?.slice(0, end);
 }
 
 /** Accepts 32 bytes as 64 hex characters or as base64/base64url. */
@@ -174,5 +194,13 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
     metricsToken,
+    publicRequestsPerMinute: integer(env, 'LETHE_PUBLIC_REQUESTS_PER_MINUTE', 10, 1),
+    identityVerificationRequired: boolean(env, 'LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED', true),
+    identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),
+    publicUrl: withoutTrailingSlashes(url(env, 'LETHE_PUBLIC_URL', ['http', 'https'])),
+    accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
+    unverifiedRequestSeconds: 86400,
+    outboxPollIntervalSeconds: 2,
+    outboxRetryMaxSeconds: 300,
   };
 }

@@ -10,6 +10,8 @@ import { ConnectionsPage } from './pages/connections.tsx';
 import { ConnectionDetailPage } from './pages/connection-detail.tsx';
 import { DatastoresPage } from './pages/datastores.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
+import { OutboxPage } from './pages/outbox.tsx';
+import { PrivacyCenterPage } from './pages/privacy-center.tsx';
 
 function NavLink(props: { href: string; children: string }) {
   const [exact] = useRoute(props.href);
@@ -40,6 +42,8 @@ function Frame() {
           <NavLink href="/policies">Policies</NavLink>
           <NavLink href="/connections">Connections</NavLink>
           <NavLink href="/datastores">Datastores &amp; keys</NavLink>
+          <NavLink href="/privacy-center">Privacy center</NavLink>
+          <NavLink href="/outbox">Outbox</NavLink>
           <NavLink href="/audit-log">Audit log</NavLink>
         </nav>
         <span className="who">
@@ -60,6 +64,8 @@ function Frame() {
             {(params) => <ConnectionDetailPage connectionKey={params.key} />}
           </Route>
           <Route path="/datastores" component={DatastoresPage} />
+          <Route path="/privacy-center" component={PrivacyCenterPage} />
+          <Route path="/outbox" component={OutboxPage} />
           <Route path="/audit-log" component={AuditLogPage} />
           <Route component={RequestsPage} />
         </Switch>

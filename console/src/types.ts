@@ -108,7 +108,6 @@ export interface PrivacyRequest {
   reviewed_at: string | null;
   reviewed_by: string | null;
   finalized_at?: string | null;
-  canceled_at?: string | null;
   paused_at: string | null;
   due_date: string | null;
   days_left: number | null;
@@ -116,6 +115,8 @@ export interface PrivacyRequest {
   policy?: { key: string; name: string; rules?: { action_type: string }[] } | null;
   identity?: Record<string, string | IdentityValue | null> | null;
   cancel_reason?: string | null;
+  canceled_at?: string | null;
+  identity_verified_at?: string | null;
   source?: string | null;
 }
 

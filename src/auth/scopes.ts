@@ -11,6 +11,8 @@ export const SCOPES = [
   'privacy-request:create',
   'privacy-request:review',
   'privacy-request:resume',
+  'privacy-center:read',
+  'privacy-center:update',
   'datastore:*',
   'api-key:*',
 ] as const;

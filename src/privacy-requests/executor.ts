@@ -6,6 +6,7 @@
 // starts from the row the previous step's compare-and-set returned, the row as committed then (a
 // transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
 // any transaction. It never logs an identity, a header value or a response body.
+import { announceCompletion } from '../access-delivery/completion.ts';
 import type { CallbackOutcome } from '../callbacks/client.ts';
 import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
@@ -33,6 +34,8 @@ import { loadPolicyEmbed, type PolicyEmbed, policyAction, toPrivacyRequestView }
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
 const MAX_STEPS_PER_RUN = 500;
+
+type Move = Parameters<typeof repo.move>[1];
 
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
@@ -333,7 +336,7 @@ export class PrivacyRequestExecutor {
   ): Promise<StepResult> {
     const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
     const now = new Date();
-    return repo.move(this.#db, {
+    return (last ? this.#completing.bind(this) : (move: Move) => repo.move(this.#db, move))({
       id: row.id,
       from: row.status,
       to: last ? 'complete' : to,
@@ -359,9 +362,18 @@ export class PrivacyRequestExecutor {
     });
   }
 
+  /** A move that completes the request, with the subject's completion message in the same transaction. */
+  async #completing(move: Move): Promise<RequestRow | undefined> {
+    return this.#db.transaction(async (tx) => {
+      const moved = await repo.move(tx, move);
+      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved);
+      return moved;
+    });
+  }
+
   async #complete(row: RequestRow) {
     const now = new Date();
-    await repo.move(this.#db, {
+    await this.#completing({
       id: row.id,
       from: 'in_processing',
       to: 'complete',

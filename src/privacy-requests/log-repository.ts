@@ -93,6 +93,17 @@ export const logRepository = {
     ]);
   },
 
+  /** The details of the request's latest "policy rules ran" entry (the rule runner's summary). */
+  async latestRulesSummary(db: Queryable, id: string): Promise<unknown> {
+    const { rows } = await db.query<{ details: unknown }>(
+      `SELECT details FROM privacy_request_log
+        WHERE privacy_request_id = $1 AND kind = 'rules' AND details IS NOT NULL
+        ORDER BY seq DESC LIMIT 1`,
+      [id],
+    );
+    return rows[0]?.details;
+  },
+
   async log(db: Queryable, id: string): Promise<LogRow[]> {
     const { rows } = await db.query<LogRow>(
       'SELECT * FROM privacy_request_log WHERE privacy_request_id = $1 ORDER BY seq',

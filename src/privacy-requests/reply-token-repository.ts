@@ -35,6 +35,14 @@ export const replyTokenRepository = {
     return rows[0];
   },
 
+  /** Ends every unused reply-to-token of the request (it was canceled). */
+  async expireTokens(tx: Queryable, id: string): Promise<void> {
+    await tx.query(
+      'UPDATE reply_tokens SET expires_at = now() WHERE privacy_request_id = $1 AND used_at IS NULL AND expires_at > now()',
+      [id],
+    );
+  },
+
   async useToken(tx: Queryable, jti: string): Promise<void> {
     await tx.query('UPDATE reply_tokens SET used_at = now() WHERE jti = $1', [jti]);
   },

@@ -66,6 +66,9 @@ export type RequestChanges = Partial<
     | 'paused_step'
     | 'error_reason'
     | 'next_step'
+    | 'identity_verified_at'
+    | 'cancel_reason'
+    | 'canceled_at'
   >
 > & { identity_sealed?: Buffer };
 
@@ -81,6 +84,9 @@ const CHANGEABLE = [
   'error_reason',
   'next_step',
   'identity_sealed',
+  'identity_verified_at',
+  'cancel_reason',
+  'canceled_at',
 ] as const;
 
 function filterClause(filter: ListFilter): { where: string; params: unknown[] } {
@@ -122,11 +128,14 @@ function transitionParts(id: string, from: Status, to: Status, changes: RequestC
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 export const privacyRequestRepository = {
-  /** Inserts requests of one caller in one statement, all in `status`; answers the rows in the given order. */
+  /**
+   * Inserts requests of one caller (null: the public, through the privacy center) in one statement, all in
+   * `status`; answers the rows in the given order.
+   */
   async insertMany(
     tx: Queryable,
-    clientId: string,
-    status: 'pending' | 'approved',
+    clientId: string | null,
+    status: 'identity_unverified' | 'pending' | 'approved',
     identityTtlSeconds: number,
     requests: readonly NewRequest[],
   ): Promise<RequestRow[]> {
@@ -330,6 +339,17 @@ export const privacyRequestRepository = {
       [id, seconds],
     );
     return rows[0];
+  },
+
+  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
+  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
+        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
   },
 
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */

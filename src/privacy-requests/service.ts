@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
@@ -187,6 +188,11 @@ export class PrivacyRequestService {
           stored.map((row) => ({ id: row.id, entry: received })),
         );
       }
+      await queueSubjectMessages(
+        tx,
+        this.#services,
+        stored.map((row) => ({ request: row, kind: 'received' })),
+      );
       return stored;
     });
     const policies = await loadPolicyEmbeds(
@@ -267,6 +273,9 @@ export class PrivacyRequestService {
           toStatus: 'denied',
           message: `denied by ${caller.clientId}${reason ? `: ${reason}` : ''}`,
         },
+      ]);
+      await queueSubjectMessages(tx, this.#services, [
+        { request: row, kind: 'denied', details: { reason: reason || undefined } },
       ]);
       return undefined;
     });
@@ -412,6 +421,32 @@ export class PrivacyRequestService {
       await replyTokenRepository.useToken(tx, claims.jti);
       return { privacy_request_id: id, status };
     });
+  }
+
+  /**
+   * A request that has just become pending after its subject verified their identity goes on as a request
+   * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
+   */
+  async admit(tx: Queryable, row: RequestRow): Promise<void> {
+    const preApproval = await webhookRepository.preApprovalWebhooks(tx);
+    if (preApproval.length > 0) {
+      await stepRepository.insertSteps(
+        tx,
+        row.id,
+        0,
+        preApproval.map((webhook): NewStep => ({
+          kind: 'pre_approval',
+          webhookId: webhook.id,
+          webhookKey: webhook.key,
+          webhookName: webhook.name,
+          direction: null,
+          connectionKey: webhook.connection_key,
+        })),
+      );
+      await enqueueAdvance(this.#services.queue, tx, row.id);
+    } else if (!this.#services.config.requireManualApproval) {
+      await this.#approve(tx, row, null, 'approved automatically: no pre-approval webhooks');
+    }
   }
 
   /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */

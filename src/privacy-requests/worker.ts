@@ -1,14 +1,18 @@
 // A process's privacy-request worker: the queue handlers of the advance, pause-expiry and sweep queues,
 // and the timer that asks for a sweep. A pause's own job moves it to `error` once
-// LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed and purges
-// sealed identities older than LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the
-// executor; this module only wires them to the queue.
+// LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed, cancels
+// public requests still unverified after 24 hours and purges sealed identities older than
+// LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the
+// queue.
+import { accessLinkRepository } from '../access-delivery/repository.ts';
 import { CallbackClient } from '../callbacks/client.ts';
 import { CallbackDelivery } from '../callbacks/delivery.ts';
 import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Queryable } from '../db/database.ts';
+import { outboxRepository } from '../outbox/repository.ts';
 import type { Services } from '../runtime/services.ts';
+import { cancelUnverifiedRequests } from './cancel.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from './jobs.ts';
 import { logRepository } from './log-repository.ts';
@@ -81,7 +85,7 @@ export async function startPrivacyRequestWorker(
  * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
  * the store was down), purge expired identities, drop long-dead reply tokens.
  */
-export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
+export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' | 'keyring'>): Promise<void> {
   const { db, config } = services;
   for (;;) {
     const expired = await db.transaction(async (tx) => {
@@ -92,7 +96,11 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue'>)
     if (expired < SWEEP_BATCH) break;
   }
   await requeueStalled(services);
+  await cancelUnverifiedRequests(services, config.unverifiedRequestSeconds);
   await repo.purgeExpiredIdentities(db);
+  // Messages and download links carry personal data too: they go with the identities they were sent to.
+  await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
+  await accessLinkRepository.deleteExpired(db);
   await replyTokenRepository.deleteOldTokens(db);
 }
 

@@ -10,6 +10,7 @@ import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { storeReadings } from '../metrics/store-readings.ts';
+import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
@@ -65,12 +66,17 @@ export async function startService(config: Config, options: StartOptions): Promi
   const worker: RunningWorker | undefined = options.worker
     ? await startPrivacyRequestWorker(services, logError)
     : undefined;
+  const outbox: RunningOutboxWorker | undefined = options.worker
+    ? startOutboxWorker(services, logError)
+    : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (options.api) {
     app = await buildApp(services, { logger: options.logger });
     url = await app.listen({ port: config.port, host: config.host });
+    // Links mailed to subjects point at the address the API really listens on unless LETHE_PUBLIC_URL says.
+    services.config.publicUrl ??= url;
   }
 
   let stopping: Promise<void> | undefined;
@@ -79,6 +85,7 @@ export async function startService(config: Config, options: StartOptions): Promi
       await app?.close();
       await services.queue.stop();
       await worker?.stop();
+      await outbox?.stop();
       await services.db.close();
     })();
     return stopping;

@@ -1,9 +1,11 @@
 // Hostile values against the event loop (issue 16), on PostgreSQL (npm run test:chaos). `lethe serve` runs
 // as a child process; every route the OpenAPI document lists with a JSON body is sent bodies whose string
-// fields, one at a time, hold a value of about 1 MiB (the body limit) shaped to hurt a backtracking or
-// quadratic check: `a@.a.a…@`, runs of `{`, of spaces, of `%`, of digits. Meanwhile /health is polled on
+// fields, one at a time, hold a value of about 1 MiB (the body limit), and every Area B route its fields as
+// urlencoded and multipart forms the same way, each value shaped to hurt a backtracking or quadratic check: `a@.a.a…@`, runs of `{`, of spaces, of `%`, of digits. Meanwhile /health is polled on
 // a connection of its own. Proves: no answer is a 5xx and /health's p99 stays under a generous bound
-// (the issue's target is 100 ms; a loaded shared machine gets 250 ms). The measured p99 is reported.
+// (the issue's target is 100 ms; a loaded shared machine gets 250 ms on top of the p99 /health shows there
+// without hostile traffic, measured first, since on 2 shared cores scheduling alone can cost that much).
+// The measured figures are reported.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, FormData, fetch as undiciFetch } from 'undici';
 import { managementToken, timedCall } from '../reliability/support/http.ts';
 import { type LetheProcess, startLethe } from '../reliability/support/processes.ts';
 
@@ -19,7 +21,9 @@ const ADMIN_URL = process.env.LETHE_TEST_DATABASE_URL;
 const BODY_LIMIT = 1024 * 1024;
 const VALUE_BYTES = BODY_LIMIT - 8 * 1024;
 const MAX_SLOTS_PER_ROUTE = 4;
+/** What hostile traffic may add to /health's p99 beyond the machine's own load (measured first). */
 const HEALTH_P99_BOUND_MS = 250;
+const BASELINE_MS = 5000;
 
 const SHAPES: ((size: number) => string)[] = [
   (size) => `a@${'.a'.repeat(Math.floor((size - 3) / 2))}@`,
@@ -133,7 +137,13 @@ describe('1 MiB hostile values against every endpoint that takes text', () => {
     const document = (await timedCall(lethe.url, 'GET', '/openapi.json')).body as {
       paths: Record<
         string,
-        Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+        Record<
+          string,
+          {
+            requestBody?: { content?: Record<string, { schema?: Schema }> };
+            parameters?: { in: string; name: string }[];
+          }
+        >
       >;
     };
     const targets = Object.entries(document.paths).flatMap(([route, operations]) =>
@@ -146,21 +156,67 @@ describe('1 MiB hostile values against every endpoint that takes text', () => {
 
     const healthAgent = new Agent({ connections: 1 });
     const hostileAgent = new Agent({ connections: 2 });
+    const healthLatency = async () => {
+      const started = performance.now();
+      const answer = await undiciFetch(`${lethe.url}/health`, { dispatcher: healthAgent });
+      await answer.arrayBuffer();
+      return performance.now() - started;
+    };
+    // What the shared machine alone costs /health right now, to tell its load from a blocked event loop.
+    const baseline: number[] = [];
+    for (const started = performance.now(); performance.now() - started < BASELINE_MS;) {
+      baseline.push(await healthLatency());
+    }
     const latencies: number[] = [];
     let running = true;
     const poll = (async () => {
-      while (running) {
-        const started = performance.now();
-        const answer = await undiciFetch(`${lethe.url}/health`, { dispatcher: healthAgent });
-        await answer.arrayBuffer();
-        latencies.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      while (running) latencies.push(await healthLatency());
     })();
+
+    // Area B also takes its fields as a form (urlencoded or multipart): each field in turn hostile.
+    const forms = Object.entries(document.paths).flatMap(([route, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => {
+        const content = operation.requestBody?.content ?? {};
+        const fields = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
+        return route.startsWith('/api/') &&
+          'application/x-www-form-urlencoded' in content &&
+          fields.length > 0
+          ? [{ method: method.toUpperCase(), route, fields: fields.map((field) => field.name) }]
+          : [];
+      }),
+    );
+    assert.ok(forms.length >= 10, `${forms.length} Area B routes take forms`);
+    const subjectHeaders = { 'api-key': apiKey, datastore: 'hostile' };
 
     const failures: string[] = [];
     let sent = 0;
     try {
+      for (const [index, form] of forms.entries()) {
+        for (const [slot, hostileField] of form.fields.entries()) {
+          const shape = SHAPES[(index + slot) % SHAPES.length] as (size: number) => string;
+          const fields = (size: number): [string, string][] =>
+            form.fields.map((field) => [field, field === hostileField ? shape(size) : 'x']);
+          // URL encoding may triple a character, so the urlencoded value is a third of the limit.
+          const bodies: (URLSearchParams | FormData)[] = [
+            new URLSearchParams(fields(Math.floor(VALUE_BYTES / 3))),
+          ];
+          const multipart = new FormData();
+          for (const [field, value] of fields(VALUE_BYTES)) multipart.append(field, value);
+          bodies.push(multipart);
+          for (const body of bodies) {
+            const answer = await undiciFetch(`${lethe.url}${form.route}`, {
+              method: form.method,
+              dispatcher: hostileAgent,
+              headers: subjectHeaders,
+              body,
+            });
+            await answer.arrayBuffer();
+            sent += 1;
+            if (answer.status >= 500)
+              failures.push(`${form.method} ${form.route} form ${hostileField}: ${answer.status}`);
+          }
+        }
+      }
       for (const [index, target] of targets.entries()) {
         const { strings } = fill(target.schema, -1, '');
         for (let slot = 0; slot < Math.min(Math.max(strings, 1), MAX_SLOTS_PER_ROUTE); slot += 1) {
@@ -174,7 +230,7 @@ describe('1 MiB hostile values against every endpoint that takes text', () => {
               'content-type': 'application/json',
               authorization: `Bearer ${token}`,
               ...(urlPath.startsWith('/api/') && !urlPath.startsWith('/api/v1/')
-                ? { 'api-key': apiKey, authorization: `Bearer ${apiKey}`, datastore: 'hostile' }
+                ? { ...subjectHeaders, authorization: `Bearer ${apiKey}` }
                 : {}),
             },
             body: JSON.stringify(value),
@@ -192,11 +248,15 @@ describe('1 MiB hostile values against every endpoint that takes text', () => {
     }
 
     const p99 = percentile(latencies, 0.99);
-    t.diagnostic(
-      `${sent} hostile requests to ${targets.length} routes; /health: ${latencies.length} polls, ` +
-        `p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
-    );
+    const idleP99 = percentile(baseline, 0.99);
+    const summary =
+      `${sent} hostile requests to ${targets.length} JSON routes and ${forms.length} form routes; ` +
+      `/health: ${latencies.length} polls, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
+      `p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+      `without hostile traffic: ${baseline.length} polls, p50 ${percentile(baseline, 0.5).toFixed(1)} ms, ` +
+      `p99 ${idleP99.toFixed(1)} ms`;
+    t.diagnostic(summary);
     assert.deepEqual(failures, []);
-    assert.ok(p99 < HEALTH_P99_BOUND_MS, `/health p99 ${p99.toFixed(1)} ms`);
+    assert.ok(p99 < HEALTH_P99_BOUND_MS + idleP99, summary);
   });
 });

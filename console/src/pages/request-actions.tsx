@@ -9,6 +9,7 @@ import { useAction } from '../hooks.ts';
 import { useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../types.ts';
+import { CANCELABLE, CancelDialog } from './request-cancel.tsx';
 
 export const REVIEWABLE = new Set(['pending']);
 export const RETRYABLE = new Set(['error']);
@@ -103,6 +104,7 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
   const action = useAction();
   const [denying, setDenying] = useState(false);
   const canReview = useCan('privacy-request:review');
+  const [canceling, setCanceling] = useState(false);
   const { request } = props;
 
   async function approve() {
@@ -123,7 +125,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
 
   const reviewable = REVIEWABLE.has(request.status);
   const retryable = RETRYABLE.has(request.status);
-  if (!reviewable && !retryable) return null;
+  const cancelable = CANCELABLE.has(request.status);
+  if (!reviewable && !retryable && !cancelable) return null;
   const refused = canReview ? undefined : 'Needs the scope privacy-request:review';
   return (
     <span className="request-actions">
@@ -161,7 +164,21 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
           Retry
         </button>
       ) : null}
+      {cancelable ? (
+        <button
+          type="button"
+          disabled={action.pending || !canReview}
+          title={refused}
+          aria-label={`Cancel ${request.id}`}
+          onClick={() => setCanceling(true)}
+        >
+          Cancel…
+        </button>
+      ) : null}
       <ErrorNotice message={action.error} />
+      {canceling ? (
+        <CancelDialog request={request} onClose={() => setCanceling(false)} onCanceled={props.onChanged} />
+      ) : null}
       {denying ? (
         <DenyDialog request={request} onClose={() => setDenying(false)} onDenied={props.onChanged} />
       ) : null}

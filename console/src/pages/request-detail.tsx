@@ -256,6 +256,21 @@ export function RequestDetailPage(props: { id: string }) {
                 <dd>{formatDateTime(data.finished_processing_at)}</dd>
               </>
             ) : null}
+            {data.identity_verified_at ? (
+              <>
+                <dt>Identity verified</dt>
+                <dd>{formatDateTime(data.identity_verified_at)}</dd>
+              </>
+            ) : null}
+            {data.canceled_at ? (
+              <>
+                <dt>Canceled</dt>
+                <dd>
+                  {formatDateTime(data.canceled_at)}
+                  {data.cancel_reason ? `: ${data.cancel_reason}` : ''}
+                </dd>
+              </>
+            ) : null}
           </dl>
           {data.status === 'paused' && data.paused_at ? (
             <PausedCountdown

@@ -1,0 +1,74 @@
+// The completion message of a request, queued in the transaction that completes it. An access request's
+// message carries a download link: a random 256-bit token whose SHA-256 alone is stored, valid
+// LETHE_ACCESS_PACKAGE_TTL_SECONDS. An erasure request's message says what was erased, by datastore,
+// with counts (from the summary the rules step logged).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import { queueSubjectMessages } from '../outbox/messages.ts';
+import type { ErasedInDatastore } from '../outbox/templates.ts';
+import { downloadUrl } from '../privacy-center/public-url.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
+import type { RequestRow } from '../privacy-requests/repository.ts';
+import type { ErasureSummary } from '../privacy-requests/rule-runner.ts';
+import { loadPolicyEmbed } from '../privacy-requests/view.ts';
+import type { Services } from '../runtime/services.ts';
+import { accessLinkRepository as repo } from './repository.ts';
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** Sums the erasure rules' counts per datastore, in datastore order. */
+export function erasedByDatastore(erasure: readonly ErasureSummary[]): ErasedInDatastore[] {
+  const byStore = new Map<string, ErasedInDatastore>();
+  for (const rule of erasure) {
+    const store = byStore.get(rule.datastore) ?? {
+      datastore: rule.datastore,
+      entities: 0,
+      attributesMasked: 0,
+      attributesDeleted: 0,
+      filesDeleted: 0,
+      entitiesForgotten: 0,
+    };
+    store.entities = Math.max(store.entities, rule.entities_targeted);
+    store.attributesMasked += rule.attributes_masked;
+    store.attributesDeleted += rule.attributes_deleted;
+    store.filesDeleted += rule.files_deleted;
+    store.entitiesForgotten += rule.entities_forgotten;
+    byStore.set(rule.datastore, store);
+  }
+  return [...byStore.values()].sort((a, b) => a.datastore.localeCompare(b.datastore));
+}
+
+export async function announceCompletion(
+  tx: Queryable,
+  services: Pick<Services, 'keyring' | 'config'>,
+  row: RequestRow,
+): Promise<void> {
+  if (!row.identity_sealed) return;
+  const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
+  if (!email) return;
+  const policy = await loadPolicyEmbed(tx, row.policy_id);
+  const actions = new Set(policy.rules.map((rule) => rule.action_type));
+  let download: { url: string; expiresAt: Date } | undefined;
+  if (actions.has('access')) {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = await repo.insert(
+      tx,
+      hashToken(token),
+      row.id,
+      services.config.accessPackageTtlSeconds,
+    );
+    download = { url: downloadUrl(services.config, token), expiresAt };
+  }
+  let erased: ErasedInDatastore[] | undefined;
+  if (actions.has('erasure')) {
+    const summary = (await logRepository.latestRulesSummary(tx, row.id)) as
+      { erasure?: ErasureSummary[] } | undefined;
+    erased = erasedByDatastore(summary?.erasure ?? []);
+  }
+  await queueSubjectMessages(tx, services, [
+    { request: row, kind: 'completed', details: { download, erased } },
+  ]);
+}

@@ -1,0 +1,81 @@
+// Answers a download link: the access package as a ZIP built while it streams (yazl), holding report.html,
+// data.json and the subject's files, each file read chunk by chunk from the datastore. Every download is
+// audited (the request id and the entries, never a value). An unknown or expired token is a 404 that
+// tells nothing more.
+import type { Readable } from 'node:stream';
+import yazl from 'yazl';
+import { appendAudit } from '../audit/audit-log.ts';
+import { findFile, readFile } from '../datastore/file-store.ts';
+import { notFound } from '../errors.ts';
+import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
+import { type AccessPackage, readAccessPackage } from '../privacy-requests/access-package.ts';
+import { privacyRequestRepository } from '../privacy-requests/repository.ts';
+import type { Services } from '../runtime/services.ts';
+import { hashToken } from './completion.ts';
+import { fileEntryName, renderAccessReport } from './report.ts';
+import { accessLinkRepository as repo } from './repository.ts';
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const GONE = 'This download link is unknown or has expired.';
+
+export interface PackageDownload {
+  privacyRequestId: string;
+  stream: Readable;
+}
+
+export async function openPackageDownload(
+  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  token: string,
+  audit: { requestId: string },
+): Promise<PackageDownload> {
+  if (!TOKEN_SHAPE.test(token)) throw notFound(GONE);
+  const privacyRequestId = await repo.liveRequest(services.db, hashToken(token));
+  // A link outlives nothing: it works while its request is complete.
+  const request = privacyRequestId
+    ? await privacyRequestRepository.find(services.db, privacyRequestId)
+    : undefined;
+  if (!privacyRequestId || request?.status !== 'complete') throw notFound(GONE);
+  const settings = await readPrivacyCenterSettings(services.db);
+  const accessPackage: AccessPackage = (await readAccessPackage(services, privacyRequestId)) ?? {
+    privacy_request_id: privacyRequestId,
+    policy_key: '',
+    generated_at: new Date().toISOString(),
+    rules: [],
+    datastores: [],
+  };
+  const files = accessPackage.datastores.flatMap((datastore) =>
+    datastore.entities.flatMap((entity) =>
+      entity.files.map((file) => ({ datastore: datastore.name, entityId: entity.id, file })),
+    ),
+  );
+  await appendAudit(services.db, {
+    action: 'access-package.download',
+    actor: 'subject:download-link',
+    requestId: audit.requestId,
+    details: {
+      privacy_request_id: privacyRequestId,
+      datastores: accessPackage.datastores.map((datastore) => datastore.name),
+      entities: accessPackage.datastores.reduce((sum, datastore) => sum + datastore.entities.length, 0),
+      files: files.length,
+    },
+  });
+
+  const zip = new yazl.ZipFile();
+  const mtime = new Date(accessPackage.generated_at);
+  zip.addBuffer(Buffer.from(renderAccessReport(accessPackage, settings.organization_name)), 'report.html', {
+    mtime,
+  });
+  zip.addBuffer(Buffer.from(`${JSON.stringify(accessPackage, null, 2)}\n`), 'data.json', { mtime });
+  for (const { datastore, entityId, file } of files) {
+    const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);
+    // A file erased since the package was made is simply not in the ZIP (data.json still lists it).
+    if (!stored) continue;
+    zip.addReadStream(
+      readFile(services.db, services.keyring, datastore, stored),
+      fileEntryName(datastore, entityId, file.name, file.fileName),
+      { mtime, size: stored.size },
+    );
+  }
+  zip.end();
+  return { privacyRequestId, stream: zip.outputStream as Readable };
+}

@@ -1,0 +1,54 @@
+// report.html of an access package: the subject's data readable by a person, grouped by datastore and by
+// entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
+import { escapeHtml } from '../outbox/templates.ts';
+import type { AccessPackage } from '../privacy-requests/access-package.ts';
+
+const STYLE = `body{font-family:system-ui,sans-serif;line-height:1.5;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
+table{border-collapse:collapse;width:100%;margin-bottom:1rem}th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f0f0f0;width:30%}h2{border-bottom:2px solid #333;margin-top:2rem}code{word-break:break-all}`;
+
+export function fileEntryName(
+  datastore: string,
+  entityId: string,
+  attribute: string,
+  fileName: string,
+): string {
+  const safe = (value: string) => value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+  return `files/${safe(datastore)}/${safe(entityId)}/${safe(attribute)}-${safe(fileName)}`;
+}
+
+export function renderAccessReport(accessPackage: AccessPackage, organizationName: string): string {
+  const parts: string[] = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>Your personal data held by ${escapeHtml(organizationName)}</title>`,
+    `<style>${STYLE}</style></head><body><main>`,
+    `<h1>Your personal data held by ${escapeHtml(organizationName)}</h1>`,
+    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(accessPackage.generated_at)}. The same data, machine-readable, is in <code>data.json</code>; your files are in the <code>files</code> folder.</p>`,
+  ];
+  const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
+  if (withData.length === 0) parts.push('<p>We found no personal data about you.</p>');
+  for (const datastore of withData) {
+    parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
+    for (const entity of datastore.entities) {
+      parts.push(`<h3>${escapeHtml(entity.name)} <small><code>${escapeHtml(entity.id)}</code></small></h3>`);
+      parts.push('<table><tbody>');
+      for (const attribute of entity.attributes)
+        parts.push(
+          `<tr><th scope="row">${escapeHtml(attribute.name)}</th><td>${attribute.value === null ? '<em>empty</em>' : escapeHtml(attribute.value)}</td></tr>`,
+        );
+      for (const file of entity.files)
+        parts.push(
+          `<tr><th scope="row">${escapeHtml(file.name)}</th><td>file <code>${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}</code> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
+        );
+      if (entity.attributes.length === 0 && entity.files.length === 0)
+        parts.push('<tr><td colspan="2"><em>no attributes</em></td></tr>');
+      parts.push('</tbody></table>');
+    }
+    parts.push('</section>');
+  }
+  parts.push('</main></body></html>');
+  return `${parts.join('\n')}\n`;
+}

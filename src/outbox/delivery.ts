@@ -1,0 +1,107 @@
+// Delivers due outbox messages over SMTP. Each attempt is recorded on the request's log with the
+// recipient masked; a failure waits twice as long as the one before (1 s, 2 s, 4 s ... up to
+// outboxRetryMaxSeconds) and the message stays pending, so nothing is lost while the mail server is
+// down. Errors keep the transport's code, never its text (which may quote the recipient).
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
+import type { Services } from '../runtime/services.ts';
+import { openContent } from './content.ts';
+import { maskEmail } from './recipient-mask.ts';
+import { type MessageRow, outboxRepository as repo } from './repository.ts';
+
+/** How long a claimed message is hidden from other workers: longer than any send may take. */
+const LEASE_SECONDS = 120;
+const BATCH = 20;
+
+export interface MailTransport {
+  send(message: { from: string; to: string; subject: string; text: string; html: string }): Promise<void>;
+  close(): void;
+}
+
+export function smtpTransport(config: Pick<Config, 'smtpUrl'>): MailTransport {
+  const transport: Transporter = nodemailer.createTransport(config.smtpUrl as string);
+  return {
+    async send(message) {
+      await transport.sendMail(message);
+    },
+    close: () => transport.close(),
+  };
+}
+
+export function retryDelaySeconds(attempts: number, maxSeconds: number): number {
+  return Math.min(maxSeconds, 2 ** Math.min(30, Math.max(0, attempts - 1)));
+}
+
+function failureText(error: unknown): string {
+  const code = (error as { code?: unknown; responseCode?: unknown }).code;
+  const responseCode = (error as { responseCode?: unknown }).responseCode;
+  const parts = [
+    typeof code === 'string' ? code : undefined,
+    typeof responseCode === 'number' ? `SMTP ${responseCode}` : undefined,
+  ].filter(Boolean);
+  return `delivery failed${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
+/**
+ * One delivery pass: sends every message due at `at` (default now), batch after batch. Answers how many
+ * were sent and how many failed this time.
+ */
+export async function deliverDueMessages(
+  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  transport: MailTransport,
+  at: Date = new Date(),
+): Promise<{ sent: number; failed: number }> {
+  const tally = { sent: 0, failed: 0 };
+  for (;;) {
+    const due = await repo.claimDue(services.db, at, LEASE_SECONDS, BATCH);
+    for (const message of due) {
+      if (await deliverOne(services, transport, message, at)) tally.sent += 1;
+      else tally.failed += 1;
+    }
+    if (due.length < BATCH) return tally;
+  }
+}
+
+async function deliverOne(
+  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  transport: MailTransport,
+  message: MessageRow,
+  at: Date,
+): Promise<boolean> {
+  const { db, config, keyring } = services;
+  const content = openContent(keyring, message.id, message.content_sealed);
+  let error: string | undefined;
+  try {
+    await transport.send({ from: config.smtpFrom, ...content });
+  } catch (failure) {
+    error = failureText(failure);
+  }
+  const recipient = maskEmail(content.to);
+  await db.transaction(async (tx) => {
+    if (error === undefined) await repo.markSent(tx, message.id);
+    else
+      await repo.scheduleRetry(
+        tx,
+        message.id,
+        at,
+        retryDelaySeconds(message.attempts, config.outboxRetryMaxSeconds),
+        error,
+      );
+    if (message.privacy_request_id) {
+      await logRepository.appendLog(tx, message.privacy_request_id, [
+        {
+          kind: 'note',
+          attempt: message.attempts,
+          error: error ?? null,
+          message:
+            error === undefined
+              ? `message ${message.kind} sent to ${recipient}`
+              : `message ${message.kind} to ${recipient} not sent; it will be retried`,
+          details: { outbox_message_id: message.id, message_kind: message.kind, recipient },
+        },
+      ]);
+    }
+  });
+  return error === undefined;
+}

@@ -1,0 +1,66 @@
+// Queues messages to data subjects inside the caller's transaction, so a message exists if and only if
+// the change that causes it committed. The recipient is the request's email identity; a request without
+// one (or whose identities were purged) gets no message. Nothing here sends or logs anything.
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import { readPrivacyCenterSettings, publishedAction } from '../privacy-center/settings.ts';
+import { requestStatusUrl } from '../privacy-center/public-url.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
+import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
+import type { Services } from '../runtime/services.ts';
+import { sealContent } from './content.ts';
+import { type MessageKind, outboxRepository } from './repository.ts';
+import { type MessageContext, renderMessage } from './templates.ts';
+
+export interface SubjectMessage {
+  request: { id: string; policy_id: string; identity_sealed: Uint8Array | null };
+  kind: MessageKind;
+  /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
+  details?: Pick<MessageContext, 'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased'>;
+  /** The recipient when the caller already holds it opened. */
+  email?: string;
+}
+
+export async function queueSubjectMessages(
+  tx: Queryable,
+  services: Pick<Services, 'keyring' | 'config'>,
+  messages: readonly SubjectMessage[],
+): Promise<number> {
+  const addressed = messages.flatMap((message) => {
+    const email =
+      message.email ??
+      (message.request.identity_sealed
+        ? openIdentity(services.keyring, message.request.id, message.request.identity_sealed).email
+        : undefined);
+    return email ? [{ ...message, email }] : [];
+  });
+  if (addressed.length === 0) return 0;
+  const settings = await readPrivacyCenterSettings(tx);
+  const policies = await loadPolicyEmbeds(
+    tx,
+    addressed.map((message) => message.request.policy_id),
+  );
+  await outboxRepository.insert(
+    tx,
+    addressed.map((message) => {
+      const policy = policies.get(message.request.policy_id);
+      const actionTitle =
+        (policy && publishedAction(settings, policy.key)?.title) ?? policy?.name ?? 'privacy request';
+      const rendered = renderMessage(message.kind, {
+        organizationName: settings.organization_name,
+        actionTitle,
+        requestId: message.request.id,
+        statusUrl: requestStatusUrl(services.config, message.request.id),
+        ...message.details,
+      });
+      const id = `msg_${randomUUID()}`;
+      return {
+        id,
+        privacyRequestId: message.request.id,
+        kind: message.kind,
+        contentSealed: sealContent(services.keyring, id, { to: message.email, ...rendered }),
+      };
+    }),
+  );
+  return addressed.length;
+}

@@ -1,0 +1,126 @@
+// SQL of the outbox. Messages go in inside the caller's transaction; the delivery worker claims due ones
+// with a lease (so a worker that dies mid-send leaves them to be retried, and two workers never send one
+// message at the same time) and records each outcome.
+import type { Queryable } from '../db/database.ts';
+
+export type MessageKind = 'verification_code' | 'received' | 'denied' | 'completed' | 'canceled';
+export const MESSAGE_KINDS: readonly MessageKind[] = [
+  'verification_code',
+  'received',
+  'denied',
+  'completed',
+  'canceled',
+];
+
+export interface NewMessage {
+  id: string;
+  privacyRequestId: string;
+  kind: MessageKind;
+  contentSealed: Buffer;
+}
+
+export interface MessageRow {
+  id: string;
+  privacy_request_id: string | null;
+  kind: MessageKind;
+  content_sealed: Uint8Array;
+  state: 'pending' | 'sent';
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+export interface OutboxFilter {
+  privacyRequestId?: string;
+  state?: 'pending' | 'sent';
+}
+
+function filterClause(filter: OutboxFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [filter.privacyRequestId ?? null, filter.state ?? null];
+  return {
+    where: 'WHERE ($1::text IS NULL OR privacy_request_id = $1) AND ($2::text IS NULL OR state = $2)',
+    params,
+  };
+}
+
+export const outboxRepository = {
+  async insert(tx: Queryable, messages: readonly NewMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await tx.query(
+      `INSERT INTO outbox_messages (id, privacy_request_id, kind, content_sealed, created_at)
+       SELECT m->>'id', m->>'privacy_request_id', m->>'kind', decode(m->>'content', 'base64'),
+              clock_timestamp() + (n - 1) * interval '1 microsecond'
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS item(m, n) ORDER BY n`,
+      [
+        JSON.stringify(
+          messages.map((message) => ({
+            id: message.id,
+            privacy_request_id: message.privacyRequestId,
+            kind: message.kind,
+            content: message.contentSealed.toString('base64'),
+          })),
+        ),
+      ],
+    );
+  },
+
+  /**
+   * Takes up to `limit` pending messages due at `at`: each gets one more attempt and is hidden from other
+   * claims for `leaseSeconds` (the time a send may take), after which an unrecorded attempt is retried.
+   */
+  async claimDue(db: Queryable, at: Date, leaseSeconds: number, limit: number): Promise<MessageRow[]> {
+    const { rows } = await db.query<MessageRow>(
+      `UPDATE outbox_messages SET attempts = attempts + 1,
+              next_attempt_at = $1::timestamptz + make_interval(secs => $2::int)
+        WHERE id IN (SELECT id FROM outbox_messages
+                      WHERE state = 'pending' AND next_attempt_at <= $1::timestamptz
+                      ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [at, leaseSeconds, limit],
+    );
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+  },
+
+  async markSent(tx: Queryable, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE outbox_messages SET state = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`,
+      [id],
+    );
+  },
+
+  async scheduleRetry(tx: Queryable, id: string, at: Date, delaySeconds: number, error: string) {
+    await tx.query(
+      `UPDATE outbox_messages SET next_attempt_at = $2::timestamptz + make_interval(secs => $3::int),
+              last_error = $4
+        WHERE id = $1 AND state = 'pending'`,
+      [id, at, delaySeconds, error],
+    );
+  },
+
+  /** Drops messages older than `seconds`: their sealed content holds an address and codes or links. */
+  async deleteOlderThan(db: Queryable, seconds: number): Promise<void> {
+    await db.query('DELETE FROM outbox_messages WHERE created_at < now() - make_interval(secs => $1::int)', [
+      seconds,
+    ]);
+  },
+
+  async page(db: Queryable, filter: OutboxFilter, limit: number, offset: number): Promise<MessageRow[]> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<MessageRow>(
+      `SELECT * FROM outbox_messages ${where} ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
+      [...params, limit, offset],
+    );
+    return rows;
+  },
+
+  async count(db: Queryable, filter: OutboxFilter): Promise<number> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM outbox_messages ${where}`,
+      params,
+    );
+    return rows[0]?.total ?? 0;
+  },
+};

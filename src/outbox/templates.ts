@@ -1,0 +1,139 @@
+// The messages Lethe sends a data subject, in plain text and in simple HTML, each signed with the
+// organisation's name. Every value placed in HTML is escaped. No template names the person: they are
+// addressed as "you".
+import type { MessageKind } from './repository.ts';
+
+export interface ErasedInDatastore {
+  datastore: string;
+  entities: number;
+  attributesMasked: number;
+  attributesDeleted: number;
+  filesDeleted: number;
+  entitiesForgotten: number;
+}
+
+export interface MessageContext {
+  organizationName: string;
+  actionTitle: string;
+  requestId: string;
+  /** The page where the subject follows the request. */
+  statusUrl: string;
+  code?: string;
+  codeTtlMinutes?: number;
+  reason?: string;
+  download?: { url: string; expiresAt: Date };
+  erased?: readonly ErasedInDatastore[];
+}
+
+export interface RenderedMessage {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A paragraph of the message: text, or text with a link. */
+type Part = string | { text: string; url: string } | { list: string[] };
+
+function render(subject: string, context: MessageContext, parts: readonly Part[]): RenderedMessage {
+  const closing = [`Request reference: ${context.requestId}`, `${context.organizationName}`];
+  const text = [
+    ...parts.map((part) =>
+      typeof part === 'string'
+        ? part
+        : 'url' in part
+          ? `${part.text}\n${part.url}`
+          : part.list.map((item) => `- ${item}`).join('\n'),
+    ),
+    ...closing,
+  ].join('\n\n');
+  const html = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family: sans-serif; line-height: 1.5; max-width: 40em">',
+    ...parts.map((part) =>
+      typeof part === 'string'
+        ? `<p>${escapeHtml(part)}</p>`
+        : 'url' in part
+          ? `<p>${escapeHtml(part.text)}<br><a href="${escapeHtml(part.url)}">${escapeHtml(part.url)}</a></p>`
+          : `<ul>${part.list.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`,
+    ),
+    ...closing.map((line) => `<p style="color: #555">${escapeHtml(line)}</p>`),
+    '</body></html>',
+  ].join('\n');
+  // A header line must stay one line whatever the operator typed as the organisation's name.
+  const oneLine = `${context.organizationName}: ${subject}`.replace(/\p{Cc}+/gu, ' ');
+  return { subject: oneLine, text: `${text}\n`, html: `${html}\n` };
+}
+
+function erasureLines(erased: readonly ErasedInDatastore[]): string[] {
+  return erased.map(
+    (store) =>
+      `${store.datastore}: ${store.entities} records; ${store.attributesMasked} values masked, ` +
+      `${store.attributesDeleted} values deleted, ${store.filesDeleted} files deleted, ` +
+      `${store.entitiesForgotten} records removed`,
+  );
+}
+
+export function renderMessage(kind: MessageKind, context: MessageContext): RenderedMessage {
+  const follow = { text: 'You can follow your request here:', url: context.statusUrl };
+  switch (kind) {
+    case 'verification_code':
+      return render('your verification code', context, [
+        `Someone, probably you, asked ${context.organizationName} for: ${context.actionTitle}.`,
+        `To confirm that this email address is yours, enter this code: ${context.code ?? ''}`,
+        `The code works for ${context.codeTtlMinutes ?? 10} minutes. If you did not ask for this, ignore this message: nothing happens without the code.`,
+        follow,
+      ]);
+    case 'received':
+      return render('we received your request', context, [
+        `We received your request: ${context.actionTitle}.`,
+        'We will answer within the time the law gives us and tell you by email.',
+        follow,
+      ]);
+    case 'denied':
+      return render('your request was declined', context, [
+        `We declined your request: ${context.actionTitle}.`,
+        `Reason: ${context.reason ?? 'no reason was given'}.`,
+        'You may contact us, or the data protection authority of your country, if you disagree.',
+        follow,
+      ]);
+    case 'canceled':
+      return render('your request was canceled', context, [
+        `Your request was canceled: ${context.actionTitle}.`,
+        `Reason: ${context.reason ?? 'no reason was given'}.`,
+        follow,
+      ]);
+    case 'completed': {
+      const parts: Part[] = [`Your request is complete: ${context.actionTitle}.`];
+      if (context.download) {
+        parts.push(
+          {
+            text: 'Download a copy of your personal data (a ZIP file with a readable report and a machine-readable data.json):',
+            url: context.download.url,
+          },
+          `The link works until ${context.download.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+        );
+      }
+      if (context.erased) {
+        parts.push(
+          context.erased.length === 0
+            ? 'We held no personal data about you to erase.'
+            : 'We erased your personal data as follows:',
+        );
+        if (context.erased.length > 0) parts.push({ list: erasureLines(context.erased) });
+      }
+      parts.push(follow);
+      return render('your request is complete', context, parts);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+// The public pages under /privacy-center: the home page with the published actions, a request's status
+// page with the code form, the stylesheet, and the access-package download. Forms post here and are
+// answered with a redirect (so reloading never posts twice) or, when something is wrong, the same page
+// with the problem and the right 4xx status. Every answer carries PAGE_CSP and is never cached.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { openPackageDownload } from '../access-delivery/download.ts';
+import { DomainError } from '../errors.ts';
+import { STATUS_BY_KIND } from '../http/error-handler.ts';
+import type { Services } from '../runtime/services.ts';
+import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
+import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
+import { readPrivacyCenterSettings } from './settings.ts';
+import { PublicSubmissionService } from './submission.ts';
+import type { PublicThrottle } from './throttle.ts';
+
+type Form = Record<string, unknown>;
+
+function field(form: unknown, name: string, maxLength: number): string | undefined {
+  const value = (form as Form | undefined)?.[name];
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  return trimmed.length > maxLength ? trimmed.slice(0, maxLength + 1) : trimmed;
+}
+
+function statusOf(error: unknown): number {
+  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
+  throw error;
+}
+
+export function privacyCenterPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
+  const submissions = new PublicSubmissionService(services);
+  const verification = new IdentityVerificationService(services);
+  const settings = () => readPrivacyCenterSettings(services.db);
+
+  /** The page's answer to a throttled form: the same page with the problem (429). */
+  const throttleForm = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await throttle(request, reply);
+    } catch (error) {
+      const status = statusOf(error);
+      reply.status(status).type('text/html; charset=utf-8');
+      return reply.send(renderProblem(await settings(), status, (error as Error).message));
+    }
+    return undefined;
+  };
+
+  return async (app) => {
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('content-security-policy', PAGE_CSP);
+      reply.header('cache-control', 'no-store');
+      return payload;
+    });
+
+    const html = (reply: FastifyReply, status: number, text: string) =>
+      reply.status(status).type('text/html; charset=utf-8').send(text);
+
+    const standingPage = async (
+      reply: FastifyReply,
+      id: string,
+      status = 200,
+      notice?: { kind: 'problem' | 'info'; message: string },
+    ) => {
+      const current = await settings();
+      try {
+        return html(reply, status, renderStanding(current, await submissions.standing(id), notice));
+      } catch (error) {
+        const status = statusOf(error);
+        return html(reply, status, renderProblem(current, status, (error as Error).message));
+      }
+    };
+
+    app.get('/privacy-center', { schema: { hide: true } }, async (_request, reply) =>
+      html(reply, 200, renderHome(await settings())),
+    );
+
+    app.get('/privacy-center/privacy-center.css', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/css; charset=utf-8').send(PAGE_STYLE),
+    );
+
+    app.post(
+      '/privacy-center/requests',
+      { schema: { hide: true }, onRequest: throttleForm },
+      async (request, reply) => {
+        const policyKey = field(request.body, 'policy_key', 200) ?? '';
+        const values = {
+          email: field(request.body, 'email', 320),
+          phone_number: field(request.body, 'phone_number', 16),
+        };
+        try {
+          const identity = Object.fromEntries(
+            Object.entries(values).filter(([, value]) => value !== undefined),
+          );
+          const answer = await submissions.submit({ policy_key: policyKey, identity });
+          return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
+        } catch (error) {
+          return html(
+            reply,
+            statusOf(error),
+            renderHome(await settings(), { policyKey, message: (error as Error).message, values }),
+          );
+        }
+      },
+    );
+
+    app.get<{ Params: { id: string } }>(
+      '/privacy-center/requests/:id',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const sent = (request.query as Form | undefined)?.sent === '1';
+        return standingPage(
+          reply,
+          request.params.id,
+          200,
+          sent ? { kind: 'info', message: 'We sent you a new code.' } : undefined,
+        );
+      },
+    );
+
+    app.post<{ Params: { id: string } }>(
+      '/privacy-center/requests/:id/verify',
+      { schema: { hide: true }, onRequest: throttleForm },
+      async (request, reply) => {
+        const code = field(request.body, 'code', 6) ?? '';
+        if (!/^[0-9]{6}$/.test(code))
+          return standingPage(reply, request.params.id, 400, {
+            kind: 'problem',
+            message: 'The code is the 6 digits from the email we sent you.',
+          });
+        try {
+          await verification.verify(request.params.id, code);
+        } catch (error) {
+          return standingPage(reply, request.params.id, statusOf(error), {
+            kind: 'problem',
+            message: (error as Error).message,
+          });
+        }
+        return reply.redirect(`/privacy-center/requests/${encodeURIComponent(request.params.id)}`, 303);
+      },
+    );
+
+    app.post<{ Params: { id: string } }>(
+      '/privacy-center/requests/:id/resend',
+      { schema: { hide: true }, onRequest: throttleForm },
+      async (request, reply) => {
+        try {
+          await verification.resend(request.params.id);
+        } catch (error) {
+          if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfterSeconds));
+          return standingPage(reply, request.params.id, statusOf(error), {
+            kind: 'problem',
+            message: (error as Error).message,
+          });
+        }
+        return reply.redirect(
+          `/privacy-center/requests/${encodeURIComponent(request.params.id)}?sent=1`,
+          303,
+        );
+      },
+    );
+
+    app.get<{ Params: { token: string } }>(
+      '/privacy-center/download/:token',
+      // The token is in the path: the per-request info lines (which log the URL) stay off for this route.
+      { schema: { hide: true }, logLevel: 'warn' },
+      async (request, reply) => {
+        let download: Awaited<ReturnType<typeof openPackageDownload>>;
+        try {
+          download = await openPackageDownload(services, request.params.token, { requestId: request.id });
+        } catch (error) {
+          const status = statusOf(error);
+          return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+        }
+        return reply
+          .type('application/zip')
+          .header(
+            'content-disposition',
+            `attachment; filename="access-package-${download.privacyRequestId}.zip"`,
+          )
+          .send(download.stream);
+      },
+    );
+  };
+}

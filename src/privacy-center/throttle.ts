@@ -1,0 +1,36 @@
+// The per-address throttle of the public endpoints (submission, verification, resend, and the page's
+// forms): LETHE_PUBLIC_REQUESTS_PER_MINUTE calls a minute from one address, counted where every API
+// process sees them (the rate-limit store of src/datastore/rate-limit.ts), then 429 with Retry-After.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import { createKeyRateLimiter } from '../rate-limits/key-limiter.ts';
+import type { Database } from '../db/database.ts';
+import { tooManyRequests } from '../errors.ts';
+import { throttledAddress } from '../rate-limits/address-throttle.ts';
+
+export type PublicThrottle = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export async function createPublicThrottle(
+  app: FastifyInstance,
+  config: Pick<Config, 'redisUrl' | 'databaseUrl' | 'redisKeyPrefix' | 'publicRequestsPerMinute'>,
+  db: Database,
+): Promise<PublicThrottle> {
+  let counter: Awaited<ReturnType<typeof createKeyRateLimiter>> | undefined;
+  await app.register(async (scope) => {
+    counter = await createKeyRateLimiter(
+      scope,
+      config,
+      db,
+      (request) => `public-request:${throttledAddress(request.ip)}`,
+      () => config.publicRequestsPerMinute,
+    );
+  });
+  const count = counter as NonNullable<typeof counter>;
+  return async (request, reply) => {
+    const state = await count(request);
+    if (!state.exceeded) return;
+    const retryAfter = Math.max(1, state.resetSeconds);
+    reply.header('retry-after', String(retryAfter));
+    throw tooManyRequests(`Too many privacy requests from this address; retry in ${retryAfter} seconds.`);
+  };
+}
