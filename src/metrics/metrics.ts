@@ -1,8 +1,8 @@
 // The only module that knows the Prometheus client (prom-client): every instrument Lethe exports is named
 // and described here, and the rest of the code calls these methods with its own words. Instruments live
 // in a registry of their own per process (tests run several services in one process), never the global
-// one. Values read from the store (requests by status and deadline, queue depth) are read once per scrape,
-// just before rendering; a store that cannot be read leaves them out and sets lethe_store_up to 0 instead
+// one. Values read from the store (requests by status and deadline, queue depth, outbox) are read once
+// per scrape, just before rendering; a store that cannot be read leaves them out and sets lethe_store_up to 0 instead
 // of failing the scrape, so process metrics stay visible during an outage. No label ever holds a personal
 // value, an id or a raw URL: routes are their patterns.
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -24,6 +24,7 @@ export interface StoreReadings {
   privacyRequestsByStatus(): Promise<LabelledCount<'status'>[]>;
   openPrivacyRequestsByDeadline(): Promise<LabelledCount<'days_left'>[]>;
   queuedJobs(): Promise<LabelledCount<'queue' | 'state'>[]>;
+  outboxMessagesByState(): Promise<LabelledCount<'state'>[]>;
 }
 
 const SECONDS_BUCKETS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -37,6 +38,7 @@ export class Metrics {
   readonly #requestsByStatus: Gauge<'status'>;
   readonly #openByDeadline: Gauge<'days_left'>;
   readonly #queueJobs: Gauge<'queue' | 'state'>;
+  readonly #outboxMessages: Gauge<'state'>;
   readonly #storeUp: Gauge;
 
   constructor(readings: StoreReadings) {
@@ -76,6 +78,12 @@ export class Metrics {
       labelNames: ['queue', 'state'],
       registers,
     });
+    this.#outboxMessages = new Gauge({
+      name: 'lethe_outbox_messages',
+      help: 'Messages to data subjects in the outbox by state: pending (not tried yet), retrying (failed at least once), sent.',
+      labelNames: ['state'],
+      registers,
+    });
     this.#storeUp = new Gauge({
       name: 'lethe_store_up',
       help: '1 when this scrape could read the store; 0 when it could not (store-based metrics are then absent).',
@@ -102,17 +110,19 @@ export class Metrics {
   }
 
   async #refreshStoreReadings(): Promise<void> {
-    const gauges = [this.#requestsByStatus, this.#openByDeadline, this.#queueJobs];
+    const gauges = [this.#requestsByStatus, this.#openByDeadline, this.#queueJobs, this.#outboxMessages];
     try {
-      const [byStatus, byDeadline, jobs] = [
+      const [byStatus, byDeadline, jobs, outbox] = [
         await this.#readings.privacyRequestsByStatus(),
         await this.#readings.openPrivacyRequestsByDeadline(),
         await this.#readings.queuedJobs(),
+        await this.#readings.outboxMessagesByState(),
       ];
       for (const gauge of gauges) gauge.reset();
       for (const { labels, count } of byStatus) this.#requestsByStatus.set(labels, count);
       for (const { labels, count } of byDeadline) this.#openByDeadline.set(labels, count);
       for (const { labels, count } of jobs) this.#queueJobs.set(labels, count);
+      for (const { labels, count } of outbox) this.#outboxMessages.set(labels, count);
       this.#storeUp.set(1);
     } catch {
       for (const gauge of gauges) gauge.reset();

@@ -1,8 +1,9 @@
 // What /metrics reads from the store at each scrape, asked of the owners of those tables (the
-// privacy-request repository, the queue). Every status and every deadline bucket is answered, with 0 when
-// nothing is in it, so that dashboards and alert rules see a series instead of nothing.
+// privacy-request repository, the queue, the outbox). Every status, deadline bucket and outbox state is
+// answered, with 0 when nothing is in it, so that dashboards and alert rules see a series, not nothing.
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
+import { OUTBOX_DELIVERY_STATES, outboxRepository } from '../outbox/repository.ts';
 import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
 import { STATUSES } from '../privacy-requests/statuses.ts';
 import { DEADLINE_BUCKETS, type DeadlineBucket, type StoreReadings } from './metrics.ts';
@@ -27,6 +28,12 @@ export function storeReadings(db: Database, queue: Queue): StoreReadings {
         counts.set(bucket, (counts.get(bucket) ?? 0) + row.count);
       }
       return [...counts].map(([bucket, count]) => ({ labels: { days_left: bucket }, count }));
+    },
+    async outboxMessagesByState() {
+      const counts = new Map(
+        (await outboxRepository.countByDeliveryState(db)).map((row) => [row.state, row.count]),
+      );
+      return OUTBOX_DELIVERY_STATES.map((state) => ({ labels: { state }, count: counts.get(state) ?? 0 }));
     },
     async queuedJobs() {
       return (await queue.jobCounts()).map(({ queue: name, state, count }) => ({

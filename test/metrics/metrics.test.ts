@@ -95,7 +95,7 @@ describe('GET /metrics after real traffic', () => {
     assert.equal(receiver.callsTo('/failing').length, 3);
   });
 
-  it('exports queue depth, the store check, event-loop delay and process memory', async () => {
+  it('exports queue depth, outbox messages by state, the store check, event-loop delay and memory', async () => {
     const scraped = await scrape(service);
     const queues = family(scraped, 'lethe_queue_jobs').metrics;
     const states = queues
@@ -103,6 +103,10 @@ describe('GET /metrics after real traffic', () => {
       .map((metric) => metric.labels?.state);
     assert.deepEqual(states.sort(), ['active', 'deferred', 'failed', 'ready']);
     assert.equal(sampleValue(scraped, 'lethe_store_up', {}), 1);
+    const outboxStates = family(scraped, 'lethe_outbox_messages').metrics.map(
+      (metric) => metric.labels?.state,
+    );
+    assert.deepEqual(outboxStates.sort(), ['pending', 'retrying', 'sent']);
     for (const name of [
       'nodejs_eventloop_lag_seconds',
       'nodejs_eventloop_lag_p99_seconds',
@@ -242,5 +246,33 @@ describe('open privacy requests by deadline', () => {
     assert.equal(bucket('30+'), 1);
     assert.equal(sampleValue(scraped, 'lethe_privacy_requests', { status: 'denied' }), 1);
     assert.equal(sampleValue(scraped, 'lethe_privacy_requests', { status: 'pending' }), 4);
+  });
+
+  it('counts outbox messages by delivery state: pending, retrying after a failed try, sent', async () => {
+    const outboxIn = async () => {
+      const scraped = await scrape(service);
+      const count = (state: string) => sampleValue(scraped, 'lethe_outbox_messages', { state });
+      return { pending: count('pending'), retrying: count('retrying'), sent: count('sent') };
+    };
+    // Requests received above queued their own "received" messages; these add to them.
+    const before = await outboxIn();
+    const rows: [string, string, number][] = [
+      ['msg_pending_1', 'pending', 0],
+      ['msg_pending_2', 'pending', 0],
+      ['msg_retrying', 'pending', 3],
+      ['msg_sent', 'sent', 1],
+    ];
+    for (const [id, state, attempts] of rows) {
+      await service.services.db.query(
+        `INSERT INTO outbox_messages (id, kind, content_sealed, state, attempts, sent_at)
+         VALUES ($1, 'received', '\\x00', $2, $3, CASE WHEN $2 = 'sent' THEN now() END)`,
+        [id, state, attempts],
+      );
+    }
+    assert.deepEqual(await outboxIn(), {
+      pending: before.pending + 2,
+      retrying: before.retrying + 1,
+      sent: before.sent + 1,
+    });
   });
 });
