@@ -159,7 +159,7 @@ export async function runImportCommand(
     throw notFound(`Cannot read ${command.file}: no such file.`);
   }
   const mailer = new SarMailer(services.config);
-  const subjects = new SubjectService(services.db, services.keyring, services.config, mailer);
+  const subjects = new SubjectService(services.db, services.keyring, mailer);
   const importer = new EntityImporter(services.db, services.keyring, subjects);
   const display = progressDisplay(process.stdout);
 

@@ -15,7 +15,8 @@ import { conflict, notFound } from '../errors.ts';
 import { datastoreRepository } from './admin-repository.ts';
 import { validated } from '../subject-api/input.ts';
 import { EntityCreateInput } from '../subject-api/schemas.ts';
-import type { CreatedItem, EntityInput, SubjectService } from './subject-service.ts';
+import type { SubjectService } from './subject-service.ts';
+import type { CreatedItem, EntityInput } from './subject-items.ts';
 
 /** createEntities takes at most this many items (the API's batch limit). */
 export const MAX_BATCH_SIZE = 1000;

@@ -7,13 +7,15 @@ import { DatastoreAdminService } from './admin-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from './management-routes.ts';
 import { SarMailer } from './sar-mailer.ts';
+import { SubjectFiles } from './subject-files.ts';
 import { SubjectService } from './subject-service.ts';
 
 export async function registerSubjectDataArea(app: FastifyInstance, services: Services) {
   const admin = new DatastoreAdminService(services.db, services.keyring);
   const mailer = new SarMailer(services.config);
-  const subjects = new SubjectService(services.db, services.keyring, services.config, mailer);
+  const subjects = new SubjectService(services.db, services.keyring, mailer);
+  const files = new SubjectFiles(services.db, services.keyring, services.config);
   app.addHook('onClose', async () => mailer.close());
   await registerManagementRoutes(app, datastoreManagementRoutes(admin));
-  await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects }));
+  await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects, files }));
 }

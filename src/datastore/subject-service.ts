@@ -1,23 +1,13 @@
 // The rules of the subject data API (the seed's eleven Area B endpoints), without HTTP: which calls are
 // malformed (bad_request), which subject is missing (not_found), what each batch item answers, and the
-// audit entry of every call. Reads and writes go through subject-store.ts and file-store.ts, the same
-// functions the privacy-request engine uses. Values are never written to the audit log or to errors.
+// audit entry of every call (file attributes: subject-files.ts). Reads and writes go through
+// subject-store.ts and subject-writes.ts, the same functions the privacy-request engine uses. Values are
+// never written to the audit log or to errors.
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { appendAudit, recordAudit } from '../audit/audit-log.ts';
-import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
-import {
-  bindStaged,
-  discardStaged,
-  findFile,
-  readFile,
-  type StagedFile,
-  type StoredFile,
-  stageUpload,
-} from './file-store.ts';
 import type { SarMailer } from './sar-mailer.ts';
 import { sealRecipient } from './sealing.ts';
 import {
@@ -26,10 +16,24 @@ import {
   loadEntities,
   loadEntitiesByIdentity,
   loadSubtrees,
-  type SubjectEntity,
   subtreeOf,
   takenEntityIds,
 } from './subject-store.ts';
+import type {
+  CallContext,
+  ItemError,
+  EntityInput,
+  CreatedItem,
+  AttributeItemInput,
+} from './subject-items.ts';
+import {
+  shown,
+  missingEntity,
+  entityView,
+  parseQualifiedNames,
+  attributeItemAnswers,
+  duplicates,
+} from './subject-items.ts';
 import {
   deleteAttributes,
   deleteEntities,
@@ -39,116 +43,14 @@ import {
   setAttributeValues,
 } from './subject-writes.ts';
 
-/** Table and attribute names: identifiers, so `<table>.<attribute>` is unambiguous and safe to show. */
-export const NAME = '^[A-Za-z_][A-Za-z0-9_-]{0,127}$';
-const QUALIFIED_NAME = /^([A-Za-z_][A-Za-z0-9_-]{0,127})\.([A-Za-z_][A-Za-z0-9_-]{0,127})$/;
-
-export interface CallContext {
-  datastore: string;
-  /** `api-key:<id>` */
-  actor: string;
-  requestId: string;
-}
-
-export interface ItemError {
-  code: 'not_found' | 'conflict' | 'unknown_parent' | 'parent_name_mismatch';
-  message: string;
-}
-
-export interface EntityView {
-  id: string;
-  name: string;
-  references: { parentId: string; parentName: string }[];
-  attributes: { name: string; value: string | null }[];
-  files: { name: string; fileName: string; contentType: string; size: number }[];
-  createdAt: string;
-}
-
-export interface EntityInput {
-  id?: string;
-  name: string;
-  references?: { parentId: string; parentName: string }[];
-  attributes?: { name: string; value: string | null }[];
-}
-
-export interface CreatedItem {
-  id: string | null;
-  name: string;
-  references: { parentId: string; parentName: string; error: ItemError | null }[];
-  attributes: { name: string; value: string | null }[];
-  error: ItemError | null;
-}
-
-export interface AttributeItemInput<Attribute> {
-  id: string;
-  attributes: Attribute[];
-}
-
-/** Quotes a caller-supplied string for a message: JSON-escaped and cut short. */
-export const shown = (value: string) =>
-  JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
-
-const missingEntity = (id: string, datastore: string) =>
-  `No entity with id ${shown(id)} in the datastore ${datastore}.`;
-
-export function entityView(entity: SubjectEntity): EntityView {
-  return {
-    id: entity.id,
-    name: entity.name,
-    references: entity.parents,
-    attributes: entity.attributes,
-    files: entity.files,
-    createdAt: entity.createdAt,
-  };
-}
-
-/** Splits `users.email, orders.address` into qualified names; 400 naming the first malformed one. */
-export function parseQualifiedNames(input: string | string[]): { table: string; attribute: string }[] {
-  const names = (Array.isArray(input) ? input : input.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  if (names.length === 0) {
-    throw badRequest('attributeNames is required: comma-separated names of the form <table>.<attribute>.');
-  }
-  return names.map((name) => {
-    const match = QUALIFIED_NAME.exec(name);
-    if (!match) throw badRequest(`The attribute name ${shown(name)} is not of the form <table>.<attribute>.`);
-    return { table: match[1] as string, attribute: match[2] as string };
-  });
-}
-
-/** The answer of an attribute batch: each item as sent, with `error: null` or why its entity was not found. */
-function attributeItemAnswers<Attribute>(
-  items: AttributeItemInput<Attribute>[],
-  known: (id: string) => boolean,
-  datastore: string,
-) {
-  return items.map((item) => ({
-    id: item.id,
-    attributes: item.attributes,
-    error: known(item.id) ? null : { code: 'not_found' as const, message: missingEntity(item.id, datastore) },
-  }));
-}
-
-function duplicates(values: readonly string[]): string | undefined {
-  const seen = new Set<string>();
-  for (const value of values) {
-    if (seen.has(value)) return value;
-    seen.add(value);
-  }
-  return undefined;
-}
-
 export class SubjectService {
   readonly #db: Database;
   readonly #keyring: Keyring;
-  readonly #config: Pick<Config, 'maxFileBytes'>;
   readonly #mailer: SarMailer;
 
-  constructor(db: Database, keyring: Keyring, config: Pick<Config, 'maxFileBytes'>, mailer: SarMailer) {
+  constructor(db: Database, keyring: Keyring, mailer: SarMailer) {
     this.#db = db;
     this.#keyring = keyring;
-    this.#config = config;
     this.#mailer = mailer;
   }
 
@@ -465,83 +367,5 @@ export class SubjectService {
               },
       };
     });
-  }
-
-  /** 404 unless the entity exists in the datastore (checked before an upload is read). */
-  async requireEntity(ctx: CallContext, entityId: string) {
-    const tables = await entityTables(this.#db, ctx.datastore, [entityId]);
-    if (!isEntityId(entityId) || !tables.has(entityId.toLowerCase())) {
-      throw notFound(missingEntity(entityId, ctx.datastore));
-    }
-  }
-
-  stageUpload(ctx: CallContext, contentType: string, source: AsyncIterable<Buffer>): Promise<StagedFile> {
-    return stageUpload(
-      this.#db,
-      this.#keyring,
-      ctx.datastore,
-      contentType,
-      source,
-      this.#config.maxFileBytes,
-    );
-  }
-
-  discardUpload(staged: StagedFile) {
-    return discardStaged(this.#db, staged.id);
-  }
-
-  /** Binds a staged upload to `<entity>.<name>`, replacing the previous file of that attribute. */
-  async completeUpload(
-    ctx: CallContext,
-    staged: StagedFile,
-    target: { entityId: string; name: string; fileName: string; contentType: string },
-  ) {
-    if (!isEntityId(target.entityId)) throw notFound(missingEntity(target.entityId, ctx.datastore));
-    const entityId = target.entityId.toLowerCase();
-    await this.#db.transaction(async (tx) => {
-      await bindStaged(tx, this.#keyring, ctx.datastore, staged, {
-        entityId,
-        attributeName: target.name,
-        fileName: target.fileName,
-      });
-      await recordAudit(tx, {
-        action: 'file.upload',
-        datastore: ctx.datastore,
-        entityId,
-        actor: ctx.actor,
-        requestId: ctx.requestId,
-        details: { attribute: target.name, size: staged.size },
-      });
-    });
-    return {
-      entityId,
-      name: target.name,
-      value: target.fileName,
-      contentType: target.contentType,
-      size: staged.size,
-    };
-  }
-
-  /** /api/file/download: the file's metadata and a stream of its bytes. */
-  async download(
-    ctx: CallContext,
-    input: { entityId: string; attributeName: string },
-  ): Promise<{ file: StoredFile; body: Readable }> {
-    if (!isEntityId(input.entityId)) throw notFound(missingEntity(input.entityId, ctx.datastore));
-    const entityId = input.entityId.toLowerCase();
-    await this.requireEntity(ctx, entityId);
-    const file = await findFile(this.#db, this.#keyring, ctx.datastore, entityId, input.attributeName);
-    if (!file) {
-      throw notFound(`The entity ${entityId} has no file attribute ${shown(input.attributeName)}.`);
-    }
-    await appendAudit(this.#db, {
-      action: 'file.download',
-      datastore: ctx.datastore,
-      entityId,
-      actor: ctx.actor,
-      requestId: ctx.requestId,
-      details: { attribute: input.attributeName, size: file.size },
-    });
-    return { file, body: readFile(this.#db, this.#keyring, ctx.datastore, file) };
   }
 }

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { managementErrors, Page, security } from '../http/schemas.ts';
+import { pageOf } from '../validation/page.ts';
 import type { Services } from '../runtime/services.ts';
 import { openContent } from './content.ts';
 import { MESSAGE_KINDS, outboxRepository as repo } from './repository.ts';
@@ -59,26 +60,22 @@ export function outboxRoutes(services: Services): FastifyPluginAsync {
           repo.count(services.db, filter),
         ]);
         reply.header('cache-control', 'no-store');
-        return {
-          items: rows.map((row) => {
-            const content = openContent(services.keyring, row.id, row.content_sealed);
-            return {
-              id: row.id,
-              privacy_request_id: row.privacy_request_id,
-              kind: row.kind,
-              state: row.state,
-              ...content,
-              attempts: row.attempts,
-              next_attempt_at: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
-              last_error: row.last_error,
-              created_at: row.created_at.toISOString(),
-              sent_at: row.sent_at?.toISOString() ?? null,
-            };
-          }),
-          total,
-          page,
-          size,
-        };
+        const items = rows.map((row) => {
+          const content = openContent(services.keyring, row.id, row.content_sealed);
+          return {
+            id: row.id,
+            privacy_request_id: row.privacy_request_id,
+            kind: row.kind,
+            state: row.state,
+            ...content,
+            attempts: row.attempts,
+            next_attempt_at: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+            last_error: row.last_error,
+            created_at: row.created_at.toISOString(),
+            sent_at: row.sent_at?.toISOString() ?? null,
+          };
+        });
+        return pageOf(items, total, page, size);
       },
     );
   };

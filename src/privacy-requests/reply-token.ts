@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import type { Keyring } from '../crypto/keyring.ts';
+import type { Status } from './statuses.ts';
 
 export const RESUME_SCOPE = 'privacy-request:resume';
 
@@ -55,4 +56,10 @@ export async function openReplyToken(keyring: Keyring, token: string): Promise<R
   } catch {
     return undefined;
   }
+}
+
+/** What a reply-to call answers: the request's status as the call left it. */
+export interface ReplyAnswer {
+  privacy_request_id: string;
+  status: Status;
 }

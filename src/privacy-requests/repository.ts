@@ -305,6 +305,28 @@ export const privacyRequestRepository = {
     return rows;
   },
 
+  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
+  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
+        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [seconds, limit],
+    );
+    return rows;
+  },
+
+  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
+  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
+    const { rows } = await tx.query<RequestRow>(
+      `SELECT * FROM privacy_requests
+        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
+        FOR UPDATE SKIP LOCKED`,
+      [id, seconds],
+    );
+    return rows[0];
+  },
+
   /** How many requests are in each status (statuses without any are absent). */
   async countByStatus(db: Queryable): Promise<{ status: Status; count: number }[]> {
     const { rows } = await db.query<{ status: Status; count: number }>(
@@ -326,28 +348,6 @@ export const privacyRequestRepository = {
         WHERE r.status <> ALL($1::text[])
         GROUP BY 1`,
       [CLOSED_STATUSES],
-    );
-    return rows;
-  },
-
-  /** The request, locked, when it is paused and has been for at least `seconds`; undefined otherwise. */
-  async lockExpiredPause(tx: Queryable, id: string, seconds: number): Promise<RequestRow | undefined> {
-    const { rows } = await tx.query<RequestRow>(
-      `SELECT * FROM privacy_requests
-        WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
-        FOR UPDATE SKIP LOCKED`,
-      [id, seconds],
-    );
-    return rows[0];
-  },
-
-  /** Requests still awaiting identity verification `seconds` after receipt, locked and skipped by concurrent sweeps. */
-  async lockUnverifiedOlderThan(tx: Queryable, seconds: number, limit: number): Promise<RequestRow[]> {
-    const { rows } = await tx.query<RequestRow>(
-      `SELECT * FROM privacy_requests
-        WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
-        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [seconds, limit],
     );
     return rows;
   },

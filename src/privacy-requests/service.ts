@@ -12,8 +12,9 @@ import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
-import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
+import { approvedEntry, approveRequest, planOf } from './approval.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -24,7 +25,7 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
-import { openReplyToken, type ReplyTokenClaims } from './reply-token.ts';
+import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import {
@@ -45,12 +46,6 @@ import {
 } from './view.ts';
 
 export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
-
-/** What a reply-to call answers: the request's status as the call left it. */
-export interface ReplyAnswer {
-  privacy_request_id: string;
-  status: Status;
-}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -248,7 +243,7 @@ export class PrivacyRequestService {
   async approve(ids: readonly string[], caller: Principal): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('approve', row.status);
-      await this.#approve(tx, row, caller.clientId, `approved by ${caller.clientId}`);
+      await approveRequest(this.#services.queue, tx, row, caller.clientId, `approved by ${caller.clientId}`);
       return undefined;
     });
   }
@@ -379,7 +374,13 @@ export class PrivacyRequestService {
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
       if (!allEligible) return 'pending';
-      await this.#approve(tx, row, null, 'approved: every pre-approval webhook answered eligible');
+      await approveRequest(
+        this.#services.queue,
+        tx,
+        row,
+        null,
+        'approved: every pre-approval webhook answered eligible',
+      );
       return 'approved';
     });
   }
@@ -445,19 +446,14 @@ export class PrivacyRequestService {
       );
       await enqueueAdvance(this.#services.queue, tx, row.id);
     } else if (!this.#services.config.requireManualApproval) {
-      await this.#approve(tx, row, null, 'approved automatically: no pre-approval webhooks');
+      await approveRequest(
+        this.#services.queue,
+        tx,
+        row,
+        null,
+        'approved automatically: no pre-approval webhooks',
+      );
     }
-  }
-
-  /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
-  async #approve(tx: Queryable, row: RequestRow, by: string | null, message: string) {
-    const now = new Date();
-    await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
-    const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
-    const existing = await stepRepository.steps(tx, row.id);
-    await stepRepository.insertSteps(tx, row.id, existing.length, plan);
-    await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
-    await enqueueAdvance(this.#services.queue, tx, row.id);
   }
 
   /**
@@ -503,42 +499,6 @@ export class PrivacyRequestService {
       : {};
     return { ...view, identity };
   }
-}
-
-/** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
-function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
-  const webhookStep = (webhook: PolicyWebhookRow): NewStep => ({
-    kind: webhook.timing,
-    webhookId: webhook.id,
-    webhookKey: webhook.key,
-    webhookName: webhook.name,
-    direction: webhook.direction,
-    connectionKey: webhook.connection_key,
-  });
-  return [
-    ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
-    {
-      kind: 'rules',
-      webhookId: null,
-      webhookKey: null,
-      webhookName: null,
-      direction: null,
-      connectionKey: null,
-    },
-    ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
-  ];
-}
-
-function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
-  return {
-    kind: 'transition',
-    fromStatus: 'pending',
-    toStatus: 'approved',
-    message,
-    details: {
-      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
-    },
-  };
 }
 
 /** The sentence of an illegal transition; it names the action (hence the target state) and the current one. */

@@ -1,9 +1,8 @@
 // A process's privacy-request worker: the queue handlers of the advance, pause-expiry and sweep queues,
 // and the timer that asks for a sweep. A pause's own job moves it to `error` once
-// LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed, cancels
-// public requests still unverified after 24 hours and purges sealed identities older than
-// LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the
-// queue.
+// LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed, cancels public
+// requests still unverified after 24 hours and purges sealed identities older than
+// LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the queue.
 import { accessLinkRepository } from '../access-delivery/repository.ts';
 import { CallbackClient } from '../callbacks/client.ts';
 import { CallbackDelivery } from '../callbacks/delivery.ts';

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
 import { badRequest, DomainError, tooLarge } from '../errors.ts';
-import { shown } from '../datastore/subject-service.ts';
+import { shown } from '../datastore/subject-items.ts';
 import { isEmailAddress } from '../validation/email.ts';
 
 const Ajv = AjvModule.default;

@@ -32,12 +32,9 @@ import {
   UserDeleteInput,
 } from './schemas.ts';
 import type { StagedFile } from '../datastore/file-store.ts';
-import {
-  type CallContext,
-  type EntityInput,
-  type SubjectService,
-  shown,
-} from '../datastore/subject-service.ts';
+import type { SubjectFiles } from '../datastore/subject-files.ts';
+import type { SubjectService } from '../datastore/subject-service.ts';
+import { type CallContext, type EntityInput, shown } from '../datastore/subject-items.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -64,6 +61,7 @@ export interface SubjectApiDependencies {
   db: Database;
   admin: DatastoreAdminService;
   subjects: SubjectService;
+  files: SubjectFiles;
 }
 
 export function subjectApiRoutes({
@@ -71,6 +69,7 @@ export function subjectApiRoutes({
   db,
   admin,
   subjects,
+  files,
 }: SubjectApiDependencies): FastifyPluginAsync {
   return async (scope: FastifyInstance) => {
     scope.decorateRequest('apiKey', undefined);
@@ -254,7 +253,7 @@ export function subjectApiRoutes({
           DownloadInput,
           'entityID, attributeName',
         );
-        const { file, body } = await subjects.download(contextOf(request), input);
+        const { file, body } = await files.download(contextOf(request), input);
         return (
           reply
             .header('content-type', file.contentType)
@@ -304,7 +303,7 @@ export function subjectApiRoutes({
             }
             try {
               attribute = parseAttribute(part.value);
-              await subjects.requireEntity(ctx, attribute.entityId);
+              await files.requireEntity(ctx, attribute.entityId);
             } catch (error) {
               failure = error;
             }
@@ -319,7 +318,7 @@ export function subjectApiRoutes({
           }
           try {
             const contentType = CONTENT_TYPE.test(part.mimetype) ? part.mimetype : 'application/octet-stream';
-            const staged = await subjects.stageUpload(ctx, contentType, part.file);
+            const staged = await files.stageUpload(ctx, contentType, part.file);
             file = { staged, fileName: part.filename, contentType };
             if (part.file.truncated) {
               throw tooLarge(
@@ -334,14 +333,14 @@ export function subjectApiRoutes({
         if (!attribute) throw badRequest('The multipart field attribute is required.');
         if (!file) throw badRequest('The multipart file part named file is required.');
         const fileName = checkedFileName(attribute.value ?? file.fileName);
-        return await subjects.completeUpload(ctx, file.staged, {
+        return await files.completeUpload(ctx, file.staged, {
           entityId: attribute.entityId,
           name: attribute.name,
           fileName,
           contentType: file.contentType,
         });
       } catch (error) {
-        if (file) await subjects.discardUpload(file.staged);
+        if (file) await files.discardUpload(file.staged);
         throw multipartInputError(error);
       }
     }

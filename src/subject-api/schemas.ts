@@ -1,7 +1,7 @@
 // Schemas of the subject data API: the canonical inputs (what a JSON body holds; form and query inputs
 // are normalised into them first), the answers, and the plain-text error answers of the seed.
 import Type from 'typebox';
-import { NAME } from '../datastore/subject-service.ts';
+import { NAME } from '../datastore/subject-items.ts';
 
 const EntityId = Type.String({ minLength: 1, maxLength: 200, description: 'entity id (a UUID)' });
 const Name = Type.String({ pattern: NAME, description: 'a table or attribute name' });

@@ -394,6 +394,71 @@ describe('the subject side refuses bad input and changes nothing', () => {
     assert.match(expired.text, /unknown or has expired/);
   });
 
+  it('the page forms: a clear 4xx page and nothing changes', async () => {
+    const form = (path: string, fields: Record<string, string>) =>
+      service.call('POST', path, { body: new URLSearchParams(fields) });
+    const unpublished = await unchanged(
+      'form: unknown policy',
+      () => form('/privacy-center/requests', { policy_key: 'no_such_policy', email: 'a@example.com' }),
+      404,
+    );
+    assert.match(unpublished.text, /role="alert">Policy no_such_policy is not published/);
+    const badEmail = await unchanged(
+      'form: not an email',
+      () => form('/privacy-center/requests', { policy_key: 'default_access_policy', email: 'nope' }),
+      422,
+    );
+    assert.match(badEmail.text, /value="nope"/, 'the form keeps what was typed');
+    await unchanged(
+      'form: oversized email',
+      () =>
+        form('/privacy-center/requests', {
+          policy_key: 'default_access_policy',
+          email: `${'a'.repeat(400)}@example.com`,
+        }),
+      422,
+    );
+    await unchanged(
+      'form: phone not asked',
+      () =>
+        form('/privacy-center/requests', {
+          policy_key: 'default_access_policy',
+          email: 'a@example.com',
+          phone_number: '+14155550123',
+        }),
+      422,
+    );
+    await unchanged(
+      'form: unknown request',
+      () => service.call('GET', '/privacy-center/requests/pri_nothing'),
+      404,
+    );
+    const { id, code } = await submitted(`form.${Date.now()}@example.com`);
+    const malformed = await unchanged(
+      'form: code format',
+      () => form(`/privacy-center/requests/${id}/verify`, { code: '12ab' }),
+      400,
+    );
+    assert.match(malformed.text, /6 digits/);
+    await unchanged(
+      'form: wrong code',
+      () => form(`/privacy-center/requests/${id}/verify`, { code: code === '000000' ? '111111' : '000000' }),
+      403,
+    );
+    const early = await unchanged(
+      'form: resend too early',
+      () => form(`/privacy-center/requests/${id}/resend`, {}),
+      429,
+    );
+    assert.ok(Number(early.headers.get('retry-after')) > 0);
+    const right = await service.call('POST', `/privacy-center/requests/${id}/verify`, {
+      body: new URLSearchParams({ code }),
+      headers: {},
+    });
+    assert.equal(right.status, 200, 'fetch follows the 303 to the status page');
+    assert.match(right.text, /Your email address is verified/);
+  });
+
   it('outbox: a token with privacy-request:read, bounded paging', async () => {
     await unchanged('no token', () => service.call('GET', '/v1/outbox'), 401);
     await unchanged('page size', () => service.call('GET', '/v1/outbox?size=100000', { token }), 422);

@@ -1,0 +1,63 @@
+// Approval: the moment a request's execution plan is snapshotted (each pre-execution webhook of its
+// policy in order, the rules, each post-execution webhook), logged and queued, inside the caller's
+// transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval.
+import type { Queryable } from '../db/database.ts';
+import type { Queue } from '../jobs/queue.ts';
+import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
+import { enqueueAdvance } from './jobs.ts';
+import { type LogEntry, logRepository } from './log-repository.ts';
+import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
+import { type NewStep, stepRepository } from './step-repository.ts';
+
+/** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
+export async function approveRequest(
+  queue: Queue,
+  tx: Queryable,
+  row: RequestRow,
+  by: string | null,
+  message: string,
+): Promise<void> {
+  const now = new Date();
+  await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
+  const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
+  const existing = await stepRepository.steps(tx, row.id);
+  await stepRepository.insertSteps(tx, row.id, existing.length, plan);
+  await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
+  await enqueueAdvance(queue, tx, row.id);
+}
+
+/** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
+export function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
+  const webhookStep = (webhook: PolicyWebhookRow): NewStep => ({
+    kind: webhook.timing,
+    webhookId: webhook.id,
+    webhookKey: webhook.key,
+    webhookName: webhook.name,
+    direction: webhook.direction,
+    connectionKey: webhook.connection_key,
+  });
+  return [
+    ...webhooks.filter((webhook) => webhook.timing === 'pre').map(webhookStep),
+    {
+      kind: 'rules',
+      webhookId: null,
+      webhookKey: null,
+      webhookName: null,
+      direction: null,
+      connectionKey: null,
+    },
+    ...webhooks.filter((webhook) => webhook.timing === 'post').map(webhookStep),
+  ];
+}
+
+export function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
+  return {
+    kind: 'transition',
+    fromStatus: 'pending',
+    toStatus: 'approved',
+    message,
+    details: {
+      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
+    },
+  };
+}
