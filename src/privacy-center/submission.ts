@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
+import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
 import { type Identity, identityProblem, sealIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
-import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../runtime/services.ts';
 import { issueVerificationCode } from '../verification/service.ts';
@@ -112,7 +112,7 @@ export class PublicSubmissionService {
       ]);
       if (verify) await issueVerificationCode(tx, this.#services, inserted, identity.email as string);
       else {
-        await new PrivacyRequestService(this.#services).admit(tx, inserted);
+        await admitVerifiedRequest(this.#services, tx, inserted);
         await queueSubjectMessages(tx, this.#services, [{ request: inserted, kind: 'received' }]);
       }
       return inserted;

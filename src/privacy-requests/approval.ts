@@ -1,8 +1,10 @@
 // Approval: the moment a request's execution plan is snapshotted (each pre-execution webhook of its
 // policy in order, the rules, each post-execution webhook), logged and queued, inside the caller's
-// transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval.
+// transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval; and
+// the way a request whose subject has just verified their identity goes on from pending.
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { Services } from '../runtime/services.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { enqueueAdvance } from './jobs.ts';
 import { type LogEntry, logRepository } from './log-repository.ts';
@@ -24,6 +26,36 @@ export async function approveRequest(
   await stepRepository.insertSteps(tx, row.id, existing.length, plan);
   await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
   await enqueueAdvance(queue, tx, row.id);
+}
+
+/**
+ * A request that has just become pending after its subject verified their identity goes on as a request
+ * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
+ */
+export async function admitVerifiedRequest(
+  services: Pick<Services, 'queue' | 'config'>,
+  tx: Queryable,
+  row: RequestRow,
+): Promise<void> {
+  const preApproval = await webhookRepository.preApprovalWebhooks(tx);
+  if (preApproval.length > 0) {
+    await stepRepository.insertSteps(
+      tx,
+      row.id,
+      0,
+      preApproval.map((webhook): NewStep => ({
+        kind: 'pre_approval',
+        webhookId: webhook.id,
+        webhookKey: webhook.key,
+        webhookName: webhook.name,
+        direction: null,
+        connectionKey: webhook.connection_key,
+      })),
+    );
+    await enqueueAdvance(services.queue, tx, row.id);
+  } else if (!services.config.requireManualApproval) {
+    await approveRequest(services.queue, tx, row, null, 'approved automatically: no pre-approval webhooks');
+  }
 }
 
 /** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */

@@ -24,6 +24,7 @@ import {
   ReviewResponse,
 } from './schemas.ts';
 import type { ReplyTokenClaims } from './reply-token.ts';
+import { ReplyToService } from './reply-service.ts';
 import { PrivacyRequestService } from './service.ts';
 
 const tags = ['privacy requests'];
@@ -40,6 +41,7 @@ type IdRoute = { Params: { id: string } };
 
 export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
   const requests = new PrivacyRequestService(services);
+  const replies = new ReplyToService(services);
   return async (app) => {
     // The reply-to calls may come without a body; they mean `{}`.
     const emptyBodyIsObject = async (request: FastifyRequest) => {
@@ -212,7 +214,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const resumed = await requests.resume(
+        const resumed = await replies.resume(
           request.params.id,
           claimsOf(request),
           request.body?.derived_identity,
@@ -239,7 +241,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
             response: { 200: ReplyAnswer, ...replyErrors },
           },
         },
-        async (request) => requests.answerPreApproval(request.params.id, claimsOf(request), answer),
+        async (request) => replies.answerPreApproval(request.params.id, claimsOf(request), answer),
       );
     }
 
@@ -247,7 +249,7 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
     const openedTokens = new WeakMap<FastifyRequest, ReplyTokenClaims>();
     async function checkReplyToken(request: FastifyRequest) {
       const id = (request.params as { id: string }).id;
-      openedTokens.set(request, await requests.replyTokenClaims(id, replyToken(request)));
+      openedTokens.set(request, await replies.replyTokenClaims(id, replyToken(request)));
     }
     function claimsOf(request: FastifyRequest): ReplyTokenClaims {
       const claims = openedTokens.get(request);

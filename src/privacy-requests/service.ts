@@ -1,12 +1,12 @@
 // The privacy-request lifecycle as the API drives it: receipt (with automatic approval or pre-approval),
-// approve, deny, retry, resume with a reply-to-token, pre-approval answers, and the reads. Every
+// approve, deny, retry and the reads (the reply-to calls are in reply-service.ts). Every
 // transition is a compare-and-set on the status inside one transaction that also writes the log and
 // queues the work; nothing here calls a webhook (workers do, src/privacy-requests/executor.ts). It never
 // logs an identity nor puts one in an error message.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
-import { badRequest, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
@@ -15,19 +15,9 @@ import { pageOf } from '../validation/page.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './access-package.ts';
 import { approvedEntry, approveRequest, planOf } from './approval.ts';
-import {
-  type DerivedIdentity,
-  derivedIdentityProblem,
-  type Identity,
-  identityProblem,
-  mergeIdentity,
-  openIdentity,
-  sealIdentity,
-} from './identity.ts';
+import { type Identity, identityProblem, openIdentity, sealIdentity } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
-import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
-import { replyTokenRepository } from './reply-token-repository.ts';
 import {
   type ListFilter,
   type NewRequest,
@@ -299,161 +289,6 @@ export class PrivacyRequestService {
       await enqueueAdvance(this.#services.queue, tx, id);
     });
     return this.get(id);
-  }
-
-  /**
-   * Resumes a paused request with its reply-to-token. The token must be one this installation issued
-   * (401), for this request (403), unexpired and unused (401), and the request must still be paused on
-   * the webhook that issued it (400). The body's identities replace the known ones, by type. The body is
-   * judged (422) only once the token is known to be unused, so a spent token buys no work.
-   */
-  async resume(
-    id: string,
-    claims: ReplyTokenClaims,
-    derived: DerivedIdentity | undefined,
-  ): Promise<ReplyAnswer> {
-    return this.#withReplyToken(id, claims, 'resume', async (tx, row, step) => {
-      const problem = derived === undefined ? undefined : derivedIdentityProblem(derived);
-      if (problem) throw invalid(problem);
-      if (row.status !== 'paused') throw badRequest(`Request ${id} is not paused; it is ${row.status}.`);
-      if (row.paused_step !== step)
-        throw badRequest(`Request ${id} is paused on another webhook; this token is not its reply-to-token.`);
-      const changes: { identity_sealed?: Buffer } = {};
-      if (derived && Object.keys(derived).length > 0) {
-        const known = row.identity_sealed
-          ? openIdentity(this.#services.keyring, id, row.identity_sealed)
-          : {};
-        changes.identity_sealed = sealIdentity(this.#services.keyring, id, mergeIdentity(known, derived));
-      }
-      await repo.transition(tx, id, 'paused', 'in_processing', {
-        ...changes,
-        paused_at: null,
-        paused_step: null,
-      });
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'transition',
-          fromStatus: 'paused',
-          toStatus: 'in_processing',
-          message: 'resumed with the reply-to-token',
-          details: derived ? { derived_identity_types: Object.keys(derived) } : undefined,
-        },
-      ]);
-      await enqueueAdvance(this.#services.queue, tx, id);
-      return 'in_processing';
-    });
-  }
-
-  /** A pre-approval webhook's answer. All eligible approves the request; not eligible leaves it for review. */
-  async answerPreApproval(
-    id: string,
-    claims: ReplyTokenClaims,
-    answer: 'eligible' | 'not_eligible',
-  ): Promise<ReplyAnswer> {
-    return this.#withReplyToken(id, claims, 'pre_approval', async (tx, row, step) => {
-      if (row.status !== 'pending')
-        throw badRequest(`Request ${id} is not awaiting pre-approval; it is ${row.status}.`);
-      const steps = await stepRepository.steps(tx, id);
-      const current = steps.find((candidate) => candidate.position === step);
-      if (!current || current.kind !== 'pre_approval' || current.answer !== null)
-        throw badRequest(`This pre-approval webhook has already answered for request ${id}.`);
-      await stepRepository.answerStep(tx, id, step, answer);
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'note',
-          webhookKey: current.webhook_key,
-          timing: 'pre_approval',
-          message:
-            answer === 'eligible'
-              ? 'pre-approval webhook answered eligible'
-              : 'pre-approval webhook answered not eligible; the request awaits manual review',
-        },
-      ]);
-      const preApprovals = steps.filter((candidate) => candidate.kind === 'pre_approval');
-      const allEligible = preApprovals.every(
-        (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
-      );
-      if (!allEligible) return 'pending';
-      await approveRequest(
-        this.#services.queue,
-        tx,
-        row,
-        null,
-        'approved: every pre-approval webhook answered eligible',
-      );
-      return 'approved';
-    });
-  }
-
-  /**
-   * The claims of a reply-to-token addressed to this request: 401 when it does not open or has expired,
-   * 403 when it belongs to another request. The routes call it before reading the body, so a caller
-   * without a valid token learns nothing of the body's schema; whether it is still unused is decided
-   * with the request locked.
-   */
-  async replyTokenClaims(id: string, token: string | undefined): Promise<ReplyTokenClaims> {
-    const claims = token ? await openReplyToken(this.#services.keyring, token) : undefined;
-    if (!claims) throw unauthorized('A valid reply-to-token is required as the Bearer token.');
-    const age = Date.now() / 1000 - claims.iat;
-    if (age > this.#services.config.privacyRequestDelayTimeoutSeconds)
-      throw unauthorized('This reply-to-token has expired.');
-    if (claims.privacy_request_id !== id) throw forbidden('This reply-to-token belongs to another request.');
-    return claims;
-  }
-
-  /**
-   * Runs `act` with the request and the token's record locked, then marks the token used; answers the
-   * status `act` moved the request to. `claims` come from replyTokenClaims: the token is opened once.
-   */
-  async #withReplyToken(
-    id: string,
-    claims: ReplyTokenClaims,
-    kind: 'resume' | 'pre_approval',
-    act: (tx: Queryable, row: RequestRow, step: number) => Promise<Status>,
-  ): Promise<ReplyAnswer> {
-    return this.#db.transaction(async (tx) => {
-      const row = await repo.lock(tx, id);
-      const record = await replyTokenRepository.lockToken(tx, claims.jti);
-      if (!row || !record || record.privacy_request_id !== id || record.kind !== kind)
-        throw unauthorized('This reply-to-token is not valid for this call.');
-      if (record.used_at !== null) throw unauthorized('This reply-to-token has already been used.');
-      if (record.expired) throw unauthorized('This reply-to-token has expired.');
-      const status = await act(tx, row, record.step);
-      await replyTokenRepository.useToken(tx, claims.jti);
-      return { privacy_request_id: id, status };
-    });
-  }
-
-  /**
-   * A request that has just become pending after its subject verified their identity goes on as a request
-   * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
-   */
-  async admit(tx: Queryable, row: RequestRow): Promise<void> {
-    const preApproval = await webhookRepository.preApprovalWebhooks(tx);
-    if (preApproval.length > 0) {
-      await stepRepository.insertSteps(
-        tx,
-        row.id,
-        0,
-        preApproval.map((webhook): NewStep => ({
-          kind: 'pre_approval',
-          webhookId: webhook.id,
-          webhookKey: webhook.key,
-          webhookName: webhook.name,
-          direction: null,
-          connectionKey: webhook.connection_key,
-        })),
-      );
-      await enqueueAdvance(this.#services.queue, tx, row.id);
-    } else if (!this.#services.config.requireManualApproval) {
-      await approveRequest(
-        this.#services.queue,
-        tx,
-        row,
-        null,
-        'approved automatically: no pre-approval webhooks',
-      );
-    }
   }
 
   /**

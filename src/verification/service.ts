@@ -7,10 +7,10 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
+import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
-import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../runtime/services.ts';
 import { verificationRepository as repo } from './repository.ts';
 
@@ -61,11 +61,9 @@ function awaitingVerification(row: RequestRow | undefined, id: string): RequestR
 
 export class IdentityVerificationService {
   readonly #services: Services;
-  readonly #requests: PrivacyRequestService;
 
   constructor(services: Services) {
     this.#services = services;
-    this.#requests = new PrivacyRequestService(services);
   }
 
   /** The right code: pending (and on), answered as `{id, status}`. Wrong, expired or burnt: 403. */
@@ -98,7 +96,7 @@ export class IdentityVerificationService {
           message: 'identity verified with the mailed code',
         },
       ]);
-      await this.#requests.admit(tx, { ...row, status: 'pending' });
+      await admitVerifiedRequest(this.#services, tx, { ...row, status: 'pending' });
       await queueSubjectMessages(tx, this.#services, [{ request: row, kind: 'received' }]);
       return undefined;
     });

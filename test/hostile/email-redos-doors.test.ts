@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { slowestHealthWhile } from './support.ts';
 import {
   engineConfig,
   logOf,
@@ -16,25 +17,6 @@ import {
 } from '../privacy-requests/support.ts';
 
 const HOSTILE = `a@${'.a'.repeat(512 * 1024 - 64)}@`; // just under 1 MiB
-
-async function slowestHealthWhile(service: TestService, work: () => Promise<void>): Promise<number> {
-  let running = true;
-  let slowest = 0;
-  const poll = (async () => {
-    while (running) {
-      const started = performance.now();
-      await fetch(`${service.url}/health`).then((answer) => answer.arrayBuffer());
-      slowest = Math.max(slowest, performance.now() - started);
-    }
-  })();
-  try {
-    await work();
-  } finally {
-    running = false;
-    await poll;
-  }
-  return slowest;
-}
 
 describe('hostile derived_identity emails', () => {
   let service: TestService;

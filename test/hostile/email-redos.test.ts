@@ -5,27 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiClient, apiClient } from '../subject-api/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { slowestHealthWhile } from './support.ts';
 
 const HOSTILE = `a@${'.a'.repeat(32 * 1024 - 2)}@`; // just under 64 KiB, the largest value Area B takes
-
-async function slowestHealthWhile(service: TestService, work: () => Promise<void>): Promise<number> {
-  let running = true;
-  let slowest = 0;
-  const poll = (async () => {
-    while (running) {
-      const started = performance.now();
-      await fetch(`${service.url}/health`).then((answer) => answer.arrayBuffer());
-      slowest = Math.max(slowest, performance.now() - started);
-    }
-  })();
-  try {
-    await work();
-  } finally {
-    running = false;
-    await poll;
-  }
-  return slowest;
-}
 
 describe('hostile email-shaped values', () => {
   let service: TestService;

