@@ -12,6 +12,7 @@ import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from '../datastore/register.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
+import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
@@ -81,6 +82,15 @@ export async function buildApp(
     // caching (src/console/routes.ts), nothing else does.
     reply.header('cache-control', 'no-store');
   });
+  // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeHttpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   await app.register(helmet, { contentSecurityPolicy: false });
   await app.register(formbody);
@@ -97,6 +107,7 @@ export async function buildApp(
         securitySchemes: {
           managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
           apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'LETHE_METRICS_TOKEN' },
         },
       },
     },
@@ -107,6 +118,7 @@ export async function buildApp(
   await app.register(authorizePlugin, { auth: services.auth });
   await registerAddressThrottle(app, services.config, services.db);
   await app.register(healthRoutes(services));
+  await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));

@@ -39,6 +39,16 @@ export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identi
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
+/** The identity first (identity.ts's sentences name the identity field), then the rest of the item. */
+function checkRequestItem(item: unknown): ReturnType<typeof checkItem> {
+  const identity = (item as { identity?: unknown } | null)?.identity;
+  if (typeof identity === 'object' && identity !== null && !Array.isArray(identity)) {
+    const problem = identityProblem(identity as Record<string, unknown>);
+    if (problem) return { ok: false, message: problem };
+  }
+  return checkItem(item);
+}
+
 export class PrivacyRequestService {
   readonly #services: Services;
 
@@ -59,7 +69,7 @@ export class PrivacyRequestService {
     caller: Principal,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
-    const checked = items.map((item) => ({ item, checked: checkItem(item) }));
+    const checked = items.map((item) => ({ item, checked: checkRequestItem(item) }));
     const policyIds = await policyRepository.idsByKey(
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
@@ -73,11 +83,6 @@ export class PrivacyRequestService {
         continue;
       }
       const request = c.value;
-      const problem = identityProblem(request.identity as Record<string, unknown>);
-      if (problem) {
-        fail(problem);
-        continue;
-      }
       const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);

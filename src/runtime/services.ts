@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface Services {
   config: Config;
@@ -11,4 +12,6 @@ export interface Services {
   keyring: Keyring;
   auth: AuthService;
   queue: Queue;
+  /** This process's Prometheus instruments (GET /metrics). */
+  metrics: Metrics;
 }

@@ -8,6 +8,8 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { storeReadings } from '../metrics/store-readings.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
@@ -44,12 +46,14 @@ export async function createServices(config: Config, announce: (message: string)
     rootClient: secrets.rootClient,
   };
   const keyring = new Keyring(secrets.encryptionKey);
+  const queue = new Queue(config, db);
   return {
     config: resolved,
     db,
     keyring,
     auth: new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds),
-    queue: new Queue(config, db),
+    queue,
+    metrics: new Metrics(storeReadings(db, queue)),
   };
 }
 
