@@ -87,6 +87,17 @@ export default tseslint.config(
     },
   },
   {
+    // Only the metrics module knows the Prometheus client; the rest calls its methods.
+    files: ['src/**/*.ts'],
+    ignores: ['src/metrics/metrics.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'prom-client', message: 'Record metrics through src/metrics/metrics.ts.' }] },
+      ],
+    },
+  },
+  {
     files: ['console/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
     languageOptions: { globals: globals.browser },

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { acquireEmbeddedServer } from '../src/db/embedded.ts';
 import {
   bareFastifyRequestsPerSecond,
+  oneSelectRequestsPerSecond,
   rawInsertRowsPerSecond,
   rawPostsPerSecond,
   storeVersion,
@@ -57,6 +58,8 @@ log(`Lethe benchmarks (${quick ? 'quick' : 'full'}) on ${store}`);
 
 log('baseline: bare Fastify hello-world');
 const helloRps = await bareFastifyRequestsPerSecond(seconds);
+log('baseline: Fastify + pg, one primary-key SELECT a request, pool of 10');
+const oneSelectRps = await oneSelectRequestsPerSecond(baselineUrl, seconds);
 log('baseline: raw INSERT rows/s');
 const rawInsert = await rawInsertRowsPerSecond(baselineUrl, seconds);
 const receiver = await startChild(path.join(ROOT, 'bench/lib/receiver-server.ts'), [], {}, '/');
@@ -76,7 +79,16 @@ try {
     const lethe = await startLethe(adminUrl);
     try {
       figures.push(
-        ...(await subjectStoreFigures({ lethe, store, quick, seconds, helloRps, rawInsert, log })),
+        ...(await subjectStoreFigures({
+          lethe,
+          store,
+          quick,
+          seconds,
+          helloRps,
+          oneSelectRps,
+          rawInsert,
+          log,
+        })),
       );
     } finally {
       await lethe.dispose();
@@ -94,6 +106,6 @@ try {
 log('');
 log(await writeReport(machine, store, figures));
 log(
-  `\nbaselines: bare Fastify ${Math.round(helloRps)} req/s, raw INSERT ${Math.round(rawInsert)} rows/s, raw POST ${Math.round(rawPosts)} req/s`,
+  `\nbaselines: bare Fastify ${Math.round(helloRps)} req/s, one SELECT ${Math.round(oneSelectRps)} req/s, raw INSERT ${Math.round(rawInsert)} rows/s, raw POST ${Math.round(rawPosts)} req/s`,
 );
 log(`written: bench/results.json (${Math.round((performance.now() - started) / 1000)} s)`);

@@ -5,14 +5,24 @@
 //   with DERIVED_PHONE set, the resume body carries it as a derived identity.
 // - pre-approval calls (`reply-to-eligible`): answers 200, then calls the eligible URL with the token.
 // - everything else: answers 200 with an empty body.
+// A reply that cannot be delivered (Lethe unreachable, 429 or 5xx) is tried again after 1, 2, 4, 8 and
+// 16 s (RETRY_AFTER_MS doubles); a 4xx answer is final (the token was spent or refused) and is printed.
+// The receiver never stops on a failed reply.
 // With LETHE_SIGNING_SECRET set (the connection's whsec_ secret, shown once when it was created), every
 // call's Lethe-Signature is checked and a bad one is answered 401.
+//
+// Environment: RECEIVER_PORT (9000), LETHE_URL (http://127.0.0.1:8080: where Lethe listens, with the
+// PORT it was started with), RESUME_AFTER_MS (5000), RETRY_AFTER_MS (1000), DERIVED_PHONE,
+// LETHE_SIGNING_SECRET.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-const PORT = Number(process.env.PORT ?? 9000);
-const LETHE_URL = process.env.LETHE_URL ?? 'http://127.0.0.1:8080';
+const RECEIVER_PORT = Number(process.env.RECEIVER_PORT ?? 9000);
+let LETHE_URL = process.env.LETHE_URL ?? 'http://127.0.0.1:8080';
+while (LETHE_URL.endsWith('/')) LETHE_URL = LETHE_URL.slice(0, -1);
 const RESUME_AFTER_MS = Number(process.env.RESUME_AFTER_MS ?? 5000);
+const RETRY_AFTER_MS = Number(process.env.RETRY_AFTER_MS ?? 1000);
+const REPLY_TRIES = 6;
 const DERIVED_PHONE = process.env.DERIVED_PHONE;
 const SIGNING_SECRET = process.env.LETHE_SIGNING_SECRET;
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -31,14 +41,35 @@ function signatureIsValid(header, rawBody) {
   });
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Posts a reply to Lethe, trying again while Lethe is unreachable or answers 429 or 5xx. */
 async function replyLater(path, token, body) {
-  await new Promise((resolve) => setTimeout(resolve, RESUME_AFTER_MS));
-  const response = await fetch(`${LETHE_URL}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  log(`  -> POST ${path}: ${response.status} ${await response.text()}`);
+  await sleep(RESUME_AFTER_MS);
+  for (let attempt = 1; attempt <= REPLY_TRIES; attempt++) {
+    let outcome;
+    try {
+      const response = await fetch(`${LETHE_URL}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      outcome = `${response.status} ${await response.text()}`;
+      if (response.status !== 429 && response.status < 500) {
+        log(`  -> POST ${path}: ${outcome}`);
+        return;
+      }
+    } catch (error) {
+      outcome = `${error.message}${error.cause?.code ? ` (${error.cause.code})` : ''}`;
+    }
+    if (attempt === REPLY_TRIES) {
+      log(`  -> POST ${path} failed ${REPLY_TRIES} times, giving up: ${outcome}`);
+      return;
+    }
+    const wait = RETRY_AFTER_MS * 2 ** (attempt - 1);
+    log(`  -> POST ${path} failed (${outcome}); trying again in ${wait} ms`);
+    await sleep(wait);
+  }
 }
 
 createServer((request, response) => {
@@ -51,7 +82,14 @@ createServer((request, response) => {
       response.writeHead(401).end();
       return;
     }
-    const call = JSON.parse(raw || '{}');
+    let call;
+    try {
+      call = JSON.parse(raw || '{}');
+    } catch {
+      log(`${request.url}: not JSON, refused`);
+      response.writeHead(400).end();
+      return;
+    }
     const token = request.headers['reply-to-token'];
     log(
       `${request.url}: ${call.callback_type} ${call.direction} ${call.privacy_request_id}` +
@@ -72,4 +110,6 @@ createServer((request, response) => {
       response.writeHead(200).end();
     }
   });
-}).listen(PORT, '127.0.0.1', () => log(`receiver listening on http://127.0.0.1:${PORT}`));
+}).listen(RECEIVER_PORT, '127.0.0.1', () =>
+  log(`receiver listening on http://127.0.0.1:${RECEIVER_PORT}; replies go to ${LETHE_URL}`),
+);

@@ -57,6 +57,8 @@ export interface Config {
   workerConcurrency: number;
   /** First delay between tries of a one_way webhook, doubled for the next (not an environment variable). */
   webhookRetryDelayMs: number;
+  /** Bearer token GET /metrics requires when set; unset, /metrics answers loopback callers only. */
+  metricsToken: string | undefined;
   /** Public privacy-request submissions (and verification calls) an address may make in a minute. */
   publicRequestsPerMinute: number;
   /** Public submissions start in identity_unverified and need the mailed code. */
@@ -156,6 +158,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (rootSecret !== undefined && rootSecret.length < 16) {
     throw new ConfigError('LETHE_ROOT_CLIENT_SECRET must be at least 16 characters long.');
   }
+  const metricsToken = env.LETHE_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('LETHE_METRICS_TOKEN must be at least 16 characters long, without spaces.');
+  }
   const host = env.HOST?.trim() || '127.0.0.1';
   return {
     port: integer(env, 'PORT', 8080, 0),
@@ -190,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     stalledRequestSeconds: 120,
     workerConcurrency: integer(env, 'LETHE_WORKER_CONCURRENCY', 4, 1),
     webhookRetryDelayMs: 1000,
+    metricsToken,
     publicRequestsPerMinute: integer(env, 'LETHE_PUBLIC_REQUESTS_PER_MINUTE', 10, 1),
     identityVerificationRequired: boolean(env, 'LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED', true),
     identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),

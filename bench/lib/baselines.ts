@@ -15,6 +15,51 @@ export async function bareFastifyRequestsPerSecond(seconds: number): Promise<num
   }
 }
 
+const SELECT_ROWS = 1_000;
+
+/**
+ * req/s of Fastify + pg doing one primary-key SELECT per request (bench/lib/select-server.ts, a pool of
+ * 10), 10 connections like the get-by-id load, each request naming one of 1,000 rows of 60 random bytes.
+ * Every read of Lethe touches the database at least this once, so this is the limit the read figures are
+ * ratios of.
+ */
+export async function oneSelectRequestsPerSecond(databaseUrl: string, seconds: number): Promise<number> {
+  const table = `bench_select_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE TABLE ${table} (id uuid PRIMARY KEY, value bytea NOT NULL)`);
+    await client.query(
+      `INSERT INTO ${table} SELECT gen_random_uuid(), sha512(g::text::bytea) FROM generate_series(1, $1) AS g`,
+      [SELECT_ROWS],
+    );
+    const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${table} LIMIT 1`);
+    const server = await startChild(
+      path.join(ROOT, 'bench/lib/select-server.ts'),
+      [],
+      { BENCH_SELECT_DATABASE_URL: databaseUrl, BENCH_SELECT_TABLE: table },
+      '/',
+    );
+    try {
+      const result = await load({
+        url: `${server.url}/`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: rows[0]?.id }),
+        seconds,
+        connections: 10,
+      });
+      if (result.non2xx > 0 || result.errors > 0) throw new Error('the one-SELECT baseline failed requests');
+      return result.requestsPerSecond;
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.end();
+  }
+}
+
 const ROW_COLUMNS = 'id uuid, entity_id uuid, name text, value bytea, blind bytea';
 const ROWS_PER_STATEMENT = 500;
 /** As many as the entity/create load keeps in flight. */

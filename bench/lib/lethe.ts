@@ -5,8 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { acquireEmbeddedServer } from '../../src/db/embedded.ts';
+import { type LoopDelay, loopDelayDuring } from './loop-delay.ts';
 import { type Child, ROOT, startChild } from './processes.ts';
 
 export interface LetheUnderTest extends Child {
@@ -22,6 +24,8 @@ export interface LetheUnderTest extends Child {
   issueBenchKey(): Promise<string>;
   /** The environment the process runs with, for a worker process on the same store. */
   env: Record<string, string>;
+  /** Runs `during` and answers the API process's event-loop delay while it ran. */
+  loopDelay<T>(during: () => Promise<T>): Promise<{ result: T; delay: LoopDelay }>;
   dispose(): Promise<void>;
 }
 
@@ -66,6 +70,7 @@ export async function startLethe(
   const clientId = 'bench-root';
   const clientSecret = randomBytes(24).toString('hex');
   const encryptionKey = randomBytes(32);
+  const loopDelayFile = path.join(dataDir, 'loop-delay.json');
   const letheEnv = {
     LETHE_DATA_DIR: dataDir,
     LETHE_ROOT_CLIENT_ID: clientId,
@@ -74,10 +79,14 @@ export async function startLethe(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   };
-  const child = await startChild(path.join(ROOT, 'src/cli/main.ts'), ['serve'], letheEnv, '/health', [
-    ...(await startFlags()),
-    ...nodeArgs,
-  ]).catch(async (error: unknown) => {
+  const probe = pathToFileURL(path.join(ROOT, 'bench/lib/loop-delay-probe.ts')).href;
+  const child = await startChild(
+    path.join(ROOT, 'src/cli/main.ts'),
+    ['serve'],
+    { ...letheEnv, BENCH_LOOP_DELAY_FILE: loopDelayFile },
+    '/health',
+    [...(await startFlags()), `--import=${probe}`, ...nodeArgs],
+  ).catch(async (error: unknown) => {
     await database?.drop();
     await embedded?.release();
     await rm(dataDir, { recursive: true, force: true });
@@ -115,6 +124,7 @@ export async function startLethe(
     databaseUrl: database?.url ?? (embedded?.connectionString as string),
     dataDir,
     management,
+    loopDelay: (during) => loopDelayDuring(child.pid, loopDelayFile, during),
     async issueBenchKey() {
       const issued = (await management('POST', '/v1/api-key', {
         name: 'bench',

@@ -1,7 +1,8 @@
 // Area B figures: get-by-id against bare Fastify, entity/create against raw INSERT, get-by-identity and
 // forget as the datastore grows, file streaming, and the API's memory under each load.
 import { fileTransfer, peakRss } from '../lib/files.ts';
-import { load, sequentialLatency } from '../lib/load.ts';
+import { load, type LoadResult, sequentialLatency } from '../lib/load.ts';
+import type { LoopDelay } from '../lib/loop-delay.ts';
 import { benchUser, seedUsers } from '../lib/seed.ts';
 import type { LetheUnderTest } from '../lib/lethe.ts';
 import { type Figure, figure } from '../lib/report.ts';
@@ -12,6 +13,8 @@ interface Context {
   quick: boolean;
   seconds: number;
   helloRps: number;
+  /** Fastify + pg, one primary-key SELECT a request, pool of 10: the limit of a read. */
+  oneSelectRps: number;
   rawInsert: number;
   log(message: string): void;
 }
@@ -25,6 +28,48 @@ export function userBatch(offset: number, count: number) {
 }
 
 const LOAD_USERS_FROM = 500_000_000;
+
+/** The issue's bound on the API's event-loop delay p99 under any load. */
+const LOOP_DELAY_P99_TARGET_MS = 20;
+
+function loopDelayFigure(load: string, delay: LoopDelay): Figure {
+  return figure({
+    name: `API event-loop delay p99 under ${load}`,
+    value: delay.p99Ms,
+    unit: 'ms',
+    baseline: null,
+    target: `<= ${LOOP_DELAY_P99_TARGET_MS} ms`,
+    met: (value) => value <= LOOP_DELAY_P99_TARGET_MS,
+  });
+}
+
+/** A load of `connections` keep-alive POSTs of `body` with its peak RSS and event-loop delay. */
+async function measuredLoad(
+  lethe: LetheUnderTest,
+  options: {
+    path: string;
+    headers: Record<string, string>;
+    body: unknown;
+    seconds: number;
+    connections: number;
+  },
+): Promise<{ result: LoadResult; peakMb: number; delay: LoopDelay }> {
+  let result: LoadResult | undefined;
+  const { result: peakMb, delay } = await lethe.loopDelay(() =>
+    peakRss(
+      lethe,
+      load({
+        url: `${lethe.url}${options.path}`,
+        method: 'POST',
+        headers: options.headers,
+        body: JSON.stringify(options.body),
+        seconds: options.seconds,
+        connections: options.connections,
+      }).then((answer) => (result = answer)),
+    ),
+  );
+  return { result: result as LoadResult, peakMb, delay };
+}
 
 export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   const { lethe, log, seconds } = context;
@@ -43,34 +88,59 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     return JSON.parse(text) as unknown;
   };
 
+  figures.push(
+    figure({
+      name: 'baseline: Fastify + pg, one primary-key SELECT a request',
+      value: context.oneSelectRps,
+      unit: 'req/s',
+      baseline: context.helloRps,
+      target: 'reported (ratio to bare Fastify)',
+      met: () => true,
+    }),
+  );
+
   log('get-by-id of one entity');
   const [created] = (await api('/api/entity/create', userBatch(0, 1))) as { id: string }[];
-  let getById = { requestsPerSecond: 0, p99Ms: 0, non2xx: 0, total: 0 };
-  const getByIdPeak = await peakRss(
-    lethe,
-    load({
-      url: `${lethe.url}/api/entity/get-by-id`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify([created?.id]),
-      seconds,
-      connections: 10,
-    }).then((result) => (getById = result)),
-  );
-  if (getById.non2xx > 0) log(`  warning: ${getById.non2xx} of ${getById.total} answers were not 2xx`);
+  const getById = await measuredLoad(lethe, {
+    path: '/api/entity/get-by-id',
+    headers,
+    body: [created?.id],
+    seconds,
+    connections: 10,
+  });
+  if (getById.result.non2xx > 0) {
+    log(`  warning: ${getById.result.non2xx} of ${getById.result.total} answers were not 2xx`);
+  }
   const getByIdTarget = 0.5;
   figures.push(
     figure({
       name: 'get-by-id req/s',
-      value: getById.requestsPerSecond,
+      value: getById.result.requestsPerSecond,
       unit: 'req/s',
-      baseline: context.helloRps,
-      target: `>= ${getByIdTarget} x bare Fastify`,
+      baseline: context.oneSelectRps,
+      target: `>= ${getByIdTarget} x one-SELECT baseline`,
       met: (_value, ratio) => (ratio ?? 0) >= getByIdTarget,
     }),
     figure({
+      name: 'get-by-id req/s against bare Fastify',
+      value: getById.result.requestsPerSecond,
+      unit: 'req/s',
+      baseline: context.helloRps,
+      target: 'reported',
+      met: () => true,
+    }),
+    figure({
+      name: 'get-by-id p99 (10 connections)',
+      value: getById.result.p99Ms,
+      unit: 'ms',
+      baseline: null,
+      target: 'reported',
+      met: () => true,
+    }),
+    loopDelayFigure('get-by-id', getById.delay),
+    figure({
       name: 'API RSS under get-by-id load',
-      value: getByIdPeak,
+      value: getById.peakMb,
       unit: 'MB',
       baseline: null,
       target: '<= 200 MB',
@@ -79,32 +149,30 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   );
 
   log('entity/create, 100 entities x 5 attributes a call');
-  let create = { requestsPerSecond: 0, non2xx: 0, total: 0 };
-  const createPeak = await peakRss(
-    lethe,
-    load({
-      url: `${lethe.url}/api/entity/create`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify(userBatch(1, ENTITIES_PER_CALL)),
-      seconds,
-      connections: 4,
-    }).then((result) => (create = result)),
-  );
-  if (create.non2xx > 0) log(`  warning: ${create.non2xx} of ${create.total} answers were not 2xx`);
+  const create = await measuredLoad(lethe, {
+    path: '/api/entity/create',
+    headers,
+    body: userBatch(1, ENTITIES_PER_CALL),
+    seconds,
+    connections: 4,
+  });
+  if (create.result.non2xx > 0) {
+    log(`  warning: ${create.result.non2xx} of ${create.result.total} answers were not 2xx`);
+  }
   const rowsPerCall = ENTITIES_PER_CALL * (1 + ATTRIBUTES_PER_ENTITY);
   figures.push(
     figure({
       name: 'entity/create rows/s (entity + attribute rows)',
-      value: create.requestsPerSecond * rowsPerCall,
+      value: create.result.requestsPerSecond * rowsPerCall,
       unit: 'rows/s',
       baseline: context.rawInsert,
       target: '>= 0.3 x raw INSERT',
       met: (_value, ratio) => (ratio ?? 0) >= 0.3,
     }),
+    loopDelayFigure('entity/create', create.delay),
     figure({
       name: 'API RSS under entity/create load',
-      value: createPeak,
+      value: create.peakMb,
       unit: 'MB',
       baseline: null,
       target: '<= 200 MB',
@@ -165,6 +233,26 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
 
   log(`populating ${smallSize} entities (${lethe.databaseUrl ? 'SQL seeder' : 'through the API'})`);
   await populate(smallSize);
+  log(`get-by-identity, 10 connections, at ${smallSize} entities`);
+  const identityLoad = await measuredLoad(lethe, {
+    path: '/api/entity/get-by-identity',
+    headers,
+    body: ['USER7@bench.example'],
+    seconds,
+    connections: 10,
+  });
+  const identityTarget = 0.4;
+  figures.push(
+    figure({
+      name: `get-by-identity req/s at ${smallSize} entities`,
+      value: identityLoad.result.requestsPerSecond,
+      unit: 'req/s',
+      baseline: context.oneSelectRps,
+      target: `>= ${identityTarget} x one-SELECT baseline`,
+      met: (_value, ratio) => (ratio ?? 0) >= identityTarget,
+    }),
+    loopDelayFigure('get-by-identity', identityLoad.delay),
+  );
   const smallIdentity = await identityLatency();
   const smallForget = await forgetWithDescendants();
   const seedStarted = performance.now();
@@ -172,9 +260,11 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   await populate(largeSize);
   log(`  seeded in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
   let largeIdentity = { p50Ms: 0, p99Ms: 0 };
-  const identityPeak = await peakRss(
-    lethe,
-    identityLatency().then((result) => (largeIdentity = result)),
+  const { result: identityPeak, delay: sequentialDelay } = await lethe.loopDelay(() =>
+    peakRss(
+      lethe,
+      identityLatency().then((result) => (largeIdentity = result)),
+    ),
   );
   const largeForget = await forgetWithDescendants();
   log(
@@ -189,6 +279,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
       target: `<= 10 ms and <= 2 x its p99 at ${smallSize}`,
       met: (value, ratio) => value <= 10 && (ratio ?? Infinity) <= 2,
     }),
+    loopDelayFigure(`sequential get-by-identity at ${largeSize}`, sequentialDelay),
     figure({
       name: 'API RSS under get-by-identity calls',
       value: identityPeak,

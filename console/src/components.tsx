@@ -153,3 +153,23 @@ export function Pager(props: { page: number; size: number; total: number; onPage
 export function StatusBadge(props: { status: string }) {
   return <span className={`badge status-${props.status}`}>{statusLabel(props.status)}</span>;
 }
+
+/**
+ * A secret the API shows once (a connection's signing secret): displayed with a copy button until the
+ * operator dismisses it; it is kept in this component's state only and is gone once dismissed.
+ */
+export function SecretOnce(props: { label: string; value: string; note: string; onDismiss: () => void }) {
+  return (
+    <div className="notice secret-once card" role="status">
+      <strong>{props.label}</strong>
+      <code>{props.value}</code>
+      <p className="hint">{props.note}</p>
+      <div className="buttons">
+        <CopyButton value={props.value} label="Copy" />
+        <button type="button" onClick={props.onDismiss}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}

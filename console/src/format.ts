@@ -77,6 +77,39 @@ export function formatDuration(milliseconds: number): string {
   return `${rest} s`;
 }
 
+/** Statuses a request has left the queue of work in: answered, refused or withdrawn. */
+export const CLOSED_STATUSES = new Set(['complete', 'denied', 'canceled']);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** When a closed request was closed: completion, denial or cancellation (undefined while it is open). */
+export function closedAt(request: PrivacyRequest): string | undefined {
+  if (!CLOSED_STATUSES.has(request.status)) return undefined;
+  const at =
+    request.status === 'canceled'
+      ? request.canceled_at
+      : request.status === 'denied'
+        ? (request.reviewed_at ?? request.finalized_at)
+        : (request.finished_processing_at ?? request.finalized_at);
+  return at ?? undefined;
+}
+
+/** "completed in 3 days", "denied within a day", "canceled in 12 days": how long a closed request took. */
+export function closedText(request: PrivacyRequest): string | undefined {
+  const at = closedAt(request);
+  if (!CLOSED_STATUSES.has(request.status)) return undefined;
+  const verb = request.status === 'complete' ? 'completed' : request.status;
+  if (!at) return verb;
+  const days = Math.floor((new Date(at).getTime() - new Date(request.requested_at).getTime()) / DAY_MS);
+  if (!(days >= 1)) return `${verb} within a day`;
+  return `${verb} in ${days} day${days === 1 ? '' : 's'}`;
+}
+
+/** The deadline column: days left for an open request, how long it took for a closed one. */
+export function deadlineText(request: PrivacyRequest): string {
+  return closedText(request) ?? daysLeftText(request.days_left);
+}
+
 export function daysLeftText(days: number | null | undefined): string {
   if (days === null || days === undefined) return '—';
   if (days < 0) return `${-days} day${days === -1 ? '' : 's'} overdue`;

@@ -21,6 +21,19 @@ export interface Connection {
   secrets: { url: string; authorization: string | null } | null;
   oauth: { grant_type: string; token_url: string; scope: string; client_id: string } | null;
   webhooks_using: number;
+  /** Whether callbacks through it carry a Lethe-Signature; the secret itself is shown once only. */
+  has_signing_secret?: boolean;
+}
+
+/** A connection as PATCH /v1/connection answers it: a created one shows its signing secret once. */
+export interface UpsertedConnection extends Connection {
+  signing_secret?: string;
+}
+
+/** POST /v1/connection/{key}/signing-secret: the new secret, shown once. */
+export interface SigningSecretRotation {
+  signing_secret: string;
+  previous_secret_expires_at: string | null;
 }
 
 export interface Rule {
@@ -96,6 +109,7 @@ export interface PrivacyRequest {
   finished_processing_at: string | null;
   reviewed_at: string | null;
   reviewed_by: string | null;
+  finalized_at?: string | null;
   paused_at: string | null;
   due_date: string | null;
   days_left: number | null;

@@ -6,11 +6,19 @@
 // When the counters live in PostgreSQL, the address's failures, the key, whether the named datastore
 // exists and the count of the call against the key are one statement: the count is only made when the
 // key's digest matches and the address is not blocked, which is exactly when the checks before it pass.
-// One round trip instead of three statements on the hot path of every call. With Redis or in-memory
-// counters (src/rate-limits/key-limiter.ts) the same checks run one after the other.
+// One round trip instead of three statements on the hot path of every call. What it decided is cached
+// for at most a second (admission-cache.ts: dropped at once on a revocation, a datastore deletion or a
+// failure from the address, and in other processes through LISTEN/NOTIFY), and the calls admitted from
+// the cache are counted in this process and flushed to the shared counter in batches
+// (src/rate-limits/local-counter.ts, which states the bound on over-admission across processes): a
+// repeated call of a key needs no statement before its handler. With Redis or in-memory counters
+// (src/rate-limits/key-limiter.ts, the embedded default) the same checks run one after the other; the
+// key's verification is cached the same way, the address check and the count are the counter store's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { digest, matchesDigest } from '../crypto/credentials.ts';
+import { AdmissionCache, listenForKeyChanges } from './admission-cache.ts';
+import { LocalKeyCounter } from '../rate-limits/local-counter.ts';
 import type { Database } from '../db/database.ts';
 import { unavailable, unauthorized } from '../errors.ts';
 import { addressBlocked, throttledAddress } from '../rate-limits/address-throttle.ts';
@@ -88,9 +96,12 @@ export async function createApiGate(
     (request) => request.apiKey?.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
   );
   const throttle = scope.addressThrottle;
+  const admissions = new AdmissionCache();
+  const counter = new LocalKeyCounter(db, RATE_LIMIT_WINDOW_MS, scope.log);
 
   /** A failed key: counted against the address first, then 401 (or 429 once the address is past its limit). */
   const rejectKey = async (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    admissions.forgetAddress(throttledAddress(request.ip));
     const answer = await throttle.chargeFailure(
       request,
       reply,
@@ -106,12 +117,35 @@ export async function createApiGate(
     }
   };
 
+  /**
+   * The key's principal, from the cache when this key was verified from this address for this datastore
+   * within the last second, else read (and then cached when the datastore exists). Throws at once when no
+   * key, or two different ones, were sent.
+   */
+  const verifyKey = (request: FastifyRequest): Promise<ApiKeyPrincipal> => {
+    const key = presentedKey(request.headers);
+    const presented = parseApiKey(key);
+    const header = request.headers.datastore;
+    const datastore = typeof header === 'string' ? header.trim() : '';
+    const address = throttledAddress(request.ip);
+    const cached = presented && admissions.find(presented.id, address, datastore);
+    if (cached && presented && matchesDigest(presented.secret, cached.secretDigest)) {
+      return Promise.resolve(cached.principal);
+    }
+    return authenticateApiKey(db, key, header).then((principal) => {
+      if (presented && principal.prefetchedDatastore?.exists) {
+        admissions.remember(address, datastore, principal, digest(presented.secret));
+      }
+      return principal;
+    });
+  };
+
   /** Redis or in-memory counters: the checks one after the other (the key read beside the address's). */
   const admitStepByStep = async (request: FastifyRequest, reply: FastifyReply): Promise<ApiKeyPrincipal> => {
     let lookup: Promise<ApiKeyPrincipal> | undefined;
     let unreadable: unknown;
     try {
-      lookup = authenticateApiKey(db, presentedKey(request.headers), request.headers.datastore);
+      lookup = verifyKey(request);
       lookup.catch(() => undefined);
     } catch (error) {
       unreadable = error;
@@ -156,8 +190,19 @@ export async function createApiGate(
     if (!presented || (await admin.maintenance()).enabled) return admitStepByStep(request, reply);
     const header = request.headers.datastore;
     const datastore = typeof header === 'string' ? header.trim() : '';
+    const address = throttledAddress(request.ip);
+    const cached = admissions.find(presented.id, address, datastore);
+    if (cached && matchesDigest(presented.secret, cached.secretDigest)) {
+      const limit = cached.principal.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
+      const counted = counter.count(cached.principal.id, limit);
+      if (counted) {
+        request.apiKey = cached.principal;
+        applyRateLimit(reply, rateLimitState(limit, counted.hits, counted.ttlMs));
+        return cached.principal;
+      }
+    }
     const { rows } = await db.query<AdmissionRow>(ADMISSION_SQL, [
-      `auth-failure:${throttledAddress(request.ip)}`,
+      `auth-failure:${address}`,
       presented.id,
       datastore,
       digest(presented.secret),
@@ -182,14 +227,23 @@ export async function createApiGate(
         : {}),
     };
     request.apiKey = principal;
+    const hits = counter.observe(principal.id, row.hits, row.ttl_ms);
+    if (row.datastore_exists) admissions.remember(address, datastore, principal, row.secret_digest);
     const limit = rateLimitState(
       principal.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
-      row.hits,
+      hits,
       row.ttl_ms,
     );
     applyRateLimit(reply, limit);
     return principal;
   };
 
+  const stopListening = listenForKeyChanges(db.connectionString, admissions, scope.log);
+  const stopHearing = admin.onKeysChanged((id) => admissions.forgetKey(id));
+  scope.addHook('onClose', async () => {
+    stopHearing();
+    await stopListening();
+    await counter.close();
+  });
   return rateLimitBackend(config) === 'postgres' ? admitInOneStatement : admitStepByStep;
 }

@@ -1,6 +1,7 @@
 // API keys of the subject data API: `lk_<id>_<secret>`. Only the SHA-256 digest of the secret is stored;
-// a presented key is looked up by its id and its secret compared in constant time. No caching: a revoked
-// key fails on its very next call. The /api calls read keys through gate.ts.
+// a presented key is looked up by its id and its secret compared in constant time. The /api calls read
+// keys through gate.ts, which caches a verified key for at most a second (admission-cache.ts: a revoked
+// key fails on its very next call in the process that revoked it, within a second everywhere).
 import { randomBytes } from 'node:crypto';
 import { digest, generateSecret, matchesDigest } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Config } from '../config.ts';
+import type { WebhookCallOutcome } from '../metrics/metrics.ts';
 import { guardedLookup, isInternalAddress } from '../net/destination-guard.ts';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -12,6 +13,8 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export interface CallbackOutcome {
   /** A 2xx status with a body under the limit. */
   ok: boolean;
+  /** How the call ended, in the words of the metrics. */
+  kind: WebhookCallOutcome;
   status: number | undefined;
   durationMs: number;
   targetHost: string;
@@ -57,11 +60,11 @@ export class CallbackClient {
     try {
       url = new URL(target);
     } catch {
-      return failure('', started, undefined, 'the connection has no valid callback URL', false);
+      return failure('', started, undefined, 'the connection has no valid callback URL', false, 'refused');
     }
     const targetHost = url.host;
     const refused = this.#refusal(url);
-    if (refused) return failure(targetHost, started, undefined, refused, false);
+    if (refused) return failure(targetHost, started, undefined, refused, false, 'refused');
 
     const signal = AbortSignal.timeout(this.#policy.webhookTimeoutMs);
     try {
@@ -77,7 +80,14 @@ export class CallbackClient {
       try {
         text = await readCapped(response.body);
       } catch (error) {
-        return failure(targetHost, started, status, describe(error, this.#policy.webhookTimeoutMs), false);
+        return failure(
+          targetHost,
+          started,
+          status,
+          describe(error, this.#policy.webhookTimeoutMs),
+          false,
+          error instanceof TooLarge ? 'http_error' : kindOf(error),
+        );
       }
       if (status >= 300 && status < 400)
         return failure(
@@ -86,11 +96,13 @@ export class CallbackClient {
           status,
           `answered a redirect (${status}); redirects are not followed`,
           false,
+          'http_error',
         );
       if (status < 200 || status >= 300)
-        return failure(targetHost, started, status, `answered HTTP ${status}`, status >= 500);
+        return failure(targetHost, started, status, `answered HTTP ${status}`, status >= 500, 'http_error');
       return {
         ok: true,
+        kind: 'ok',
         status,
         durationMs: elapsed(started),
         targetHost,
@@ -106,6 +118,7 @@ export class CallbackClient {
         undefined,
         describe(error, this.#policy.webhookTimeoutMs),
         !refusedByGuard,
+        kindOf(error),
       );
     }
   }
@@ -133,25 +146,40 @@ async function readCapped(
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function describe(error: unknown, timeoutMs: number): string {
-  if (error instanceof TooLarge) return `the response body is larger than ${MAX_RESPONSE_BYTES} bytes`;
-  const err = error as {
-    name?: string;
-    code?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  const code = err.code ?? err.cause?.code;
+interface TransportError {
+  name?: string;
+  code?: string;
+  message?: string;
+  cause?: { code?: string; message?: string };
+}
+
+function codeOf(error: unknown): string | undefined {
+  const err = error as TransportError;
+  return err.code ?? err.cause?.code;
+}
+
+/** A network failure is a timeout, a refusal of the SSRF guard, or anything else the transport raised. */
+function kindOf(error: unknown): Exclude<WebhookCallOutcome, 'ok' | 'http_error'> {
+  const code = codeOf(error);
+  const name = (error as TransportError).name;
   if (
-    err.name === 'TimeoutError' ||
-    err.name === 'AbortError' ||
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
-  ) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  if (code === 'ERR_LETHE_INTERNAL_DESTINATION') return err.message ?? 'refused an internal address';
+  )
+    return 'timeout';
+  if (code === 'ERR_LETHE_INTERNAL_DESTINATION') return 'refused';
+  return 'network_error';
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof TooLarge) return `the response body is larger than ${MAX_RESPONSE_BYTES} bytes`;
+  const kind = kindOf(error);
+  if (kind === 'timeout') return `no answer within ${timeoutMs} ms`;
+  if (kind === 'refused') return (error as TransportError).message ?? 'refused an internal address';
+  const code = codeOf(error);
   return `network error${code ? ` ${code}` : ''}`;
 }
 
@@ -165,6 +193,16 @@ function failure(
   status: number | undefined,
   error: string,
   retryable: boolean,
+  kind: Exclude<WebhookCallOutcome, 'ok'>,
 ): CallbackOutcome {
-  return { ok: false, status, durationMs: elapsed(started), targetHost, error, body: undefined, retryable };
+  return {
+    ok: false,
+    kind,
+    status,
+    durationMs: elapsed(started),
+    targetHost,
+    error,
+    body: undefined,
+    retryable,
+  };
 }

@@ -225,6 +225,14 @@ main(process.argv.slice(2)).then(
       // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
       process.exit(error instanceof ConfigError ? 2 : 1);
     }
+    const taken = error as { code?: string; address?: string; port?: number } | null;
+    if (taken?.code === 'EADDRINUSE') {
+      // The first hour's usual stumble: a second `npm start` while the first still runs.
+      process.stderr.write(
+        `lethe: ${taken.address}:${taken.port} is already in use: is another Lethe running there? Stop it (Ctrl-C in its terminal) or start this one with another PORT.\n`,
+      );
+      process.exit(1);
+    }
     process.stderr.write(
       `lethe: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );

@@ -50,6 +50,8 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
       return payload;
     });
 
+    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console'));
+
     app.get(
       '/console/session',
       {

@@ -52,6 +52,9 @@ export const datastoreRepository = {
   },
 };
 
+/** The LISTEN/NOTIFY channel of key revocations and datastore deletions. */
+export const API_KEY_CHANGES_CHANNEL = 'lethe_api_key_changes';
+
 export const apiKeyRepository = {
   async insert(
     db: Queryable,
@@ -80,6 +83,15 @@ export const apiKeyRepository = {
       [name],
     );
     return rows.map((row) => row.id).sort();
+  },
+
+  /**
+   * Tells every API process, at the commit of `db`'s transaction, that the key `id` changed ('*': any key,
+   * as a datastore deletion changes every key naming it), so their verification caches drop it
+   * (src/api-keys/admission-cache.ts).
+   */
+  async announceChange(db: Queryable, id: string): Promise<void> {
+    await db.query(`SELECT pg_notify('${API_KEY_CHANGES_CHANNEL}', $1)`, [id]);
   },
 
   async find(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {

@@ -47,6 +47,7 @@ export class DatastoreAdminService {
   readonly #db: Database;
   readonly #keyring: Keyring;
   #maintenance: { view: MaintenanceView; readAt: number } | undefined;
+  readonly #keyChangeListeners = new Set<(id: string) => void>();
 
   constructor(db: Database, keyring: Keyring) {
     this.#db = db;
@@ -97,7 +98,23 @@ export class DatastoreAdminService {
         requestId,
         details: { ...erased, api_keys: keys },
       });
+      await apiKeyRepository.announceChange(tx, '*');
     });
+    this.#keysChanged('*');
+  }
+
+  /**
+   * Calls `listener` with the id of a key this process revoked ('*' after a datastore deletion), after the
+   * commit and before the call that changed it answers; other processes learn it through the
+   * announcement (apiKeyRepository.announceChange). Answers the function that stops listening.
+   */
+  onKeysChanged(listener: (id: string) => void): () => void {
+    this.#keyChangeListeners.add(listener);
+    return () => this.#keyChangeListeners.delete(listener);
+  }
+
+  #keysChanged(id: string): void {
+    for (const listener of this.#keyChangeListeners) listener(id);
   }
 
   async issueKey(
@@ -139,7 +156,9 @@ export class DatastoreAdminService {
         requestId,
         details: { api_key_id: id },
       });
+      await apiKeyRepository.announceChange(tx, id);
     });
+    this.#keysChanged(id);
   }
 
   /** The switch as every API process sees it, read again at most once a second. */

@@ -6,10 +6,12 @@ import { principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
+import { PATTERN_HINT } from '../validation/messages.ts';
 
 const DatastoreName = Type.String({
   pattern: DATASTORE_NAME,
   description: 'lower-case letters, digits, _ and -',
+  [PATTERN_HINT]: 'be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or a digit',
 });
 const Datastore = Type.Object({
   name: Type.String(),

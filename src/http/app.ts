@@ -13,6 +13,7 @@ import { registerSubjectDataArea } from '../datastore/register.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
+import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
@@ -82,6 +83,15 @@ export async function buildApp(
     // caching (src/console/routes.ts), nothing else does.
     reply.header('cache-control', 'no-store');
   });
+  // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeHttpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
 
   await app.register(helmet, { contentSecurityPolicy: false });
   await app.register(formbody);
@@ -98,6 +108,7 @@ export async function buildApp(
         securitySchemes: {
           managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
           apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'LETHE_METRICS_TOKEN' },
         },
       },
     },
@@ -108,6 +119,7 @@ export async function buildApp(
   await app.register(authorizePlugin, { auth: services.auth });
   await registerAddressThrottle(app, services.config, services.db);
   await app.register(healthRoutes(services));
+  await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, operatorRoutes(services.operators));
   await registerManagementRoutes(app, connectionRoutes(services));

@@ -1,8 +1,10 @@
 // Maps every error to one answer. Management routes answer JSON {"detail": "..."}; subject-data routes
 // (config.plainErrors) answer a text/plain sentence, as the seed's Area B asks. 5xx never show internals.
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable, isUnstorableValue } from '../db/database.ts';
 import { DomainError, type DomainErrorKind } from '../errors.ts';
+import { describeSchemaErrors } from '../validation/messages.ts';
 
 export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   bad_request: 400,
@@ -23,17 +25,28 @@ declare module 'fastify' {
   }
 }
 
+/** 1048576 -> "1 MiB (1048576 bytes)". */
+function sizeInWords(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  const kibibytes = bytes / 1024;
+  const rounded = Number.isInteger(mebibytes)
+    ? `${mebibytes} MiB`
+    : Number.isInteger(kibibytes)
+      ? `${kibibytes} KiB`
+      : undefined;
+  return rounded ? `${rounded} (${bytes} bytes)` : `${bytes} bytes`;
+}
+
 function describeValidation(error: FastifyError): string {
-  const first = error.validation?.[0];
-  if (!first) return error.message;
   const where = error.validationContext ?? 'body';
-  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
-  const extra = (first.params as { additionalProperty?: string } | undefined)?.additionalProperty;
-  const pointer = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const field = [where, pointer, missing ?? extra].filter(Boolean).join('.');
-  if (missing) return `${field} is required.`;
-  if (extra) return `${field} is not an accepted field.`;
-  return `${field} ${first.message ?? 'is invalid'}.`;
+  return describeSchemaErrors(
+    (error.validation ?? []) as ErrorObject[],
+    (failed, property) =>
+      [where, failed.instancePath.replace(/^\//, '').replaceAll('/', '.'), property]
+        .filter(Boolean)
+        .join('.'),
+    error.message,
+  );
 }
 
 export function answerError(
@@ -60,6 +73,9 @@ export function answerError(
     status = 503;
     message = 'The database is unavailable; try again shortly.';
     reply.header('retry-after', '5');
+  } else if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    status = 413;
+    message = `The request body is larger than the limit of ${sizeInWords(request.routeOptions.bodyLimit)}.`;
   } else {
     const fastifyStatus = (error as FastifyError).statusCode;
     if (fastifyStatus && fastifyStatus >= 400 && fastifyStatus < 500) {

@@ -24,6 +24,9 @@ export interface EachJobOptions {
   failureMessage: string;
 }
 
+/** ready: waiting for a worker now; deferred: waiting for a later start; failed: failed jobs still kept. */
+export type JobCountState = 'ready' | 'deferred' | 'active' | 'failed';
+
 export class Queue {
   private readonly boss: PgBoss;
   #running = false;
@@ -51,6 +54,20 @@ export class Queue {
     this.boss.on('error', onError);
     await this.boss.start();
     this.#running = true;
+  }
+
+  /**
+   * Jobs of every queue by state, from pg-boss's queue table: its monitor refreshes these counts every
+   * supervise interval, so they can lag that much behind the jobs themselves.
+   */
+  async jobCounts(): Promise<{ queue: string; state: JobCountState; count: number }[]> {
+    const queues = await this.boss.getQueues();
+    return queues.flatMap((queue) => [
+      { queue: queue.name, state: 'ready' as const, count: queue.readyCount },
+      { queue: queue.name, state: 'deferred' as const, count: queue.deferredCount },
+      { queue: queue.name, state: 'active' as const, count: queue.activeCount },
+      { queue: queue.name, state: 'failed' as const, count: queue.failedCount },
+    ]);
   }
 
   async stop(): Promise<void> {

@@ -12,6 +12,9 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'canceled',
 ];
 
+export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';
+export const OUTBOX_DELIVERY_STATES: readonly OutboxDeliveryState[] = ['pending', 'retrying', 'sent'];
+
 export interface NewMessage {
   id: string;
   privacyRequestId: string;
@@ -100,6 +103,20 @@ export const outboxRepository = {
   },
 
   /** Drops messages older than `seconds`: their sealed content holds an address and codes or links. */
+  /**
+   * Messages by delivery state for the metrics: `pending` (not tried yet), `retrying` (pending after at
+   * least one failed try) and `sent` (until they are deleted by age). States without any are absent.
+   */
+  async countByDeliveryState(db: Queryable): Promise<{ state: OutboxDeliveryState; count: number }[]> {
+    const { rows } = await db.query<{ state: OutboxDeliveryState; count: number }>(
+      `SELECT CASE WHEN state = 'sent' THEN 'sent' WHEN attempts > 0 THEN 'retrying' ELSE 'pending' END AS state,
+              count(*)::int AS count
+         FROM outbox_messages
+        GROUP BY 1`,
+    );
+    return rows;
+  },
+
   async deleteOlderThan(db: Queryable, seconds: number): Promise<void> {
     await db.query('DELETE FROM outbox_messages WHERE created_at < now() - make_interval(secs => $1::int)', [
       seconds,

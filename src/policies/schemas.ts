@@ -2,6 +2,7 @@
 // own configuration shape, checked after the strategy name is known.
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
+import { PATTERN_HINT } from '../validation/messages.ts';
 
 export const POLICY_FIELDS = ['name', 'key', 'drp_action', 'execution_timeframe'] as const;
 export const RULE_FIELDS = [
@@ -67,14 +68,30 @@ export const RuleItem = Type.Object(
       Type.Object(
         {
           strategy: Type.Enum([...MASKING_STRATEGIES]),
-          configuration: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          configuration: Type.Optional(
+            Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description:
+                  'Depends on the strategy: hash {salt?}, random_string {length?}, string_rewrite {rewrite_value}; none for nullify, delete and forget.',
+              },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     storage_destination_key: Type.Optional(ResourceKey),
     targets: Type.Optional(
-      Type.Array(Type.String({ pattern: TARGET_PATTERN, maxLength: 300 }), { minItems: 1, maxItems: 200 }),
+      Type.Array(
+        Type.String({
+          pattern: TARGET_PATTERN,
+          maxLength: 300,
+          [PATTERN_HINT]: 'be *, <table>.* or <table>.<attribute>',
+        }),
+        { minItems: 1, maxItems: 200 },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -211,9 +211,10 @@ export class PrivacyRequestExecutor {
     try {
       for (let attempt = 1; attempt <= tries; attempt++) {
         outcome = target?.secrets_url
-          ? await this.#delivery.deliver(target, target.secrets_url, headers, body, (sent) =>
-              entries.push(attemptEntry(base, sent, attempt)),
-            )
+          ? await this.#delivery.deliver(target, target.secrets_url, headers, body, (sent) => {
+              entries.push(attemptEntry(base, sent, attempt));
+              this.#services.metrics.observeWebhookCall(timing, sent.kind, sent.durationMs / 1000);
+            })
           : missingTarget(step);
         if (!target?.secrets_url) entries.push(attemptEntry(base, outcome, attempt));
         if (outcome.ok || !outcome.retryable || attempt === tries) break;
@@ -401,6 +402,7 @@ function transitionEntry(from: Status, to: Status, message: string): LogEntry {
 function missingTarget(step: StepRow): CallbackOutcome {
   return {
     ok: false,
+    kind: 'refused',
     status: undefined,
     durationMs: 0,
     targetHost: '',

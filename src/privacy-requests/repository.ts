@@ -3,7 +3,7 @@
 // in and out as opaque bytes; only identity.ts seals and opens them.
 import type { Queryable } from '../db/database.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRows } from './log-repository.ts';
-import type { Status } from './statuses.ts';
+import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
 
 export interface RequestRow {
@@ -325,6 +325,31 @@ export const privacyRequestRepository = {
       [id, seconds],
     );
     return rows[0];
+  },
+
+  /** How many requests are in each status (statuses without any are absent). */
+  async countByStatus(db: Queryable): Promise<{ status: Status; count: number }[]> {
+    const { rows } = await db.query<{ status: Status; count: number }>(
+      'SELECT status, count(*)::int AS count FROM privacy_requests GROUP BY status',
+    );
+    return rows;
+  },
+
+  /**
+   * Open requests (not complete, denied nor canceled) by whole days left before their due date, computed as
+   * the API's `days_left` is: floor((requested_at + execution_timeframe days - now) / 1 day).
+   */
+  async countOpenByDaysLeft(db: Queryable): Promise<{ days_left: number; count: number }[]> {
+    const { rows } = await db.query<{ days_left: number; count: number }>(
+      `SELECT floor(extract(epoch FROM (r.requested_at + p.execution_timeframe * interval '1 day' - now()))
+                    / 86400)::int AS days_left,
+              count(*)::int AS count
+         FROM privacy_requests r JOIN policies p ON p.id = r.policy_id
+        WHERE r.status <> ALL($1::text[])
+        GROUP BY 1`,
+      [CLOSED_STATUSES],
+    );
+    return rows;
   },
 
   /** Requests that should be moving but have not for `seconds`: candidates for a lost queue job. */

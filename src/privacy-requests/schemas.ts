@@ -2,6 +2,8 @@
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
+import { PATTERN_HINT } from '../validation/messages.ts';
+import { E164_PATTERN } from './identity.ts';
 import { STATUSES } from './statuses.ts';
 
 /** Fields a failed item echoes back; never the identity. */
@@ -9,21 +11,53 @@ export const PRIVACY_REQUEST_FIELDS = ['policy_key', 'external_id', 'source', 'l
 
 const ShortText = Type.String({ minLength: 1, maxLength: 200 });
 
+/**
+ * The identities of a new request, as identity.ts checks them (it runs first, so that its sentences are the
+ * ones a caller reads); this schema says the same for the OpenAPI description.
+ */
+const IdentityItem = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', example: 'ada@example.com' })),
+    phone_number: Type.Optional(
+      Type.String({
+        pattern: E164_PATTERN,
+        example: '+14155550123',
+        [PATTERN_HINT]: 'be an E.164 phone number such as +14155550123',
+      }),
+    ),
+  },
+  {
+    additionalProperties: Type.Object(
+      {
+        label: Type.String({ minLength: 1, maxLength: 200 }),
+        value: Type.String({ minLength: 1, maxLength: 1000 }),
+      },
+      { additionalProperties: false },
+    ),
+    minProperties: 1,
+    description:
+      'At least one identity: `email`, `phone_number` (E.164) and custom identities `<name>: {label, value}` (names of letters, digits and _).',
+  },
+);
+
 export const PrivacyRequestItem = Type.Object(
   {
-    identity: Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description: '`email`, `phone_number` (E.164) and custom identities `<name>: {label, value}`.',
-      },
-    ),
+    identity: IdentityItem,
     policy_key: ResourceKey,
     external_id: Type.Optional(ShortText),
     source: Type.Optional(ShortText),
     location: Type.Optional(ShortText),
     custom_fields: Type.Optional(
-      Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems: 50 }),
+      Type.Array(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: 'A field of your own, kept as sent and shown with the request (no personal values).',
+          },
+        ),
+        { maxItems: 50 },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -142,7 +176,13 @@ export const ResumeBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const PreApprovalBody = Type.Object({}, { additionalProperties: false });
+export const PreApprovalBody = Type.Object(
+  {},
+  {
+    additionalProperties: false,
+    description: 'No fields: send `{}` or no body; the reply-to-token is the call.',
+  },
+);
 
 export const ReplyAnswer = Type.Object({ privacy_request_id: Type.String(), status: Type.String() });
 

@@ -42,6 +42,15 @@ const checkItem = itemValidator(PrivacyRequestItem);
 
 /** Ids named in one creation's audit entry; a larger batch records its count and the first ids. */
 const MAX_IDS_AUDITED = 100;
+/** The identity first (identity.ts's sentences name the identity field), then the rest of the item. */
+function checkRequestItem(item: unknown): ReturnType<typeof checkItem> {
+  const identity = (item as { identity?: unknown } | null)?.identity;
+  if (typeof identity === 'object' && identity !== null && !Array.isArray(identity)) {
+    const problem = identityProblem(identity as Record<string, unknown>);
+    if (problem) return { ok: false, message: problem };
+  }
+  return checkItem(item);
+}
 
 export class PrivacyRequestService {
   readonly #services: Services;
@@ -60,7 +69,7 @@ export class PrivacyRequestService {
    */
   async create(items: readonly unknown[], by: ChangeActor): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
-    const checked = items.map((item) => ({ item, checked: checkItem(item) }));
+    const checked = items.map((item) => ({ item, checked: checkRequestItem(item) }));
     const policyIds = await policyRepository.idsByKey(
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
@@ -74,11 +83,6 @@ export class PrivacyRequestService {
         continue;
       }
       const request = c.value;
-      const problem = identityProblem(request.identity as Record<string, unknown>);
-      if (problem) {
-        fail(problem);
-        continue;
-      }
       const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);

@@ -24,3 +24,6 @@ export const STATUSES: readonly Status[] = [
   'canceled',
   'error',
 ];
+
+/** Statuses a request never leaves on its own: it has been answered, refused or withdrawn. */
+export const CLOSED_STATUSES: readonly Status[] = ['complete', 'denied', 'canceled'];

@@ -5,6 +5,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { OperatorService } from '../operators/service.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface Services {
   config: Config;
@@ -13,4 +14,6 @@ export interface Services {
   auth: AuthService;
   operators: OperatorService;
   queue: Queue;
+  /** This process's Prometheus instruments (GET /metrics). */
+  metrics: Metrics;
 }

@@ -10,6 +10,8 @@ import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from '../http/app.ts';
 import { Queue } from '../jobs/queue.ts';
 import { OperatorService } from '../operators/service.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { storeReadings } from '../metrics/store-readings.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
@@ -47,13 +49,15 @@ export async function createServices(config: Config, announce: (message: string)
   };
   const keyring = new Keyring(secrets.encryptionKey);
   const auth = new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds);
+  const queue = new Queue(config, db);
   return {
     config: resolved,
     db,
     keyring,
     auth,
     operators: new OperatorService(db, auth),
-    queue: new Queue(config, db),
+    queue,
+    metrics: new Metrics(storeReadings(db, queue)),
   };
 }
 

@@ -44,6 +44,11 @@ export const UploadAttribute = Type.Object(
   { additionalProperties: false },
 );
 
+/** An answer's `error` sent back with its item: accepted and ignored, so answers can be resubmitted. */
+const EchoedError = Type.Optional(
+  Type.Unknown({ description: 'ignored: an item of an answer may be sent back with its error' }),
+);
+
 export const EntityCreateInput = Type.Array(
   Type.Object(
     {
@@ -52,7 +57,7 @@ export const EntityCreateInput = Type.Array(
       references: Type.Optional(
         Type.Array(
           Type.Object(
-            { parentId: EntityId, parentName: Name, error: Type.Optional(Type.Unknown()) },
+            { parentId: EntityId, parentName: Name, error: EchoedError },
             { additionalProperties: false },
           ),
           { maxItems: 100 },
@@ -63,7 +68,7 @@ export const EntityCreateInput = Type.Array(
           maxItems: MAX_ITEMS,
         }),
       ),
-      error: Type.Optional(Type.Unknown()),
+      error: EchoedError,
     },
     { additionalProperties: false },
   ),
@@ -84,7 +89,7 @@ export const AttributeDeleteInput = Type.Array(
         minItems: 1,
         maxItems: MAX_ITEMS,
       }),
-      error: Type.Optional(Type.Unknown()),
+      error: EchoedError,
     },
     { additionalProperties: false },
   ),
@@ -99,7 +104,7 @@ export const AttributeUpdateInput = Type.Array(
         minItems: 1,
         maxItems: MAX_ITEMS,
       }),
-      error: Type.Optional(Type.Unknown()),
+      error: EchoedError,
     },
     { additionalProperties: false },
   ),

@@ -1,16 +1,31 @@
-// Per-item validation for the bulk upsert endpoints (PATCH /connection, /dsr/policy, /dsr/policy/{key}/rule).
-// The HTTP schema only checks that the body is an array of objects; each item is checked here so that one
-// bad item lands in `failed` while the others still apply. Messages name the field, never its value:
+// Per-item validation for the bulk endpoints (PATCH /connection, /dsr/policy, /dsr/policy/{key}/rule, POST
+// /privacy-request). The HTTP layer only checks that the body is an array of objects (BulkBody marks it);
+// each item is checked here so that one bad item lands in `failed` while the others still apply. Messages name the field, never its value:
 // a submitted value may be a secret.
 import AjvModule, { type ErrorObject } from 'ajv';
 import Type from 'typebox';
+import { isEmailAddress } from './email.ts';
+import { describeSchemaErrors, MESSAGE_AJV_OPTIONS, PATTERN_HINT } from './messages.ts';
 
 const Ajv = AjvModule.default;
-const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, allErrors: false, strict: false });
+const ajv = new Ajv({
+  coerceTypes: false,
+  removeAdditional: false,
+  allErrors: false,
+  strict: false,
+  ...MESSAGE_AJV_OPTIONS,
+});
+// The same linear email check as the HTTP validator's (src/http/validation.ts).
+ajv.addFormat('email', isEmailAddress);
 
 /** Keys name resources in paths and in references (`connection_config_key`, policy keys, rule keys). */
 export const KEY_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]*$';
-export const ResourceKey = Type.String({ pattern: KEY_PATTERN, minLength: 1, maxLength: 100 });
+export const ResourceKey = Type.String({
+  pattern: KEY_PATTERN,
+  minLength: 1,
+  maxLength: 100,
+  [PATTERN_HINT]: 'hold only letters, digits, _, . and -, and start with a letter, a digit or _',
+});
 
 /** Largest array a bulk endpoint or a webhook list PUT accepts. */
 export const MAX_BULK_ITEMS = 50;
@@ -27,13 +42,12 @@ export interface BulkResult<T> {
 
 export type ItemCheck<T> = { ok: true; value: T } | { ok: false; message: string };
 
-function describe(error: ErrorObject, prefix: string): string {
-  const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  const path = [prefix, ...error.instancePath.split('/')].filter(Boolean).join('.');
-  const field = (name: string) => [path, name].filter(Boolean).join('.');
-  if (params.missingProperty) return `${field(params.missingProperty)} is required.`;
-  if (params.additionalProperty) return `${field(params.additionalProperty)} is not an accepted field.`;
-  return `${path || 'the item'} ${error.message ?? 'is invalid'}.`;
+function describe(errors: readonly ErrorObject[], prefix: string): string {
+  return describeSchemaErrors(
+    errors,
+    (failed, property) => [prefix, ...failed.instancePath.split('/'), property].filter(Boolean).join('.'),
+    `${prefix || 'the item'} is invalid.`,
+  );
 }
 
 /** The dotted path of the first string (or key) holding U+0000, which PostgreSQL text cannot store. */
@@ -65,8 +79,7 @@ export function itemValidator<S extends Type.TSchema>(
         return { ok: false, message: `${nul || 'the item'} holds a NUL character, which cannot be stored.` };
       return { ok: true, value: item as Type.Static<S> };
     }
-    const first = validate.errors?.[0];
-    return { ok: false, message: first ? describe(first, prefix) : `${prefix || 'the item'} is invalid.` };
+    return { ok: false, message: describe(validate.errors ?? [], prefix) };
   };
 }
 
@@ -81,22 +94,25 @@ export function echoFields(item: unknown, fields: readonly string[]): Record<str
 }
 
 /**
- * The bulk body as the HTTP layer accepts it: up to MAX_BULK_ITEMS objects, each checked later against
- * `item`, whose fields the OpenAPI description lists.
+ * Schema annotation of a bulk body: the HTTP validator checks only that the body is an array of at most
+ * `maxItems` objects, and each item is checked later on its own (one that fails lands in `failed`, the
+ * others still apply). The item schema stays in the body's `items` for the OpenAPI description.
  */
-export function BulkBody(item: Type.TObject) {
-  const required = new Set<string>(item.required ?? []);
-  const fields = Object.keys(item.properties).map((name) => (required.has(name) ? name : `${name}?`));
-  return Type.Array(
-    Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description: `Fields: ${fields.join(', ')}. Each item is checked on its own; one that fails is listed in \`failed\` and the others still apply.`,
-      },
-    ),
-    { maxItems: MAX_BULK_ITEMS },
-  );
+export const PER_ITEM_VALIDATION = 'x-per-item-validation';
+
+/** What the HTTP layer checks of a bulk body: an array of up to `maxItems` objects. */
+export function bulkEnvelope(maxItems: number) {
+  return Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems });
+}
+
+/** A bulk body: up to MAX_BULK_ITEMS items of `item`'s shape, each checked on its own. */
+export function BulkBody<T extends Type.TObject>(item: T) {
+  return Type.Array(item, {
+    maxItems: MAX_BULK_ITEMS,
+    description:
+      'Each item is checked on its own; one that fails is listed in `failed` with the reason, and the others still apply.',
+    [PER_ITEM_VALIDATION]: true,
+  });
 }
 
 export const BulkFailureSchema = Type.Object({

@@ -136,7 +136,10 @@ describe('connections', () => {
     assert.match(messages[2], /access/);
     assert.match(messages[3], /secrets is not an accepted field/);
     assert.match(messages[4], /connection_type must be https/);
-    assert.match(messages[5], /key must match pattern/);
+    assert.match(
+      messages[5],
+      /^key must hold only letters, digits, _, . and -, and start with a letter, a digit or _\.$/,
+    );
     assert.match(messages[6], /good_one appears more than once/);
     const extra = mixed.body.failed[3].data;
     assert.deepEqual(extra, { name: 'Extra', key: 'extra', connection_type: 'https', access: 'read' });

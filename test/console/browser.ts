@@ -88,13 +88,17 @@ export function watchForPageProblems(page: Page, problems: string[]) {
   });
 }
 
-/** Opens the console and signs in with the service's root client. */
-export async function signIn(page: Page, service: TestService, at = '/console') {
-  const root = service.config.rootClient as { id: string; secret: string };
+/** Opens the console and signs in with a management client: the service's root client unless one is given. */
+export async function signIn(
+  page: Page,
+  service: TestService,
+  at = '/console',
+  client: { id: string; secret: string } = service.config.rootClient as { id: string; secret: string },
+) {
   await page.goto(`${service.url}${at}`);
   await page.getByLabel('A management client').check();
-  await page.getByLabel('Client id').fill(root.id);
-  await page.getByLabel('Client secret').fill(root.secret);
+  await page.getByLabel('Client id').fill(client.id);
+  await page.getByLabel('Client secret').fill(client.secret);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Sections' }).waitFor();
 }

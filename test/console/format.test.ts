@@ -3,13 +3,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  closedText,
   daysLeftText,
+  deadlineText,
   formatDuration,
   maskEmail,
   maskedIdentity,
   maskPhone,
   maskText,
 } from '../../console/src/format.ts';
+import type { PrivacyRequest } from '../../console/src/types.ts';
 
 test('emails keep their first letter and domain only', () => {
   assert.equal(maskEmail('jane.doe@example.com'), 'j***@example.com');
@@ -55,4 +58,47 @@ test('deadlines and durations read as words', () => {
   assert.equal(formatDuration(12_400), '12 s');
   assert.equal(formatDuration(185_000), '3 min 05 s');
   assert.equal(formatDuration(3_720_000), '1 h 02 min');
+});
+
+test('a closed request says how long it took; an open one (error included) counts down', () => {
+  const request = (status: string, changes: Partial<PrivacyRequest> = {}): PrivacyRequest => ({
+    id: 'pri_1',
+    external_id: null,
+    status,
+    requested_at: '2026-03-01T10:00:00.000Z',
+    started_processing_at: null,
+    finished_processing_at: null,
+    reviewed_at: null,
+    reviewed_by: null,
+    paused_at: null,
+    due_date: '2026-04-15T10:00:00.000Z',
+    days_left: 12,
+    policy_id: 'pol_1',
+    ...changes,
+  });
+  assert.equal(
+    closedText(request('complete', { finished_processing_at: '2026-03-04T11:00:00.000Z' })),
+    'completed in 3 days',
+  );
+  assert.equal(
+    closedText(request('complete', { finished_processing_at: '2026-03-02T10:00:00.000Z' })),
+    'completed in 1 day',
+  );
+  assert.equal(
+    closedText(request('denied', { reviewed_at: '2026-03-01T12:00:00.000Z' })),
+    'denied within a day',
+  );
+  assert.equal(
+    closedText(request('canceled', { canceled_at: '2026-03-21T10:00:00.000Z' })),
+    'canceled in 20 days',
+  );
+  assert.equal(closedText(request('complete')), 'completed');
+  for (const open of ['pending', 'approved', 'in_processing', 'paused', 'error']) {
+    assert.equal(closedText(request(open)), undefined, open);
+    assert.equal(deadlineText(request(open)), '12 days left', open);
+  }
+  assert.equal(
+    deadlineText(request('complete', { finished_processing_at: '2026-03-04T11:00:00.000Z' })),
+    'completed in 3 days',
+  );
 });

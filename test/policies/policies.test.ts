@@ -93,7 +93,7 @@ describe('DSR policies and rules', () => {
     assert.match(messages[1], /^execution_timeframe must be integer/);
     assert.match(messages[2], /^execution_timeframe must be >= 1/);
     assert.match(messages[3], /^rules is not an accepted field/);
-    assert.match(messages[4], /^key must match pattern/);
+    assert.match(messages[4], /^key must hold only letters, digits/);
     assert.match(messages[5], /kept_policy appears more than once/);
     assert.deepEqual(answer.body.failed[3].data, { name: 'Extra', key: 'extra_policy' });
     for (const key of ['nameless', 'typed_policy', 'zero_policy', 'extra_policy']) {
@@ -215,7 +215,10 @@ describe('DSR policies and rules', () => {
       [erasure({ strategy: 'hash', extra: true }), /masking_strategy.extra is not an accepted field/],
       [erasure('nullify'), /^masking_strategy must be object/],
       [{ name: 'E', key: 'e', action_type: 'erasure', targets: [] }, /^targets/],
-      [{ name: 'E', key: 'e', action_type: 'erasure', targets: ['email'] }, /^targets.0 must match pattern/],
+      [
+        { name: 'E', key: 'e', action_type: 'erasure', targets: ['email'] },
+        /^targets.0 must be \*, <table>.\* or <table>.<attribute>\.$/,
+      ],
       [{ name: 'E', key: 'e', action_type: 'erasure', targets: ['users.'] }, /^targets.0/],
       [{ name: 'E', key: 'e', action_type: 'erasure', targets: ['a.b.c'] }, /^targets.0/],
       [{ name: 'E', key: 'e', action_type: 'erasure', targets: 'users.*' }, /^targets must be array/],

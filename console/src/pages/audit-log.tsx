@@ -200,7 +200,7 @@ export function AuditLogPage() {
                 <tr key={entry.seq}>
                   <td data-label="#">{entry.seq}</td>
                   <td data-label="Time">{formatDateTime(entry.at)}</td>
-                  <td data-label="Action">
+                  <td data-label="Action" className="action">
                     <code>{entry.action}</code>
                   </td>
                   <td data-label="Datastore">{entry.datastore ?? '—'}</td>

@@ -1,14 +1,25 @@
 // One connection: its secrets (URL and Authorization header value, write-only), its OAuth client
-// credentials (set, patch, delete; the client secret write-only) and deletion. A secret typed here is sent
-// once and cleared from the form; the page only ever shows whether one is stored.
+// credentials (set, patch, delete; the client secret write-only), its callback signing secret (rotated
+// here, the new one shown once) and deletion. A secret typed here is sent once and cleared from the form;
+// the page only ever shows whether one is stored. Forms are disabled without the scope that would let
+// them act.
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { segment } from '../api.ts';
-import { ConfirmButton, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
+import {
+  ConfirmButton,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  SecretOnce,
+  SuccessNotice,
+} from '../components.tsx';
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded, useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection } from '../types.ts';
+import type { Connection, SigningSecretRotation } from '../types.ts';
 import { connectionAuthLabel } from './connections.tsx';
 
 function SecretsForm(props: { connection: Connection; onSaved: (connection: Connection) => void }) {
@@ -38,42 +49,47 @@ function SecretsForm(props: { connection: Connection; onSaved: (connection: Conn
   return (
     <form onSubmit={submit} className="card" aria-label="Connection secrets">
       <h2>Secrets</h2>
-      <Field label="Callback URL" hint="https; internal addresses are refused unless allowed by the service">
-        {(id, describedBy) => (
-          <input
-            id={id}
-            aria-describedby={describedBy}
-            type="url"
-            required
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field
-        label="Authorization header value"
-        hint={
-          stored
-            ? 'A value is stored (never shown). Saving with this field empty removes it; type it again to keep one.'
-            : 'Optional, for example "Bearer …" or "Basic …". Write-only: never shown after saving.'
-        }
-      >
-        {(id, describedBy) => (
-          <input
-            id={id}
-            aria-describedby={describedBy}
-            type="password"
-            autoComplete="off"
-            value={authorization}
-            onChange={(event) => setAuthorization(event.target.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice message={save.error} />
-      {saved ? <SuccessNotice message={saved} /> : null}
-      <button type="submit" className="primary" disabled={save.pending}>
-        Save secrets
-      </button>
+      <Guarded scope="connection:create_or_update">
+        <Field
+          label="Callback URL"
+          hint="https; internal addresses are refused unless allowed by the service"
+        >
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="url"
+              required
+              value={url}
+              onChange={(event) => setUrl(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="Authorization header value"
+          hint={
+            stored
+              ? 'A value is stored (never shown). Saving with this field empty removes it; type it again to keep one.'
+              : 'Optional, for example "Bearer …" or "Basic …". Write-only: never shown after saving.'
+          }
+        >
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="password"
+              autoComplete="off"
+              value={authorization}
+              onChange={(event) => setAuthorization(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={save.error} />
+        {saved ? <SuccessNotice message={saved} /> : null}
+        <button type="submit" className="primary" disabled={save.pending}>
+          Save secrets
+        </button>
+      </Guarded>
     </form>
   );
 }
@@ -126,77 +142,152 @@ function OAuthForm(props: {
   return (
     <form onSubmit={submit} className="card" aria-label="OAuth client credentials">
       <h2>OAuth client credentials</h2>
+      <Guarded scope="connection:create_or_update">
+        <p className="hint">
+          {current
+            ? 'Lethe fetches a token from the token URL and calls the target with it. Change only the fields you need.'
+            : 'Optional. Once set, OAuth replaces the Authorization header until it is deleted.'}
+        </p>
+        <Field label="Token URL">
+          {(id) => (
+            <input
+              id={id}
+              type="url"
+              required
+              value={tokenUrl}
+              onChange={(event) => setTokenUrl(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Scope" hint="space-separated; may be empty">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              value={scope}
+              onChange={(event) => setScope(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Client id">
+          {(id) => (
+            <input id={id} required value={clientId} onChange={(event) => setClientId(event.target.value)} />
+          )}
+        </Field>
+        <Field
+          label="Client secret"
+          hint={
+            current
+              ? 'A secret is stored (never shown). Leave empty to keep it.'
+              : 'Write-only: never shown after saving.'
+          }
+        >
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="password"
+              autoComplete="off"
+              required={!current}
+              value={clientSecret}
+              onChange={(event) => setClientSecret(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={action.error} />
+        {props.message ? <SuccessNotice message={props.message} /> : null}
+        <div className="buttons">
+          <button type="submit" className="primary" disabled={action.pending}>
+            {current ? 'Save OAuth changes' : 'Set OAuth'}
+          </button>
+          {current ? (
+            <ConfirmButton
+              label="Delete OAuth"
+              confirmLabel="Delete the OAuth configuration"
+              onConfirm={async () => {
+                await action.run(async () => {
+                  await api.send('DELETE', path);
+                  const answer = await api.get<Connection>(`/v1/connection/${segment(props.connection.key)}`);
+                  props.onSaved(answer, 'OAuth configuration deleted.');
+                });
+              }}
+            />
+          ) : null}
+        </div>
+      </Guarded>
+    </form>
+  );
+}
+
+const MAX_GRACE_SECONDS = 86_400;
+
+/**
+ * The callback signing secret: whether one is set, and rotation (POST /v1/connection/{key}/signing-secret)
+ * with an optional grace period during which callbacks carry a signature by the old secret too. The new
+ * secret is shown once; nothing here can read a stored one.
+ */
+function SigningSecretForm(props: { connection: Connection }) {
+  const { api } = useSession();
+  const [graceSeconds, setGraceSeconds] = useState('0');
+  const [rotated, setRotated] = useState<SigningSecretRotation | null>(null);
+  const rotate = useAction();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setRotated(null);
+    let answer: SigningSecretRotation | undefined;
+    const ok = await rotate.run(async () => {
+      answer = await api.send<SigningSecretRotation>(
+        'POST',
+        `/v1/connection/${segment(props.connection.key)}/signing-secret`,
+        { grace_period_seconds: Number(graceSeconds) || 0 },
+      );
+    });
+    if (ok && answer) setRotated(answer);
+  }
+
+  return (
+    <form onSubmit={submit} className="card" aria-label="Callback signing secret">
+      <h2>Signing secret</h2>
       <p className="hint">
-        {current
-          ? 'Lethe fetches a token from the token URL and calls the target with it. Change only the fields you need.'
-          : 'Optional. Once set, OAuth replaces the Authorization header until it is deleted.'}
+        {props.connection.has_signing_secret === false
+          ? 'Callbacks through this connection are not signed yet. Rotating creates a secret.'
+          : 'Callbacks through this connection carry a Lethe-Signature made with this secret. It was shown once, when it was created; it cannot be read again.'}
       </p>
-      <Field label="Token URL">
-        {(id) => (
-          <input
-            id={id}
-            type="url"
-            required
-            value={tokenUrl}
-            onChange={(event) => setTokenUrl(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Scope" hint="space-separated; may be empty">
-        {(id, describedBy) => (
-          <input
-            id={id}
-            aria-describedby={describedBy}
-            value={scope}
-            onChange={(event) => setScope(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Client id">
-        {(id) => (
-          <input id={id} required value={clientId} onChange={(event) => setClientId(event.target.value)} />
-        )}
-      </Field>
-      <Field
-        label="Client secret"
-        hint={
-          current
-            ? 'A secret is stored (never shown). Leave empty to keep it.'
-            : 'Write-only: never shown after saving.'
-        }
-      >
-        {(id, describedBy) => (
-          <input
-            id={id}
-            aria-describedby={describedBy}
-            type="password"
-            autoComplete="off"
-            required={!current}
-            value={clientSecret}
-            onChange={(event) => setClientSecret(event.target.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice message={action.error} />
-      {props.message ? <SuccessNotice message={props.message} /> : null}
-      <div className="buttons">
-        <button type="submit" className="primary" disabled={action.pending}>
-          {current ? 'Save OAuth changes' : 'Set OAuth'}
+      {rotated ? (
+        <SecretOnce
+          label={`New signing secret of ${props.connection.key}`}
+          value={rotated.signing_secret}
+          note={
+            rotated.previous_secret_expires_at
+              ? `Shown this once. Until ${formatDateTime(rotated.previous_secret_expires_at)} callbacks also carry a signature by the previous secret.`
+              : 'Shown this once. The previous secret no longer signs anything.'
+          }
+          onDismiss={() => setRotated(null)}
+        />
+      ) : null}
+      <Guarded scope="connection:create_or_update">
+        <Field
+          label="Grace period (seconds)"
+          hint="how long the previous secret keeps signing alongside the new one; 0 stops it at once"
+        >
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="number"
+              min={0}
+              max={MAX_GRACE_SECONDS}
+              value={graceSeconds}
+              onChange={(event) => setGraceSeconds(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={rotate.error} />
+        <button type="submit" className="primary" disabled={rotate.pending}>
+          Rotate signing secret
         </button>
-        {current ? (
-          <ConfirmButton
-            label="Delete OAuth"
-            confirmLabel="Delete the OAuth configuration"
-            onConfirm={async () => {
-              await action.run(async () => {
-                await api.send('DELETE', path);
-                const answer = await api.get<Connection>(`/v1/connection/${segment(props.connection.key)}`);
-                props.onSaved(answer, 'OAuth configuration deleted.');
-              });
-            }}
-          />
-        ) : null}
-      </div>
+      </Guarded>
     </form>
   );
 }
@@ -209,6 +300,7 @@ export function ConnectionDetailPage(props: { connectionKey: string }) {
   const [override, setOverride] = useState<Connection | null>(null);
   const [oauthMessage, setOauthMessage] = useState('');
   const remove = useAction();
+  const canDelete = useCan('connection:delete');
   const connection = override ?? loaded.data;
 
   return (
@@ -258,15 +350,22 @@ export function ConnectionDetailPage(props: { connectionKey: string }) {
               }}
             />
           </div>
+          <SigningSecretForm connection={connection} />
           <section aria-labelledby="danger-heading" className="danger-zone">
             <h2 id="danger-heading">Delete</h2>
             <p className="hint">
               A connection that webhooks still use cannot be deleted; the answer names them.
             </p>
             <ErrorNotice message={remove.error} />
+            {canDelete ? null : (
+              <p className="hint scope-note">
+                Read only: deleting needs the scope <code>connection:delete</code>.
+              </p>
+            )}
             <ConfirmButton
               label="Delete connection"
               confirmLabel={`Delete ${connection.key} for good`}
+              disabled={!canDelete}
               onConfirm={async () => {
                 if (await remove.run(() => api.send('DELETE', path))) navigate('/connections');
               }}

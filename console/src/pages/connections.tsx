@@ -1,11 +1,13 @@
-// The HTTPS connections webhooks call through: the list and the create form (PATCH /v1/connection).
+// The HTTPS connections webhooks call through: the list and the create form (PATCH /v1/connection). A
+// created connection's signing secret is shown once, as the API answers it.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import type { Page } from '../api.ts';
-import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { Empty, ErrorNotice, Field, Loading, PageHeader, SecretOnce } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection } from '../types.ts';
+import type { Connection, UpsertedConnection } from '../types.ts';
 
 export function connectionAuthLabel(connection: Connection): string {
   if (connection.oauth) return 'OAuth client credentials';
@@ -25,9 +27,11 @@ export function ConnectionsPage() {
   const [access, setAccess] = useState('read');
   const [description, setDescription] = useState('');
   const create = useAction();
+  const [created, setCreated] = useState<UpsertedConnection | null>(null);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    setCreated(null);
     const item: Record<string, unknown> = {
       name: name.trim(),
       key: key.trim(),
@@ -35,7 +39,12 @@ export function ConnectionsPage() {
       access,
     };
     if (description.trim()) item.description = description.trim();
-    if (await create.run(() => api.upsertOne('/v1/connection', item))) {
+    let answer: UpsertedConnection | undefined;
+    const ok = await create.run(async () => {
+      answer = await api.upsertOne<UpsertedConnection>('/v1/connection', item);
+    });
+    if (ok) {
+      if (answer?.signing_secret) setCreated(answer);
       setName('');
       setKey('');
       setDescription('');
@@ -85,40 +94,52 @@ export function ConnectionsPage() {
           </tbody>
         </table>
       ) : null}
-      <form onSubmit={submit} className="card inline-form" aria-label="Create a connection">
+      {created?.signing_secret ? (
+        <SecretOnce
+          label={`Signing secret of ${created.key}`}
+          value={created.signing_secret}
+          note="Shown this once. Receivers verify the Lethe-Signature header with it (docs/callbacks.md); rotate it on the connection's page to get a new one."
+          onDismiss={() => setCreated(null)}
+        />
+      ) : null}
+      <form onSubmit={submit} className="card" aria-label="Create a connection">
         <h2>Create a connection</h2>
-        <Field label="Name">
-          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
-        <Field label="Key" hint="letters, digits, _ . -; used in webhook definitions">
-          {(id, describedBy) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              required
-              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
-              value={key}
-              onChange={(event) => setKey(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Access">
-          {(id) => (
-            <select id={id} value={access} onChange={(event) => setAccess(event.target.value)}>
-              <option value="read">read</option>
-              <option value="write">write</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Description (optional)">
-          {(id) => (
-            <input id={id} value={description} onChange={(event) => setDescription(event.target.value)} />
-          )}
-        </Field>
-        <ErrorNotice message={create.error} />
-        <button type="submit" className="primary" disabled={create.pending}>
-          Create connection
-        </button>
+        <Guarded scope="connection:create_or_update" className="inline-form">
+          <Field label="Name">
+            {(id) => (
+              <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />
+            )}
+          </Field>
+          <Field label="Key" hint="letters, digits, _ . -; used in webhook definitions">
+            {(id, describedBy) => (
+              <input
+                id={id}
+                aria-describedby={describedBy}
+                required
+                pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+                value={key}
+                onChange={(event) => setKey(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Access">
+            {(id) => (
+              <select id={id} value={access} onChange={(event) => setAccess(event.target.value)}>
+                <option value="read">read</option>
+                <option value="write">write</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Description (optional)">
+            {(id) => (
+              <input id={id} value={description} onChange={(event) => setDescription(event.target.value)} />
+            )}
+          </Field>
+          <ErrorNotice message={create.error} />
+          <button type="submit" className="primary" disabled={create.pending}>
+            Create connection
+          </button>
+        </Guarded>
       </form>
     </>
   );

@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { ApiError, type BulkAnswer, type Page } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { Policy, PrivacyRequest } from '../types.ts';
 
@@ -49,64 +50,66 @@ export function NewRequestForm(props: { onCreated: () => Promise<void> }) {
   return (
     <details className="card">
       <summary>Submit a request on a data subject's behalf</summary>
-      <form onSubmit={onSubmit} className="inline-form" aria-label="Submit a privacy request">
-        <Field label="Policy">
-          {(id) => (
-            <select
-              id={id}
-              required
-              value={policyKey || firstPolicy}
-              onChange={(event) => setPolicyKey(event.target.value)}
-            >
-              {(policies.data?.items ?? []).map((policy) => (
-                <option key={policy.key} value={policy.key}>
-                  {policy.name} ({policy.key})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Email">
-          {(id) => (
-            <input
-              id={id}
-              type="email"
-              autoComplete="off"
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Phone number" hint="E.164, for example +4915112345678">
-          {(id, describedBy) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              type="tel"
-              autoComplete="off"
-              value={phone}
-              onChange={(event) => setPhone(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="External id (optional)">
-          {(id) => (
-            <input id={id} value={externalId} onChange={(event) => setExternalId(event.target.value)} />
-          )}
-        </Field>
-        <ErrorNotice message={submit.error || policies.error} />
-        {created ? (
-          <p className="notice notice-success" role="status">
-            Request{' '}
-            <Link href={`/requests/${encodeURIComponent(created.id)}`}>
-              {created.external_id || created.id}
-            </Link>{' '}
-            received: {created.status.replace(/_/g, ' ')}.
-          </p>
-        ) : null}
-        <button type="submit" className="primary" disabled={submit.pending || !firstPolicy}>
-          Submit request
-        </button>
+      <form onSubmit={onSubmit} aria-label="Submit a privacy request">
+        <Guarded scope="privacy-request:create" className="inline-form">
+          <Field label="Policy">
+            {(id) => (
+              <select
+                id={id}
+                required
+                value={policyKey || firstPolicy}
+                onChange={(event) => setPolicyKey(event.target.value)}
+              >
+                {(policies.data?.items ?? []).map((policy) => (
+                  <option key={policy.key} value={policy.key}>
+                    {policy.name} ({policy.key})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Email">
+            {(id) => (
+              <input
+                id={id}
+                type="email"
+                autoComplete="off"
+                value={email}
+                onChange={(event) => setEmail(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Phone number" hint="E.164, for example +4915112345678">
+            {(id, describedBy) => (
+              <input
+                id={id}
+                aria-describedby={describedBy}
+                type="tel"
+                autoComplete="off"
+                value={phone}
+                onChange={(event) => setPhone(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="External id (optional)">
+            {(id) => (
+              <input id={id} value={externalId} onChange={(event) => setExternalId(event.target.value)} />
+            )}
+          </Field>
+          <ErrorNotice message={submit.error || policies.error} />
+          {created ? (
+            <p className="notice notice-success" role="status">
+              Request{' '}
+              <Link href={`/requests/${encodeURIComponent(created.id)}`}>
+                {created.external_id || created.id}
+              </Link>{' '}
+              received: {created.status.replace(/_/g, ' ')}.
+            </p>
+          ) : null}
+          <button type="submit" className="primary" disabled={submit.pending || !firstPolicy}>
+            Submit request
+          </button>
+        </Guarded>
       </form>
     </details>
   );

@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import type { Page } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { Connection, Policy } from '../types.ts';
 import { WebhookList } from './webhook-list.tsx';
@@ -85,49 +86,53 @@ export function PoliciesPage() {
           </tbody>
         </table>
       ) : null}
-      <form onSubmit={submit} className="card inline-form" aria-label="Create a policy">
+      <form onSubmit={submit} className="card" aria-label="Create a policy">
         <h2>Create a policy</h2>
-        <Field label="Name">
-          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
-        </Field>
-        <Field label="Key">
-          {(id) => (
-            <input
-              id={id}
-              required
-              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
-              value={key}
-              onChange={(event) => setKey(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Action (optional)" hint="free text, for example access or erasure">
-          {(id, describedBy) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              value={drpAction}
-              onChange={(event) => setDrpAction(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Execution timeframe (days)">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={1}
-              max={3650}
-              required
-              value={timeframe}
-              onChange={(event) => setTimeframe(event.target.value)}
-            />
-          )}
-        </Field>
-        <ErrorNotice message={create.error} />
-        <button type="submit" className="primary" disabled={create.pending}>
-          Create policy
-        </button>
+        <Guarded scope="policy:create_or_update" className="inline-form">
+          <Field label="Name">
+            {(id) => (
+              <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />
+            )}
+          </Field>
+          <Field label="Key">
+            {(id) => (
+              <input
+                id={id}
+                required
+                pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+                value={key}
+                onChange={(event) => setKey(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Action (optional)" hint="free text, for example access or erasure">
+            {(id, describedBy) => (
+              <input
+                id={id}
+                aria-describedby={describedBy}
+                value={drpAction}
+                onChange={(event) => setDrpAction(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Execution timeframe (days)">
+            {(id) => (
+              <input
+                id={id}
+                type="number"
+                min={1}
+                max={3650}
+                required
+                value={timeframe}
+                onChange={(event) => setTimeframe(event.target.value)}
+              />
+            )}
+          </Field>
+          <ErrorNotice message={create.error} />
+          <button type="submit" className="primary" disabled={create.pending}>
+            Create policy
+          </button>
+        </Guarded>
       </form>
       {connections.data ? (
         <WebhookList

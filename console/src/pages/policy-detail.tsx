@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { segment } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { Policy, Rule } from '../types.ts';
 import { useConnections } from './policies.tsx';
@@ -47,71 +48,73 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   }
 
   return (
-    <form onSubmit={submit} className="card inline-form" aria-label="Add or redefine a rule">
+    <form onSubmit={submit} className="card" aria-label="Add or redefine a rule">
       <h3>Add or redefine a rule</h3>
-      <p className="hint">A rule with an existing key is replaced by this definition.</p>
-      <Field label="Rule name">
-        {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
-      </Field>
-      <Field label="Rule key">
-        {(id) => (
-          <input
-            id={id}
-            required
-            pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
-            value={key}
-            onChange={(event) => setKey(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Action type">
-        {(id) => (
-          <select id={id} value={actionType} onChange={(event) => setActionType(event.target.value)}>
-            <option value="access">access</option>
-            <option value="erasure">erasure</option>
-          </select>
-        )}
-      </Field>
-      {actionType === 'erasure' ? (
-        <Field label="Masking strategy">
-          {(id) => (
-            <select id={id} value={strategy} onChange={(event) => setStrategy(event.target.value)}>
-              {STRATEGIES.map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          )}
+      <Guarded scope="policy:create_or_update" className="inline-form">
+        <p className="hint">A rule with an existing key is replaced by this definition.</p>
+        <Field label="Rule name">
+          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
         </Field>
-      ) : null}
-      {actionType === 'erasure' && strategy === 'string_rewrite' ? (
-        <Field label="Rewrite value">
+        <Field label="Rule key">
           {(id) => (
             <input
               id={id}
               required
-              value={rewriteValue}
-              onChange={(event) => setRewriteValue(event.target.value)}
+              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+              value={key}
+              onChange={(event) => setKey(event.target.value)}
             />
           )}
         </Field>
-      ) : null}
-      <Field label="Targets" hint="*, table.* or table.attribute; separated by commas or spaces">
-        {(id, describedBy) => (
-          <input
-            id={id}
-            aria-describedby={describedBy}
-            required
-            value={targets}
-            onChange={(event) => setTargets(event.target.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice message={save.error} />
-      <button type="submit" className="primary" disabled={save.pending}>
-        Save rule
-      </button>
+        <Field label="Action type">
+          {(id) => (
+            <select id={id} value={actionType} onChange={(event) => setActionType(event.target.value)}>
+              <option value="access">access</option>
+              <option value="erasure">erasure</option>
+            </select>
+          )}
+        </Field>
+        {actionType === 'erasure' ? (
+          <Field label="Masking strategy">
+            {(id) => (
+              <select id={id} value={strategy} onChange={(event) => setStrategy(event.target.value)}>
+                {STRATEGIES.map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        ) : null}
+        {actionType === 'erasure' && strategy === 'string_rewrite' ? (
+          <Field label="Rewrite value">
+            {(id) => (
+              <input
+                id={id}
+                required
+                value={rewriteValue}
+                onChange={(event) => setRewriteValue(event.target.value)}
+              />
+            )}
+          </Field>
+        ) : null}
+        <Field label="Targets" hint="*, table.* or table.attribute; separated by commas or spaces">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              required
+              value={targets}
+              onChange={(event) => setTargets(event.target.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice message={save.error} />
+        <button type="submit" className="primary" disabled={save.pending}>
+          Save rule
+        </button>
+      </Guarded>
     </form>
   );
 }

@@ -1,9 +1,12 @@
-// Review actions on privacy requests: approve, deny with a reason (in a modal dialog), retry a request in
-// error. Each calls the management API and reports the API's own sentence when it refuses.
+// Review actions on privacy requests: approve, deny with a reason (in a modal dialog centred on the page,
+// showing the request it denies), retry a request in error. Each calls the management API and reports the
+// API's own sentence when it refuses; without privacy-request:review the buttons are disabled.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, type BulkAnswer, segment } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
+import { deadlineText, formatDate, formatDateTime, maskedIdentity } from '../format.ts';
 import { useAction } from '../hooks.ts';
+import { useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../types.ts';
 import { CANCELABLE, CancelDialog } from './request-cancel.tsx';
@@ -44,12 +47,32 @@ function DenyDialog(props: { request: PrivacyRequest; onClose: () => void; onDen
   }
 
   return (
-    <dialog ref={dialog} onClose={props.onClose} aria-labelledby="deny-heading" className="card">
+    <dialog
+      ref={dialog}
+      onClose={props.onClose}
+      aria-labelledby="deny-heading"
+      aria-describedby="deny-context"
+      className="modal"
+    >
       <form onSubmit={submit}>
-        <h2 id="deny-heading">Deny request</h2>
-        <p>
-          <code>{props.request.id}</code>
-        </p>
+        <h2 id="deny-heading">Deny request {props.request.external_id || props.request.id}</h2>
+        <dl className="facts" id="deny-context">
+          <dt>Id</dt>
+          <dd>
+            <code>{props.request.id}</code>
+          </dd>
+          <dt>Policy</dt>
+          <dd>{props.request.policy?.name ?? props.request.policy?.key ?? props.request.policy_id}</dd>
+          <dt>Identity</dt>
+          <dd>{maskedIdentity(props.request.identity) || '—'}</dd>
+          <dt>Received</dt>
+          <dd>{formatDateTime(props.request.requested_at)}</dd>
+          <dt>Deadline</dt>
+          <dd>
+            {deadlineText(props.request)} ({formatDate(props.request.due_date)})
+          </dd>
+        </dl>
+        <p className="hint">The request goes to denied and is not executed; the reason is kept in its log.</p>
         <Field label="Reason" hint="recorded with the request">
           {(id, describedBy) => (
             <textarea
@@ -80,6 +103,7 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
   const { api } = useSession();
   const action = useAction();
   const [denying, setDenying] = useState(false);
+  const canReview = useCan('privacy-request:review');
   const [canceling, setCanceling] = useState(false);
   const { request } = props;
 
@@ -103,6 +127,7 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
   const retryable = RETRYABLE.has(request.status);
   const cancelable = CANCELABLE.has(request.status);
   if (!reviewable && !retryable && !cancelable) return null;
+  const refused = canReview ? undefined : 'Needs the scope privacy-request:review';
   return (
     <span className="request-actions">
       {reviewable ? (
@@ -110,7 +135,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
           <button
             type="button"
             className="primary"
-            disabled={action.pending}
+            disabled={action.pending || !canReview}
+            title={refused}
             aria-label={`Approve ${request.id}`}
             onClick={() => void approve()}
           >
@@ -118,7 +144,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
           </button>
           <button
             type="button"
-            disabled={action.pending}
+            disabled={action.pending || !canReview}
+            title={refused}
             aria-label={`Deny ${request.id}`}
             onClick={() => setDenying(true)}
           >
@@ -129,7 +156,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
       {retryable ? (
         <button
           type="button"
-          disabled={action.pending}
+          disabled={action.pending || !canReview}
+          title={refused}
           aria-label={`Retry ${request.id}`}
           onClick={() => void retry()}
         >
@@ -139,7 +167,8 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
       {cancelable ? (
         <button
           type="button"
-          disabled={action.pending}
+          disabled={action.pending || !canReview}
+          title={refused}
           aria-label={`Cancel ${request.id}`}
           onClick={() => setCanceling(true)}
         >

@@ -1,10 +1,11 @@
 // One privacy request: its facts, review actions, and its timeline from GET /v1/privacy-request/{id}/log
-// (each transition and webhook call with HTTP status and duration), polled while the request can still
-// change. A paused request shows how long its resume token has left before the request goes to error.
+// (each transition and webhook call, dated, with HTTP status and duration), polled while the request can
+// still change. A closed request says how long it took instead of counting down its deadline. A paused request shows how long its resume token has left before the request goes to error.
 import { Link } from 'wouter';
 import { segment } from '../api.ts';
 import { Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components.tsx';
 import {
+  closedText,
   daysLeftText,
   formatClockTime,
   formatDate,
@@ -168,7 +169,8 @@ function Timeline(props: { entries: RequestLogEntry[] }) {
         return (
           <li key={index} className={`timeline-${entry.kind}${failed ? ' timeline-failed' : ''}`}>
             <time dateTime={entry.time} title={formatDateTime(entry.time)}>
-              {formatClockTime(entry.time)}
+              <span className="timeline-date">{formatDate(entry.time)}</span>{' '}
+              <span className="timeline-clock">{formatClockTime(entry.time)}</span>
             </time>
             <div className="timeline-body">
               <strong>{line.title}</strong>
@@ -233,9 +235,9 @@ export function RequestDetailPage(props: { id: string }) {
             <dd>{policyLabel(data)}</dd>
             <dt>Identity</dt>
             <dd>{maskedIdentity(data.identity) || '—'}</dd>
-            <dt>Deadline</dt>
+            <dt>{closedText(data) ? 'Took' : 'Deadline'}</dt>
             <dd>
-              {daysLeftText(data.days_left)} ({formatDate(data.due_date)})
+              {closedText(data) ?? daysLeftText(data.days_left)} (due {formatDate(data.due_date)})
             </dd>
             <dt>Received</dt>
             <dd>{formatDateTime(data.requested_at)}</dd>

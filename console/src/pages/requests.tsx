@@ -1,12 +1,21 @@
-// Privacy requests, soonest deadline first: status, policy, masked identity, days left; filters by status
-// and external id; approve, deny and retry in place. The API lists newest first, and deadlines depend on
-// each policy's timeframe, so the page reads the newest FETCH_SIZE matching requests, sorts them by days
-// left and pages through them itself; it refreshes every REFRESH_MS.
+// Privacy requests, open ones first by soonest deadline, then closed ones (complete, denied, canceled) by
+// when they were closed, latest first: status, policy, masked identity, days left (or how long a closed
+// one took); filters by status and external id; approve, deny and retry in place. The API lists newest
+// first, and deadlines depend on each policy's timeframe, so the page reads the newest FETCH_SIZE matching
+// requests, sorts them itself and pages through them; it refreshes every REFRESH_MS. A request in error is
+// open: it waits for a retry and its deadline still runs.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import type { Page } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager, StatusBadge } from '../components.tsx';
-import { daysLeftText, formatDate, formatDateTime, maskedIdentity } from '../format.ts';
+import {
+  CLOSED_STATUSES,
+  closedAt,
+  deadlineText,
+  formatDate,
+  formatDateTime,
+  maskedIdentity,
+} from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../types.ts';
@@ -30,8 +39,15 @@ const FETCH_SIZE = 500;
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
 
-/** Soonest deadline first; requests without one last. Ties: oldest first. */
+/**
+ * Open requests first, soonest deadline first (requests without one last; ties: oldest first); then closed
+ * requests, the most recently closed first.
+ */
 export function byDeadline(a: PrivacyRequest, b: PrivacyRequest): number {
+  const closedA = CLOSED_STATUSES.has(a.status);
+  const closedB = CLOSED_STATUSES.has(b.status);
+  if (closedA !== closedB) return closedA ? 1 : -1;
+  if (closedA) return (closedAt(b) ?? b.requested_at).localeCompare(closedAt(a) ?? a.requested_at);
   const left = (request: PrivacyRequest) => request.days_left ?? Number.POSITIVE_INFINITY;
   return left(a) - left(b) || a.requested_at.localeCompare(b.requested_at);
 }
@@ -122,7 +138,9 @@ export function RequestsPage() {
       ) : requests.data ? (
         <>
           <table className="responsive requests">
-            <caption className="visually-hidden">Privacy requests, soonest deadline first</caption>
+            <caption className="visually-hidden">
+              Privacy requests: open ones first, soonest deadline first; then closed ones, latest first
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Deadline</th>
@@ -140,12 +158,20 @@ export function RequestsPage() {
               {items.map((request) => (
                 <tr key={request.id} data-request-id={request.id}>
                   <td data-label="Deadline">
-                    <span
-                      className={request.days_left !== null && request.days_left < 7 ? 'urgent' : undefined}
-                    >
-                      {daysLeftText(request.days_left)}
-                    </span>
-                    <small className="hint"> {formatDate(request.due_date)}</small>
+                    {CLOSED_STATUSES.has(request.status) ? (
+                      <span className="closed">{deadlineText(request)}</span>
+                    ) : (
+                      <>
+                        <span
+                          className={
+                            request.days_left !== null && request.days_left < 7 ? 'urgent' : undefined
+                          }
+                        >
+                          {deadlineText(request)}
+                        </span>
+                        <small className="hint"> {formatDate(request.due_date)}</small>
+                      </>
+                    )}
                   </td>
                   <td data-label="Status">
                     <StatusBadge status={request.status} />

@@ -6,8 +6,12 @@ import { type DragEvent, type FormEvent, useState } from 'react';
 import { segment } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNotice, Field, Loading } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import { Guarded, useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { Connection, Direction, Webhook } from '../types.ts';
+
+/** The scope every change of a webhook list needs (adding, removing, reordering, switching direction). */
+const WEBHOOK_WRITE = 'webhook:create_or_update';
 
 export interface WebhookListProps {
   /** Heading of the section, e.g. "Pre-execution webhooks". */
@@ -56,53 +60,51 @@ function AddWebhookForm(
     return <p className="hint">Create a connection first: every webhook calls through one.</p>;
   }
   return (
-    <form
-      onSubmit={submit}
-      className="inline-form add-webhook"
-      aria-label={`Add to ${props.title.toLowerCase()}`}
-    >
-      <Field label="Webhook key">
-        {(id) => (
-          <input
-            id={id}
-            required
-            pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
-            value={key}
-            onChange={(event) => setKey(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="Webhook name">
-        {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
-      </Field>
-      <Field label="Connection">
-        {(id) => (
-          <select id={id} value={connectionKey} onChange={(event) => setConnectionKey(event.target.value)}>
-            {props.connections.map((connection) => (
-              <option key={connection.key} value={connection.key}>
-                {connection.name} ({connection.key})
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      {props.policyWebhook ? (
-        <Field label="Direction">
+    <form onSubmit={submit} className="add-webhook" aria-label={`Add to ${props.title.toLowerCase()}`}>
+      <Guarded scope={WEBHOOK_WRITE} className="inline-form">
+        <Field label="Webhook key">
           {(id) => (
-            <select
+            <input
               id={id}
-              value={direction}
-              onChange={(event) => setDirection(event.target.value as Direction)}
-            >
-              <option value="one_way">one way (no answer awaited)</option>
-              <option value="two_way">two way (answer awaited; may halt)</option>
+              required
+              pattern="[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+              value={key}
+              onChange={(event) => setKey(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Webhook name">
+          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+        <Field label="Connection">
+          {(id) => (
+            <select id={id} value={connectionKey} onChange={(event) => setConnectionKey(event.target.value)}>
+              {props.connections.map((connection) => (
+                <option key={connection.key} value={connection.key}>
+                  {connection.name} ({connection.key})
+                </option>
+              ))}
             </select>
           )}
         </Field>
-      ) : null}
-      <button type="submit" className="primary">
-        Add webhook
-      </button>
+        {props.policyWebhook ? (
+          <Field label="Direction">
+            {(id) => (
+              <select
+                id={id}
+                value={direction}
+                onChange={(event) => setDirection(event.target.value as Direction)}
+              >
+                <option value="one_way">one way (no answer awaited)</option>
+                <option value="two_way">two way (answer awaited; may halt)</option>
+              </select>
+            )}
+          </Field>
+        ) : null}
+        <button type="submit" className="primary">
+          Add webhook
+        </button>
+      </Guarded>
     </form>
   );
 }
@@ -111,6 +113,7 @@ export function WebhookList(props: WebhookListProps) {
   const { api } = useSession();
   const list = useResource(() => api.get<Webhook[]>(props.listPath), props.listPath);
   const action = useAction();
+  const canChange = useCan(WEBHOOK_WRITE);
   const [dragging, setDragging] = useState<string | null>(null);
   const [dropIndex, setDropIndex] = useState<number | null>(null);
   const [announcement, setAnnouncement] = useState('');
@@ -206,7 +209,7 @@ export function WebhookList(props: WebhookListProps) {
             <li
               key={webhook.key}
               data-key={webhook.key}
-              draggable={!action.pending}
+              draggable={!action.pending && canChange}
               className={[
                 'webhook',
                 dragging === webhook.key ? 'dragging' : '',
@@ -234,7 +237,7 @@ export function WebhookList(props: WebhookListProps) {
                   type="button"
                   className="direction"
                   aria-label={`Direction of ${webhook.name}: ${webhook.direction === 'two_way' ? 'two way' : 'one way'}. Switch to ${webhook.direction === 'two_way' ? 'one way' : 'two way'}`}
-                  disabled={action.pending}
+                  disabled={action.pending || !canChange}
                   onClick={() => void toggleDirection(webhook)}
                 >
                   {webhook.direction === 'two_way' ? '⇄ two way' : '→ one way'}
@@ -244,7 +247,7 @@ export function WebhookList(props: WebhookListProps) {
                 <button
                   type="button"
                   aria-label={`Move ${webhook.name} up`}
-                  disabled={index === 0 || action.pending}
+                  disabled={index === 0 || action.pending || !canChange}
                   onClick={() => void move(webhook.key, index - 1)}
                 >
                   ↑
@@ -252,7 +255,7 @@ export function WebhookList(props: WebhookListProps) {
                 <button
                   type="button"
                   aria-label={`Move ${webhook.name} down`}
-                  disabled={index === webhooks.length - 1 || action.pending}
+                  disabled={index === webhooks.length - 1 || action.pending || !canChange}
                   onClick={() => void move(webhook.key, index + 1)}
                 >
                   ↓
@@ -260,7 +263,7 @@ export function WebhookList(props: WebhookListProps) {
                 <ConfirmButton
                   label="Remove"
                   confirmLabel={`Remove ${webhook.name}`}
-                  disabled={action.pending}
+                  disabled={action.pending || !canChange}
                   onConfirm={() => remove(webhook.key)}
                 />
               </span>

@@ -1,0 +1,72 @@
+// GET /metrics, the Prometheus scrape endpoint. Who may read it: with LETHE_METRICS_TOKEN set, any caller
+// presenting `Authorization: Bearer <that token>` (loopback included, so a token cannot be bypassed by a
+// proxy on the same host); without it, loopback callers only, and every other address is refused with a
+// sentence saying to set the token. A wrong token counts as a failed authentication of the caller's
+// address like every other one (src/rate-limits/address-throttle.ts). The token is never logged nor echoed.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { FastifyPluginAsync } from 'fastify';
+import Type from 'typebox';
+import { bearerToken } from '../http/authorize.ts';
+import { ErrorDetail } from '../http/schemas.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+import type { Services } from '../runtime/services.ts';
+
+/** 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
+export function isLoopbackAddress(ip: string): boolean {
+  const address = ip.toLowerCase().replace(/^::ffff:/, '');
+  if (isIP(address) === 4) return address.startsWith('127.');
+  return address === '::1';
+}
+
+function sameToken(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync {
+  return async (app) => {
+    app.get(
+      '/metrics',
+      {
+        onRequest: async (request, reply) => {
+          const expected = config.metricsToken;
+          if (expected === undefined) {
+            if (!isLoopbackAddress(request.ip))
+              throw forbidden(
+                '/metrics answers loopback callers only; set LETHE_METRICS_TOKEN to scrape it from another address.',
+              );
+            return;
+          }
+          await app.addressThrottle.assertNotBlocked(request, reply);
+          const presented = bearerToken(request);
+          if (presented === undefined || !sameToken(presented, expected)) {
+            reply.header('www-authenticate', 'Bearer');
+            throw await app.addressThrottle.chargeFailure(
+              request,
+              reply,
+              unauthorized('/metrics needs Authorization: Bearer with the LETHE_METRICS_TOKEN value.'),
+            );
+          }
+        },
+        schema: {
+          tags: ['operations'],
+          summary:
+            'Prometheus metrics (text format 0.0.4). Open to loopback callers; with LETHE_METRICS_TOKEN set, it needs Authorization: Bearer <token>.',
+          security: [{ metricsToken: [] }],
+          response: {
+            200: Type.String({ description: 'Prometheus text exposition format' }),
+            401: ErrorDetail,
+            403: ErrorDetail,
+            429: ErrorDetail,
+          },
+        },
+      },
+      async (_request, reply) => {
+        const body = await metrics.render();
+        reply.type(metrics.contentType);
+        return body;
+      },
+    );
+  };
+}
