@@ -4,7 +4,7 @@
 // tells nothing more.
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
-import { appendAudit } from '../audit/audit-log.ts';
+import { appendAudit, type AuditOrigin } from '../audit/audit-log.ts';
 import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
@@ -26,7 +26,7 @@ export interface PackageDownload {
 export async function openPackageDownload(
   services: Pick<Services, 'db' | 'keyring' | 'config'>,
   token: string,
-  audit: { requestId: string },
+  audit: AuditOrigin,
 ): Promise<PackageDownload> {
   if (!TOKEN_SHAPE.test(token)) throw notFound(GONE);
   const privacyRequestId = await repo.liveRequest(services.db, hashToken(token));
@@ -51,7 +51,7 @@ export async function openPackageDownload(
   await appendAudit(services.db, {
     action: 'access-package.download',
     actor: 'subject:download-link',
-    requestId: audit.requestId,
+    ...audit,
     details: {
       privacy_request_id: privacyRequestId,
       datastores: accessPackage.datastores.map((datastore) => datastore.name),

@@ -15,8 +15,16 @@ export interface AuditEntry {
   /** `api-key:<id>`, `client:<id>` or `user:<username>`. */
   actor: string;
   requestId?: string;
+  /** The caller's address as the throttles see it (the forwarded client's behind a trusted proxy). */
+  clientAddress?: string;
   details?: Record<string, unknown>;
   recipientSealed?: Buffer;
+}
+
+/** Where an audited call came from: its request id and the caller's address. */
+export interface AuditOrigin {
+  requestId: string;
+  clientAddress?: string;
 }
 
 export interface AuditRecord {
@@ -27,6 +35,7 @@ export interface AuditRecord {
   entity_ids: string[];
   actor: string;
   request_id: string | null;
+  client_address: string | null;
   details: Record<string, unknown>;
   recipient_sealed: Uint8Array | null;
 }
@@ -34,7 +43,7 @@ export interface AuditRecord {
 /** Entity ids kept per entry; a larger batch records its count and the first ids. */
 const MAX_IDS_PER_ENTRY = 1000;
 
-const COLUMNS = 7;
+const COLUMNS = 8;
 /** Entries written by one statement of appendAudit; more wait for the next one. */
 const MAX_ENTRIES_PER_STATEMENT = 200;
 
@@ -46,6 +55,7 @@ function rowParams(entry: AuditEntry): unknown[] {
     ids.slice(0, MAX_IDS_PER_ENTRY),
     entry.actor,
     entry.requestId ?? null,
+    entry.clientAddress ?? null,
     JSON.stringify(entry.details ?? {}),
     entry.recipientSealed ?? null,
   ];
@@ -54,10 +64,10 @@ function rowParams(entry: AuditEntry): unknown[] {
 async function insertEntries(db: Queryable, entries: readonly AuditEntry[]): Promise<void> {
   const rows = entries.map((_, row) => {
     const base = row * COLUMNS;
-    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
+    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8})`;
   });
   await db.query(
-    `INSERT INTO audit_log (action, datastore, entity_ids, actor, request_id, details, recipient_sealed)
+    `INSERT INTO audit_log (action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed)
      VALUES ${rows.join(', ')}`,
     entries.flatMap(rowParams),
   );
@@ -162,7 +172,7 @@ export async function listAudit(
     params,
   );
   const { rows } = await db.query<AuditRecord>(
-    `SELECT seq, at, action, datastore, entity_ids, actor, request_id, details, recipient_sealed
+    `SELECT seq, at, action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed
        FROM audit_log ${where} ORDER BY seq DESC LIMIT $7 OFFSET $8`,
     [...params, filter.size, (filter.page - 1) * filter.size],
   );
@@ -170,9 +180,8 @@ export async function listAudit(
 }
 
 /** Who makes a management change and through which HTTP request (or CLI run): services take it. */
-export interface ChangeActor {
+export interface ChangeActor extends AuditOrigin {
   principal: Principal;
-  requestId: string;
 }
 
 /**
@@ -186,5 +195,11 @@ export async function recordChange(
   action: string,
   details: Record<string, unknown>,
 ): Promise<void> {
-  await recordAudit(tx, { action, actor: auditActor(by.principal), requestId: by.requestId, details });
+  await recordAudit(tx, {
+    action,
+    actor: auditActor(by.principal),
+    requestId: by.requestId,
+    clientAddress: by.clientAddress,
+    details,
+  });
 }

@@ -79,7 +79,7 @@ export async function runApiKeyCommand(
   command: ApiKeyCommand,
 ): Promise<string> {
   const admin = new DatastoreAdminService(services.db, services.keyring);
-  const requestId = `cli-${randomUUID()}`;
+  const origin = { requestId: `cli-${randomUUID()}` };
   switch (command.action) {
     case 'create': {
       const issued = await admin.issueKey(
@@ -89,14 +89,14 @@ export async function runApiKeyCommand(
           datastores: command.datastores,
           ...(command.rateLimit ? { rate_limit_per_minute: command.rateLimit } : {}),
         },
-        requestId,
+        origin,
       );
       return `${JSON.stringify(issued, null, 2)}\n`;
     }
     case 'list':
       return `${JSON.stringify(await admin.listKeys(), null, 2)}\n`;
     case 'revoke':
-      await admin.revokeKey(CLI_PRINCIPAL, command.id, requestId);
+      await admin.revokeKey(CLI_PRINCIPAL, command.id, origin);
       return `revoked API key ${command.id}\n`;
   }
 }

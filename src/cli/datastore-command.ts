@@ -65,7 +65,7 @@ export async function runDatastoreCommand(
       name: command.name,
       ...(command.description === undefined ? {} : { description: command.description }),
     },
-    `cli-${randomUUID()}`,
+    { requestId: `cli-${randomUUID()}` },
   );
   return `${JSON.stringify(created, null, 2)}\n`;
 }

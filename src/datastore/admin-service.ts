@@ -2,7 +2,7 @@
 // audit log. Every change is audited in its own transaction. No Fastify here; secrets (the issued key)
 // leave this service exactly once, in the answer to the call that issued them.
 
-import { type AuditRecord, listAudit, recordAudit } from '../audit/audit-log.ts';
+import { type AuditOrigin, type AuditRecord, listAudit, recordAudit } from '../audit/audit-log.ts';
 import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
@@ -57,7 +57,7 @@ export class DatastoreAdminService {
   async createDatastore(
     principal: Principal,
     input: { name: string; description?: string },
-    requestId: string,
+    origin: AuditOrigin,
   ) {
     return this.#db.transaction(async (tx) => {
       const row = await datastoreRepository.insert(tx, input.name, input.description ?? null);
@@ -66,7 +66,7 @@ export class DatastoreAdminService {
         action: 'datastore.create',
         datastore: row.name,
         actor: auditActor(principal),
-        requestId,
+        ...origin,
       });
       return {
         name: row.name,
@@ -84,7 +84,7 @@ export class DatastoreAdminService {
     }));
   }
 
-  async deleteDatastore(principal: Principal, name: string, requestId: string) {
+  async deleteDatastore(principal: Principal, name: string, origin: AuditOrigin) {
     await this.#db.transaction(async (tx) => {
       const erased = await datastoreRepository.remove(tx, name);
       if (!erased) throw notFound(`No datastore named ${name}.`);
@@ -95,7 +95,7 @@ export class DatastoreAdminService {
         action: 'datastore.delete',
         datastore: name,
         actor: auditActor(principal),
-        requestId,
+        ...origin,
         details: { ...erased, api_keys: keys },
       });
       await apiKeyRepository.announceChange(tx, '*');
@@ -120,7 +120,7 @@ export class DatastoreAdminService {
   async issueKey(
     principal: Principal,
     input: { name: string; datastores: string[]; rate_limit_per_minute?: number },
-    requestId: string,
+    origin: AuditOrigin,
   ): Promise<ApiKeyView & { key: string }> {
     const { id, key, secretDigest } = newApiKey();
     const datastores = input.datastores.includes('*') ? ['*'] : [...new Set(input.datastores)];
@@ -136,7 +136,7 @@ export class DatastoreAdminService {
       await recordAudit(tx, {
         action: 'api-key.issue',
         actor: auditActor(principal),
-        requestId,
+        ...origin,
         details: { api_key_id: id, datastores, rate_limit_per_minute: row.rate_limit_per_minute },
       });
       return { ...keyView(row), key };
@@ -147,13 +147,13 @@ export class DatastoreAdminService {
     return (await apiKeyRepository.list(this.#db)).map(keyView);
   }
 
-  async revokeKey(principal: Principal, id: string, requestId: string) {
+  async revokeKey(principal: Principal, id: string, origin: AuditOrigin) {
     await this.#db.transaction(async (tx) => {
       if (!(await apiKeyRepository.remove(tx, id))) throw notFound(`No API key with id ${id}.`);
       await recordAudit(tx, {
         action: 'api-key.revoke',
         actor: auditActor(principal),
-        requestId,
+        ...origin,
         details: { api_key_id: id },
       });
       await apiKeyRepository.announceChange(tx, id);
@@ -174,13 +174,17 @@ export class DatastoreAdminService {
     return view;
   }
 
-  async setMaintenance(principal: Principal, enabled: boolean, requestId: string): Promise<MaintenanceView> {
+  async setMaintenance(
+    principal: Principal,
+    enabled: boolean,
+    origin: AuditOrigin,
+  ): Promise<MaintenanceView> {
     const row = await this.#db.transaction(async (tx) => {
       const saved = await settingsRepository.setMaintenance(tx, enabled);
       await recordAudit(tx, {
         action: 'maintenance.set',
         actor: auditActor(principal),
-        requestId,
+        ...origin,
         details: { enabled },
       });
       return saved;
@@ -232,6 +236,7 @@ export class DatastoreAdminService {
       entity_ids: row.entity_ids,
       actor: row.actor,
       request_id: row.request_id,
+      client_address: row.client_address,
       details: row.details,
       ...(recipient ? { recipient } : {}),
     };

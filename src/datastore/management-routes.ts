@@ -2,7 +2,7 @@
 // maintenance switch and the audit log. JSON answers, {"detail"} errors, management scopes.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
-import { principalOf } from '../http/authorize.ts';
+import { auditOriginOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { DatastoreAdminService } from './admin-service.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
@@ -37,6 +37,7 @@ const AuditEntry = Type.Object({
   entity_ids: Type.Array(Type.String()),
   actor: Type.String(),
   request_id: Type.Union([Type.String(), Type.Null()]),
+  client_address: Type.Union([Type.String(), Type.Null()]),
   details: Type.Record(Type.String(), Type.Unknown()),
   recipient: Type.Optional(Type.String({ description: 'the SAR recipient (stored sealed)' })),
 });
@@ -59,7 +60,9 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         },
       },
       async (request, reply) =>
-        reply.status(201).send(await admin.createDatastore(principalOf(request), request.body, request.id)),
+        reply
+          .status(201)
+          .send(await admin.createDatastore(principalOf(request), request.body, auditOriginOf(request))),
     );
 
     app.get(
@@ -89,7 +92,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         },
       },
       async (request, reply) => {
-        await admin.deleteDatastore(principalOf(request), request.params.name, request.id);
+        await admin.deleteDatastore(principalOf(request), request.params.name, auditOriginOf(request));
         return reply.status(204).send();
       },
     );
@@ -123,7 +126,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         },
       },
       async (request, reply) => {
-        const issued = await admin.issueKey(principalOf(request), request.body, request.id);
+        const issued = await admin.issueKey(principalOf(request), request.body, auditOriginOf(request));
         return reply.status(201).send(issued);
       },
     );
@@ -155,7 +158,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         },
       },
       async (request, reply) => {
-        await admin.revokeKey(principalOf(request), request.params.id, request.id);
+        await admin.revokeKey(principalOf(request), request.params.id, auditOriginOf(request));
         return reply.status(204).send();
       },
     );
@@ -186,7 +189,8 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
           response: { 200: Maintenance, ...managementErrors },
         },
       },
-      async (request) => admin.setMaintenance(principalOf(request), request.body.enabled, request.id),
+      async (request) =>
+        admin.setMaintenance(principalOf(request), request.body.enabled, auditOriginOf(request)),
     );
 
     app.get<{

@@ -74,6 +74,7 @@ export class SubjectFiles {
         entityId,
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { attribute: target.name, size: staged.size },
       });
     });
@@ -104,6 +105,7 @@ export class SubjectFiles {
       entityId,
       actor: ctx.actor,
       requestId: ctx.requestId,
+      clientAddress: ctx.clientAddress,
       details: { attribute: input.attributeName, size: file.size },
     });
     return { file, body: readFile(this.#db, this.#keyring, ctx.datastore, file) };

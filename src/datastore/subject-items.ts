@@ -13,6 +13,7 @@ export interface CallContext {
   /** `api-key:<id>` */
   actor: string;
   requestId: string;
+  clientAddress?: string;
 }
 
 export interface ItemError {

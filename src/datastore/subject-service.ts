@@ -86,6 +86,7 @@ export class SubjectService {
         entityId: rootId,
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { attribute_names: attributeNames, entities: tree.length, deleted },
       });
       return { entityId: rootId, attributeNames, deleted };
@@ -104,6 +105,7 @@ export class SubjectService {
         entityIds: tree.map((entity) => entity.id),
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: erased,
       });
       return { entityId: rootId, erased };
@@ -131,6 +133,7 @@ export class SubjectService {
       entityIds: entities.map((entity) => entity.id),
       actor: ctx.actor,
       requestId: ctx.requestId,
+      clientAddress: ctx.clientAddress,
       details: {
         entities: entities.length,
         attributes: entities.reduce((sum, entity) => sum + entity.attributes.length, 0),
@@ -220,6 +223,7 @@ export class SubjectService {
         entityIds: created,
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { requested: items.length, created: created.length },
       });
       await alsoInTransaction?.(tx, results);
@@ -237,6 +241,7 @@ export class SubjectService {
         entityIds: [...deleted],
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { requested: ids.length, deleted: deleted.size },
       });
       return ids.map((id) => ({
@@ -272,6 +277,7 @@ export class SubjectService {
         entityIds: items.filter((item) => known(item.id)).map((item) => item.id.toLowerCase()),
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { requested: items.length, deleted },
       });
       return attributeItemAnswers(items, known, ctx.datastore);
@@ -315,6 +321,7 @@ export class SubjectService {
         entityIds: items.filter((item) => known(item.id)).map((item) => item.id.toLowerCase()),
         actor: ctx.actor,
         requestId: ctx.requestId,
+        clientAddress: ctx.clientAddress,
         details: { requested: items.length, updated },
       });
       return attributeItemAnswers(items, known, ctx.datastore);
@@ -331,6 +338,7 @@ export class SubjectService {
       entityIds: entities.map((entity) => entity.id),
       actor: ctx.actor,
       requestId: ctx.requestId,
+      clientAddress: ctx.clientAddress,
       details: { requested: ids.length, found: entities.length },
     });
     return ids.map((id) => {
@@ -351,6 +359,7 @@ export class SubjectService {
       entityIds: ids,
       actor: ctx.actor,
       requestId: ctx.requestId,
+      clientAddress: ctx.clientAddress,
       details: { requested: identities.length, found: ids.length },
     });
     return identities.map((identity, index) => {

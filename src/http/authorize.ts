@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { grants, type Principal, type Scope } from '../auth/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import { forbidden } from '../errors.ts';
-import type { ChangeActor } from '../audit/audit-log.ts';
+import type { AuditOrigin, ChangeActor } from '../audit/audit-log.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,5 +55,10 @@ export function principalOf(request: FastifyRequest): Principal {
 
 /** The principal and the request id a service records a management change under. */
 export function changeActorOf(request: FastifyRequest): ChangeActor {
-  return { principal: principalOf(request), requestId: request.id };
+  return { principal: principalOf(request), ...auditOriginOf(request) };
+}
+
+/** The request id and the caller's address (a trusted proxy's forwarded client, see LETHE_TRUST_PROXY). */
+export function auditOriginOf(request: FastifyRequest): AuditOrigin {
+  return { requestId: request.id, clientAddress: request.ip };
 }

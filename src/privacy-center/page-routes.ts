@@ -166,7 +166,10 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       async (request, reply) => {
         let download: Awaited<ReturnType<typeof openPackageDownload>>;
         try {
-          download = await openPackageDownload(services, request.params.token, { requestId: request.id });
+          download = await openPackageDownload(services, request.params.token, {
+            requestId: request.id,
+            clientAddress: request.ip,
+          });
         } catch (error) {
           const status = statusOf(error);
           return html(reply, status, renderProblem(await settings(), status, (error as Error).message));

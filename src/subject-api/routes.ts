@@ -53,6 +53,7 @@ function contextOf(request: FastifyRequest): CallContext {
     datastore: request.subjectDatastore,
     actor: `api-key:${request.apiKey.id}`,
     requestId: request.id,
+    clientAddress: request.ip,
   };
 }
 

@@ -1,11 +1,12 @@
 // LETHE_TRUST_PROXY: X-Forwarded-For is believed only from a listed proxy. Without it, every client
 // behind a proxy shares the proxy's address for the failed-authentication throttle (and a client could
 // not dodge it by writing the header itself); with the proxy listed, each client is throttled on its own
-// address, which the request log names too.
+// address, which the request log and the audit log name too.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { apiClient } from '../subject-api/support.ts';
 
 const LIMIT = 3;
 
@@ -50,6 +51,42 @@ describe('LETHE_TRUST_PROXY', () => {
     assert.equal(await wrongSecret(service, '203.0.113.8'), 401, 'another client behind the proxy');
     assert.equal(await wrongSecret(service, '198.51.100.1, 203.0.113.7'), 429, 'the nearest untrusted hop');
     assert.ok(service.logLines.some((line) => line.includes('"remoteAddress":"203.0.113.8"')));
+  });
+
+  it('the audit log records the address the throttles see: the forwarded client only behind a listed proxy', async () => {
+    const forwarded = { 'x-forwarded-for': '203.0.113.9' };
+    const addressesOf = async (service: TestService) => {
+      const token = await service.rootToken();
+      const api = await apiClient(service, 'audited');
+      const created = await service.call('POST', '/v1/datastore', {
+        token,
+        json: { name: 'changed' },
+        headers: forwarded,
+      });
+      assert.equal(created.status, 201, created.text);
+      const read = await api.call('/api/entity/get-by-id', {
+        json: [crypto.randomUUID()],
+        headers: forwarded,
+      });
+      assert.equal(read.status, 200, read.text);
+      const audit = await service.call('GET', '/v1/audit-log?size=100', { token });
+      assert.equal(audit.status, 200, audit.text);
+      const entries: { action: string; client_address: string | null }[] = audit.body.items;
+      return ['datastore.create', 'entity.get-by-id'].map(
+        (action) =>
+          entries.find((entry) => entry.action === action && entry.client_address !== null)?.client_address,
+      );
+    };
+
+    const behindProxy = await startTestService({ trustProxy: ['127.0.0.1', '::1'] });
+    services.push(behindProxy);
+    assert.deepEqual(await addressesOf(behindProxy), ['203.0.113.9', '203.0.113.9']);
+
+    const direct = await startTestService();
+    services.push(direct);
+    const [change, read] = await addressesOf(direct);
+    assert.match(change ?? '', /^(::ffff:)?127\.0\.0\.1$|^::1$/);
+    assert.equal(read, change);
   });
 
   it('takes addresses and CIDRs, and stops on anything else', () => {
