@@ -1,6 +1,7 @@
 // One privacy request: its facts, review actions, and its timeline from GET /v1/privacy-request/{id}/log
 // (each transition and webhook call, dated, with HTTP status and duration), polled while the request can
 // still change. A closed request says how long it took instead of counting down its deadline. A paused request shows how long its resume token has left before the request goes to error.
+import { useEffect } from 'react';
 import { Link } from 'wouter';
 import { segment } from '../api.ts';
 import { Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components.tsx';
@@ -204,6 +205,11 @@ export function RequestDetailPage(props: { id: string }) {
     `${path}/log`,
     settled ? undefined : POLL_MS,
   );
+  const reloadLog = log.reload;
+  useEffect(() => {
+    // The log's last poll can come before the request's last transition: read it once more on settling.
+    if (settled) void reloadLog();
+  }, [settled, reloadLog]);
   const entries = log.data ?? [];
   const data = request.data;
 
