@@ -194,7 +194,11 @@ describe('the privacy center journey in Chromium', () => {
     await operator.getByLabel('Reason').fill('asked us to stop');
     await operator.getByRole('button', { name: 'Cancel the request' }).click();
     await operator.getByRole('button', { name: `Cancel ${id}` }).waitFor({ state: 'detached' });
-    await operator.getByText(/: asked us to stop$/).waitFor();
+    await operator.locator('dd', { hasText: /: asked us to stop$/ }).waitFor();
+    await operator
+      .getByRole('list', { name: 'Timeline' })
+      .getByText('canceled by root-test-client: asked us to stop')
+      .waitFor();
     const request = await service.call('GET', `/v1/privacy-request/${id}`, {
       token: await service.rootToken(),
     });
