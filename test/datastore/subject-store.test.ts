@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { Queryable } from '../../src/db/database.ts';
 import {
   findEntityIdsByIdentity,
   listDatastoreNames,
+  loadEntities,
   loadSubtrees,
 } from '../../src/datastore/subject-store.ts';
 import { deleteAttributes, forgetEntities, setAttributeValues } from '../../src/datastore/subject-writes.ts';
@@ -98,6 +100,56 @@ describe('Area B subject store: the engine contract', () => {
     );
   });
 
+  it('reads entities by id through one primary-key probe each, even in a generic plan made on young statistics', async () => {
+    // A connection keeps a generic plan of a prepared statement; made while the statistics still
+    // describe a small datastore, the read used to scan every entity of the datastore and filter them.
+    const many = await apiClient(service, 'plans');
+    const created: string[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      const answer = await many.call('/api/entity/create', {
+        json: Array.from({ length: 100 }, (_, index) => ({
+          name: 'users',
+          attributes: [{ name: 'email', value: `plan${batch * 100 + index}@example.com` }],
+        })),
+      });
+      created.push(...answer.body.map((item: { id: string }) => item.id));
+    }
+    const wanted = [created[7] as string, created[321] as string];
+    const statements: { sql: string; params: readonly unknown[] }[] = [];
+    const recording: Queryable = {
+      query: (sql, params = []) => {
+        statements.push({ sql, params });
+        return db().query(sql, params);
+      },
+      exec: (sql) => db().exec(sql),
+    };
+    const entities = await loadEntities(recording, keyring(), 'plans', wanted);
+    assert.deepEqual(
+      entities.map((entity) => entity.id),
+      wanted,
+    );
+    const [read] = statements;
+    assert.ok(read && statements.length === 1);
+
+    const plan = await db().transaction(async (tx) => {
+      await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
+      await tx.exec(`PREPARE entity_read AS ${read.sql}`);
+      const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE entity_read('plans', '{${wanted.join(',')}}')`,
+      );
+      await tx.exec('DEALLOCATE entity_read');
+      return rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode;
+    });
+    const entityScans = planNodes(plan).filter(
+      (node) => node['Relation Name'] === 'entities' || node['Index Name'] === 'entities_pkey',
+    );
+    assert.ok(entityScans.length > 0, JSON.stringify(plan));
+    for (const scan of entityScans) {
+      const examined = (scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0);
+      assert.ok(examined <= wanted.length, `${scan['Node Type']} examined ${examined} entities per loop`);
+    }
+  });
+
   it('sets values (null keeps the attribute) and deletes attributes, counting rows', async () => {
     const changed = await db().transaction((tx) =>
       setAttributeValues(tx, keyring(), 'engine', [
@@ -161,3 +213,16 @@ describe('Area B subject store: the engine contract', () => {
     });
   });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
