@@ -49,6 +49,21 @@ function tooManyMatches(): Error {
   );
 }
 
+/**
+ * The (entity, blind index) pairs of the datastore `$1` for the blind indexes `$2`, at most `$3`: one probe
+ * of the blind-index index per value whatever the plan. A connection's generic plan, made while the
+ * statistics still described a small datastore, used to read every attribute of the datastore and filter
+ * them. OFFSET 0 keeps each probe from being flattened into a join the planner may hash.
+ */
+const IDENTITY_HITS = `
+  SELECT a.entity_id, a.blind_index
+    FROM (SELECT DISTINCT unnest($2::bytea[])) AS wanted(blind_index)
+   CROSS JOIN LATERAL (
+     SELECT entity_id, blind_index FROM entity_attributes
+      WHERE datastore = $1 AND blind_index = wanted.blind_index OFFSET 0
+   ) AS a
+   LIMIT $3`;
+
 /** For each value, the ids of the entities holding an attribute equal to it, through the blind index. */
 export async function matchIdentities(
   db: Queryable,
@@ -59,10 +74,7 @@ export async function matchIdentities(
   if (values.length === 0) return [];
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
   const { rows } = await db.query<{ entity_id: string; blind_index: Uint8Array }>(
-    `WITH hits AS (
-       SELECT entity_id, blind_index FROM entity_attributes
-        WHERE datastore = $1 AND blind_index = ANY($2::bytea[]) LIMIT $3
-     )
+    `WITH hits AS (${IDENTITY_HITS})
      SELECT h.entity_id, h.blind_index
        FROM hits h JOIN entities e ON e.datastore = $1 AND e.id = h.entity_id
       ORDER BY e.created_at, e.id`,
@@ -224,10 +236,7 @@ export async function loadEntitiesByIdentity(
   if (values.length === 0) return [];
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
   const { rows } = await db.query<EntityRow & { matched: Uint8Array[]; hits: number }>(
-    `WITH hits AS MATERIALIZED (
-       SELECT entity_id FROM entity_attributes
-        WHERE datastore = $1 AND blind_index = ANY($2::bytea[]) LIMIT $3
-     )
+    `WITH hits AS MATERIALIZED (${IDENTITY_HITS})
      SELECT found.*, m.matched, (SELECT count(*) FROM hits)::int AS hits
        FROM (${entitySelect('entities e')}
               WHERE e.datastore = $1 AND e.id IN (SELECT entity_id FROM hits)) AS found
