@@ -50,10 +50,24 @@ function tooManyMatches(): Error {
 }
 
 /**
+ * Reading rows of the datastore `$1` by entity id, the SQL that probes an index once per id in every plan.
+ * Every statement runs as a prepared statement whose generic plan a connection keeps. When the statistics
+ * say a datastore is small (it just grew, or many small datastores hide one large one), the generic plan
+ * of `datastore = $1 AND id = ANY($2)` reads every row of the datastore and filters them, so that reading
+ * or erasing one subject costs as much as the datastore is large. A LATERAL probe with OFFSET 0 (which
+ * keeps it from being flattened into a join the planner may hash) leaves the planner no such choice;
+ * test/datastore/generic-plans.test.ts holds the reads and the value writes to it. The DELETEs by id
+ * cannot drive their target table through such a probe and keep `= ANY` (docs/scaling.md).
+ */
+export const WANTED_IDS = '(SELECT DISTINCT unnest($2::uuid[])) AS wanted(id)';
+
+/** The entity of `$1` with the id `idColumn`, as the FROM item `e`, after a FROM item that yields the id. */
+export const entityProbe = (idColumn: string) =>
+  `CROSS JOIN LATERAL (SELECT * FROM entities WHERE datastore = $1 AND id = ${idColumn} OFFSET 0) AS e`;
+
+/**
  * The (entity, blind index) pairs of the datastore `$1` for the blind indexes `$2`, at most `$3`: one probe
- * of the blind-index index per value whatever the plan. A connection's generic plan, made while the
- * statistics still described a small datastore, used to read every attribute of the datastore and filter
- * them. OFFSET 0 keeps each probe from being flattened into a join the planner may hash.
+ * of the blind-index index per value in every plan (see WANTED_IDS).
  */
 const IDENTITY_HITS = `
   SELECT a.entity_id, a.blind_index
@@ -122,7 +136,7 @@ export async function subtreeOf(
   if (roots.length === 0) return [];
   const { rows } = await db.query<{ id: string; name: string }>(
     `WITH RECURSIVE tree(id) AS (
-       SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])
+       SELECT e.id FROM ${WANTED_IDS} ${entityProbe('wanted.id')}
        UNION
        SELECT c.child_id FROM tree t
          CROSS JOIN LATERAL (
@@ -130,7 +144,7 @@ export async function subtreeOf(
          ) AS c
      )
      SELECT e.id, e.name
-       FROM (SELECT id FROM tree LIMIT $3) AS t JOIN entities e ON e.id = t.id AND e.datastore = $1
+       FROM (SELECT id FROM tree LIMIT $3) AS t ${entityProbe('t.id')}
       ORDER BY e.id = ANY($2::uuid[]) DESC, e.created_at, e.id`,
     [datastore, roots, MAX_SUBTREE_ENTITIES + 1],
   );
@@ -209,16 +223,10 @@ export async function loadEntities(
 ): Promise<SubjectEntity[]> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return [];
-  // One primary-key probe per wanted id, whatever the plan: a connection's generic plan, made while the
-  // statistics still described a small datastore, used to read every entity of the datastore and filter
-  // them. OFFSET 0 keeps the lateral probe from being flattened back into a join the planner may hash.
-  const { rows } = await db.query<EntityRow>(
-    entitySelect(
-      `unnest($2::uuid[]) AS wanted(id)
-       CROSS JOIN LATERAL (SELECT * FROM entities WHERE datastore = $1 AND id = wanted.id OFFSET 0) AS e`,
-    ),
-    [datastore, wanted],
-  );
+  const { rows } = await db.query<EntityRow>(entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`), [
+    datastore,
+    wanted,
+  ]);
   const byId = new Map(rows.map((row) => [row.id, openEntity(keyring, datastore, row)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
@@ -310,7 +318,7 @@ export async function entityTables(
   const wanted = entityIds(ids);
   if (wanted.length === 0) return new Map();
   const { rows } = await db.query<{ id: string; name: string }>(
-    'SELECT id, name FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+    `SELECT e.id, e.name FROM ${WANTED_IDS} ${entityProbe('wanted.id')}`,
     [datastore, wanted],
   );
   return new Map(rows.map((row) => [row.id, row.name]));
@@ -325,7 +333,7 @@ export async function takenEntityIds(
   const wanted = entityIds(ids);
   if (wanted.length === 0) return new Set();
   const { rows } = await db.query<{ id: string }>(
-    'SELECT id FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])',
+    `SELECT e.id FROM ${WANTED_IDS} ${entityProbe('wanted.id')}`,
     [datastore, wanted],
   );
   return new Set(rows.map((row) => row.id));

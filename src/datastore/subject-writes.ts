@@ -6,7 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { blindIndex, sealAttributeValue } from './sealing.ts';
-import { entityIds, isEntityId, subtreeOf } from './subject-store.ts';
+import { entityIds, entityProbe, isEntityId, subtreeOf, WANTED_IDS } from './subject-store.ts';
 
 /** Rows per statement when setting values: large erasures go in a few statements, not one per value. */
 const SET_VALUES_BATCH = 500;
@@ -60,7 +60,7 @@ export async function setAttributeValues(
       `INSERT INTO entity_attributes (entity_id, name, datastore, value_sealed, blind_index)
        SELECT e.id, t.name, e.datastore, t.value_sealed, t.blind_index
          FROM unnest($2::uuid[], $3::text[], $4::bytea[], $5::bytea[]) AS t(entity_id, name, value_sealed, blind_index)
-         JOIN entities e ON e.id = t.entity_id AND e.datastore = $1
+         ${entityProbe('t.entity_id')}
        ON CONFLICT (datastore, entity_id, name) DO UPDATE
          SET value_sealed = EXCLUDED.value_sealed, blind_index = EXCLUDED.blind_index
        RETURNING entity_id`,
@@ -125,8 +125,10 @@ export async function forgetEntities(
   const ids = (await subtreeOf(db, datastore, rootIds)).map((entity) => entity.id);
   if (ids.length === 0) return { entities: 0, attributes: 0, files: 0 };
   const { rows } = await db.query<{ attributes: number; files: number }>(
-    `SELECT (SELECT count(*) FROM entity_attributes WHERE datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS attributes,
-            (SELECT count(*) FROM entity_files WHERE complete AND datastore = $1 AND entity_id = ANY($2::uuid[]))::int AS files`,
+    `SELECT (SELECT count(*) FROM ${WANTED_IDS} CROSS JOIN LATERAL (
+               SELECT 1 FROM entity_attributes WHERE datastore = $1 AND entity_id = wanted.id OFFSET 0) AS a)::int AS attributes,
+            (SELECT count(*) FROM ${WANTED_IDS} CROSS JOIN LATERAL (
+               SELECT 1 FROM entity_files WHERE complete AND datastore = $1 AND entity_id = wanted.id OFFSET 0) AS f)::int AS files`,
     [datastore, ids],
   );
   const removed = await db.query('DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])', [

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Queryable } from '../../src/db/database.ts';
 import {
   findEntityIdsByIdentity,
   listDatastoreNames,
-  loadEntities,
-  loadEntitiesByIdentity,
   loadSubtrees,
 } from '../../src/datastore/subject-store.ts';
 import { deleteAttributes, forgetEntities, setAttributeValues } from '../../src/datastore/subject-writes.ts';
@@ -101,76 +98,6 @@ describe('Area B subject store: the engine contract', () => {
     );
   });
 
-  it('reads entities by id and by identity with one index probe per wanted value, even in a generic plan made on young statistics', async () => {
-    // A connection keeps a generic plan of a prepared statement; made while the statistics still
-    // describe a small datastore, the read used to scan every entity of the datastore and filter them.
-    const many = await apiClient(service, 'plans');
-    const created: string[] = [];
-    for (let batch = 0; batch < 20; batch++) {
-      const answer = await many.call('/api/entity/create', {
-        json: Array.from({ length: 100 }, (_, index) => ({
-          name: 'users',
-          attributes: [{ name: 'email', value: `plan${batch * 100 + index}@example.com` }],
-        })),
-      });
-      created.push(...answer.body.map((item: { id: string }) => item.id));
-    }
-    const wanted = [created[7] as string, created[321] as string];
-    const byId = await recordedStatement((recording) => loadEntities(recording, keyring(), 'plans', wanted));
-    assert.deepEqual(
-      byId.result.map((entity) => entity.id),
-      wanted,
-    );
-    const byIdentity = await recordedStatement((recording) =>
-      loadEntitiesByIdentity(recording, keyring(), 'plans', ['plan7@example.com', 'PLAN321@example.com']),
-    );
-    assert.deepEqual(
-      byIdentity.result.map((holders) => holders.map((entity) => entity.id)),
-      wanted.map((id) => [id]),
-    );
-
-    for (const statement of [byId.statement, byIdentity.statement]) {
-      const plan = await genericPlan(statement);
-      const scans = planNodes(plan).filter((node) =>
-        /^entit(ies|y_attributes)(_|$)/.test(node['Relation Name'] ?? node['Index Name'] ?? ''),
-      );
-      assert.ok(scans.length > 0, JSON.stringify(plan));
-      for (const scan of scans) {
-        const examined = (scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0);
-        const what = `${scan['Node Type']} on ${scan['Relation Name'] ?? scan['Index Name']}`;
-        assert.ok(examined <= wanted.length, `${what} examined ${examined} rows per loop`);
-      }
-    }
-  });
-
-  /** What `read` returns and the one statement it ran. */
-  async function recordedStatement<T>(read: (db: Queryable) => Promise<T>) {
-    const statements: Statement[] = [];
-    const recording: Queryable = {
-      query: (sql, params = []) => {
-        statements.push({ sql, params });
-        return db().query(sql, params);
-      },
-      exec: (sql) => db().exec(sql),
-    };
-    const result = await read(recording);
-    assert.equal(statements.length, 1);
-    return { result, statement: statements[0] as Statement };
-  }
-
-  /** The executed plan of the statement as a connection's cached generic plan runs it. */
-  function genericPlan({ sql, params }: Statement): Promise<PlanNode> {
-    return db().transaction(async (tx) => {
-      await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
-      await tx.exec(`PREPARE read_under_test AS ${sql}`);
-      const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE read_under_test(${params.map(sqlLiteral).join(', ')})`,
-      );
-      await tx.exec('DEALLOCATE read_under_test');
-      return rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode;
-    });
-  }
-
   it('sets values (null keeps the attribute) and deletes attributes, counting rows', async () => {
     const changed = await db().transaction((tx) =>
       setAttributeValues(tx, keyring(), 'engine', [
@@ -234,32 +161,3 @@ describe('Area B subject store: the engine contract', () => {
     });
   });
 });
-
-interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** EXECUTE under EXPLAIN takes no bound parameters: the values are written into the statement. */
-function sqlLiteral(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
-  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
-  if (Array.isArray(value) && value.every(Buffer.isBuffer))
-    return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
-  if (Array.isArray(value)) return sqlLiteral(`{${value.map((item) => `"${String(item)}"`).join(',')}}`);
-  throw new Error(`no literal for ${typeof value}`);
-}
-
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
-}

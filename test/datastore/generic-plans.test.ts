@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Queryable } from '../../src/db/database.ts';
+import {
+  entityTables,
+  loadEntities,
+  loadEntitiesByIdentity,
+  loadSubtrees,
+  matchIdentities,
+  takenEntityIds,
+} from '../../src/datastore/subject-store.ts';
+import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { apiClient } from '../subject-api/support.ts';
+
+// Every statement runs as a named prepared statement, and a connection keeps its generic plan. Made while
+// the statistics still describe a small datastore (a datastore that just grew, before autovacuum's next
+// ANALYZE), that plan used to read every entity or attribute of the datastore and filter them: the cost
+// of reading or erasing one subject grew with the datastore. Each statement below is run as such a plan
+// (plan_cache_mode = force_generic_plan, right after 2,000 entities were created) and may examine only
+// the rows of the entities it names.
+describe('Area B statements by id or identity: one index probe per value in every plan', () => {
+  let service: TestService;
+  const created: string[] = [];
+  before(async () => {
+    service = await startTestService();
+    const api = await apiClient(service, 'plans');
+    for (let batch = 0; batch < 20; batch++) {
+      const answer = await api.call('/api/entity/create', {
+        json: Array.from({ length: 100 }, (_, index) => ({
+          name: 'users',
+          attributes: [{ name: 'email', value: `plan${batch * 100 + index}@example.com` }],
+        })),
+      });
+      created.push(...answer.body.map((item: { id: string }) => item.id));
+    }
+  });
+  after(() => service.stop());
+
+  const keyring = () => service.services.keyring;
+  const wanted = () => [created[7] as string, created[321] as string];
+
+  const cases: [string, (db: Queryable) => Promise<unknown>][] = [
+    ['loadEntities', (db) => loadEntities(db, keyring(), 'plans', wanted())],
+    [
+      'loadEntitiesByIdentity',
+      (db) => loadEntitiesByIdentity(db, keyring(), 'plans', ['plan7@example.com', 'PLAN321@example.com']),
+    ],
+    [
+      'matchIdentities',
+      (db) => matchIdentities(db, keyring(), 'plans', ['plan7@example.com', 'plan321@example.com']),
+    ],
+    ['loadSubtrees', (db) => loadSubtrees(db, keyring(), 'plans', wanted())],
+    ['entityTables', (db) => entityTables(db, 'plans', wanted())],
+    ['takenEntityIds', (db) => takenEntityIds(db, 'plans', wanted())],
+    [
+      'setAttributeValues',
+      (db) =>
+        setAttributeValues(
+          db,
+          keyring(),
+          'plans',
+          wanted().map((entityId) => ({ entityId, name: 'email', value: 'changed@example.com' })),
+        ),
+    ],
+  ];
+
+  for (const [name, run] of cases) {
+    it(`${name} examines only the rows of the entities it names`, async () => {
+      const examined = await rolledBack(async (tx) => {
+        await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
+        const statements: Statement[] = [];
+        const recording: Queryable = {
+          query: (sql, params = []) => {
+            statements.push({ sql, params });
+            return tx.query(sql, params);
+          },
+          exec: (sql) => tx.exec(sql),
+        };
+        await run(recording);
+        assert.ok(statements.length > 0);
+        const scans: string[] = [];
+        for (const { sql, params } of statements) {
+          await tx.exec(`PREPARE statement_under_test AS ${sql}`);
+          const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statement_under_test(${params.map(sqlLiteral).join(', ')})`,
+          );
+          await tx.exec('DEALLOCATE statement_under_test');
+          for (const node of planNodes(rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode)) {
+            const target = node['Relation Name'] ?? node['Index Name'] ?? '';
+            if (!/^entit(ies|y_attributes)(_|$)/.test(target)) continue;
+            const rowsExamined = (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0);
+            scans.push(`${node['Node Type']} on ${target}: ${rowsExamined}`);
+            assert.ok(
+              rowsExamined <= wanted().length,
+              `${node['Node Type']} on ${target} examined ${rowsExamined} rows per loop in\n${sql}`,
+            );
+          }
+        }
+        return scans;
+      });
+      assert.ok(examined.length > 0, 'the statements read entities or attributes');
+    });
+  }
+
+  /** Runs `work` in a transaction that is rolled back: EXPLAIN ANALYZE of a write writes. */
+  async function rolledBack<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    let result: T | undefined;
+    const rollback = new Error('rolled back');
+    await service.services.db
+      .transaction(async (tx) => {
+        result = await work(tx);
+        throw rollback;
+      })
+      .catch((error: unknown) => {
+        if (error !== rollback) throw error;
+      });
+    return result as T;
+  }
+});
+
+interface Statement {
+  sql: string;
+  params: readonly unknown[];
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
+/** EXECUTE under EXPLAIN takes no bound parameters: the values are written into the statement. */
+function sqlLiteral(value: unknown): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
+  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
+  if (Array.isArray(value) && value.some(Buffer.isBuffer))
+    return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
+  if (Array.isArray(value)) return sqlLiteral(`{${value.map((item) => `"${String(item)}"`).join(',')}}`);
+  throw new Error(`no literal for ${typeof value}`);
+}
