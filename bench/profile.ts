@@ -44,11 +44,20 @@ interface Profile {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
-async function cpuSeconds(pid: number): Promise<number> {
+/** CPU seconds a process has spent in its own code and in the kernel (system calls), from /proc; 0 once gone. */
+async function cpuTimes(pid: number): Promise<{ user: number; system: number }> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS_PER_SECOND;
+  return {
+    user: Number(fields[11] ?? 0) / CLOCK_TICKS_PER_SECOND,
+    system: Number(fields[12] ?? 0) / CLOCK_TICKS_PER_SECOND,
+  };
+}
+
+/** CPU seconds (user + system) a process has used. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const { user, system } = await cpuTimes(pid);
+  return user + system;
 }
 
 interface DatabaseCounters {
@@ -144,7 +153,7 @@ try {
   };
   const chosen = loads[values.load];
   if (!chosen) throw new Error(`--load must be one of ${Object.keys(loads).join(', ')}`);
-  const apiCpuBefore = await cpuSeconds(lethe.pid);
+  const apiCpuBefore = await cpuTimes(lethe.pid);
   const databaseBefore = lethe.databaseUrl ? await databaseCounters(lethe.databaseUrl) : undefined;
   const result = await load({
     url: `${lethe.url}${chosen.url}`,
@@ -158,8 +167,10 @@ try {
     `${values.load} on ${values.store}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}\n`,
   );
   const perRequestMs = (seconds: number) => ((seconds * 1000) / result.total).toFixed(3);
-  const apiCpu = (await cpuSeconds(lethe.pid)) - apiCpuBefore;
-  let costs = `per request: API process CPU ${perRequestMs(apiCpu)} ms`;
+  const apiCpuAfter = await cpuTimes(lethe.pid);
+  const apiUser = apiCpuAfter.user - apiCpuBefore.user;
+  const apiSystem = apiCpuAfter.system - apiCpuBefore.system;
+  let costs = `per request: API process CPU ${perRequestMs(apiUser + apiSystem)} ms (${perRequestMs(apiSystem)} of it in the kernel)`;
   if (databaseBefore && lethe.databaseUrl) {
     const databaseAfter = await databaseCounters(lethe.databaseUrl);
     const commits = databaseAfter.commits - databaseBefore.commits;
