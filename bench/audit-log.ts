@@ -42,8 +42,10 @@ const QUERY_BUDGET_MS = 30_000;
 
 /** The entity id the loaded rows give subject `index` (a UUID, as Lethe's entity ids are). */
 const entitySql = (index: string) => `md5((${index})::text)::uuid::text`;
-/** The subject looked up by entity id: the first of the middle row's, so it exists at any `--rows`. */
-const SUBJECT = (Math.floor(totalRows / 2) * 7919) % ENTITIES;
+/** The row whose first subject and datastore are looked up: a subject-rights entry at any `--rows`. */
+const SUBJECT_ROW = Math.floor(totalRows / 2) + 1;
+const SUBJECT = (SUBJECT_ROW * 7919) % ENTITIES;
+const SUBJECT_DATASTORE = ['shop', 'crm', 'billing'][SUBJECT_ROW % 3] as string;
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -156,7 +158,7 @@ function consoleQueries(now: Date, subject: string): { name: string; filter: Aud
     { name: 'no filter, page 100', filter: { page: 100, size: PAGE_SIZE } },
     { name: 'datastore', filter: { ...page, datastore: 'crm' } },
     { name: 'entity id', filter: { ...page, entityId: subject } },
-    { name: 'datastore + entity id', filter: { ...page, datastore: 'shop', entityId: subject } },
+    { name: 'datastore + entity id', filter: { ...page, datastore: SUBJECT_DATASTORE, entityId: subject } },
     { name: 'actor (an API key)', filter: { ...page, actor: 'api-key:key_07' } },
     { name: 'action family (api-key)', filter: { ...page, action: 'api-key' } },
     { name: 'action (entity.delete)', filter: { ...page, action: 'entity.delete' } },
@@ -228,9 +230,11 @@ async function loadRows(db: Database, rows: number): Promise<number> {
     );
   }
   const loadMs = performance.now() - started;
-  const analyzeStarted = performance.now();
-  await db.exec('ANALYZE audit_log');
-  log(`  ANALYZE ${((performance.now() - analyzeStarted) / 1000).toFixed(1)} s`);
+  // As autovacuum leaves past months in steady state (and not during the measurement that follows: the
+  // rows just loaded pass its insert threshold): statistics, and the visibility map of index-only scans.
+  const vacuumStarted = performance.now();
+  await db.exec('VACUUM (ANALYZE) audit_log');
+  log(`  VACUUM (ANALYZE) ${((performance.now() - vacuumStarted) / 1000).toFixed(1)} s`);
   return loadMs;
 }
 
