@@ -180,9 +180,18 @@ export async function listAudit(
   const { where, params } = auditWhere(filter);
   // bigint as count(*) answers it: at 5,000 audited reads a second the log passes 2^31 rows in five days.
   const total = await db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_log ${where}`, params);
+  const columns =
+    'seq, at, action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed';
+  // A subject's entries are found through the entity-id index and then sorted (OFFSET 0 keeps the planner
+  // from merging the two). Left to itself it walks the whole log newest first, filtering, whenever it
+  // guesses the subject common (it guesses a few thousand entries for any id): 2.8 s at 10 million rows
+  // for a subject of 21 entries. The sort costs what the count of the same entries already costs.
+  const matching =
+    filter.entityId === undefined
+      ? `audit_log ${where}`
+      : `(SELECT ${columns} FROM audit_log ${where} OFFSET 0) AS matching`;
   const { rows } = await db.query<AuditRecord>(
-    `SELECT seq, at, action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed
-       FROM audit_log ${where} ORDER BY seq DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    `SELECT ${columns} FROM ${matching} ORDER BY seq DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, filter.size, (filter.page - 1) * filter.size],
   );
   return { rows, total: Number(total.rows[0]?.total ?? 0) };
