@@ -149,31 +149,49 @@ export interface AuditFilter {
   size: number;
 }
 
+/**
+ * The WHERE clause of a listing and its parameters, naming only the filters given. One statement text
+ * for every combination (`$1::text IS NULL OR datastore = $1`...) would share one prepared statement per
+ * connection, and after five executions PostgreSQL may settle on its generic plan, which cannot use any
+ * index for such a condition: every filtered page then reads the whole log (10 million rows: seconds).
+ */
+function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: (param: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.datastore !== undefined) add((param) => `datastore = ${param}::text`, filter.datastore);
+  if (filter.entityId !== undefined)
+    add((param) => `entity_ids @> ARRAY[${param}::text]`, filter.entityId.toLowerCase());
+  if (filter.action !== undefined)
+    add((param) => `(action = ${param}::text OR starts_with(action, ${param}::text || '.'))`, filter.action);
+  if (filter.actor !== undefined) add((param) => `actor = ${param}::text`, filter.actor);
+  if (filter.from !== undefined) add((param) => `at >= ${param}::timestamptz`, filter.from);
+  if (filter.to !== undefined) add((param) => `at < ${param}::timestamptz`, filter.to);
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
 export async function listAudit(
   db: Queryable,
   filter: AuditFilter,
 ): Promise<{ rows: AuditRecord[]; total: number }> {
-  const where = `WHERE ($1::text IS NULL OR datastore = $1)
-                   AND ($2::text IS NULL OR entity_ids @> ARRAY[$2::text])
-                   AND ($3::text IS NULL OR action = $3 OR starts_with(action, $3 || '.'))
-                   AND ($4::text IS NULL OR actor = $4)
-                   AND ($5::timestamptz IS NULL OR at >= $5)
-                   AND ($6::timestamptz IS NULL OR at < $6)`;
-  const params = [
-    filter.datastore ?? null,
-    filter.entityId?.toLowerCase() ?? null,
-    filter.action ?? null,
-    filter.actor ?? null,
-    filter.from ?? null,
-    filter.to ?? null,
-  ];
-  const total = await db.query<{ total: number }>(
-    `SELECT count(*)::int AS total FROM audit_log ${where}`,
-    params,
-  );
+  const { where, params } = auditWhere(filter);
+  // bigint as count(*) answers it: at 5,000 audited reads a second the log passes 2^31 rows in five days.
+  const total = await db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_log ${where}`, params);
+  const columns =
+    'seq, at, action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed';
+  // A subject's entries are found through the entity-id index and then sorted (OFFSET 0 keeps the planner
+  // from merging the two). Left to itself it walks the whole log newest first, filtering, whenever it
+  // guesses the subject common (it guesses a few thousand entries for any id): 2.8 s at 10 million rows
+  // for a subject of 21 entries. The sort costs what the count of the same entries already costs.
+  const matching =
+    filter.entityId === undefined
+      ? `audit_log ${where}`
+      : `(SELECT ${columns} FROM audit_log ${where} OFFSET 0) AS matching`;
   const { rows } = await db.query<AuditRecord>(
-    `SELECT seq, at, action, datastore, entity_ids, actor, request_id, client_address, details, recipient_sealed
-       FROM audit_log ${where} ORDER BY seq DESC LIMIT $7 OFFSET $8`,
+    `SELECT ${columns} FROM ${matching} ORDER BY seq DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, filter.size, (filter.page - 1) * filter.size],
   );
   return { rows, total: Number(total.rows[0]?.total ?? 0) };
