@@ -10,7 +10,8 @@ import { announceCompletion } from '../access-delivery/completion.ts';
 import type { CallbackOutcome } from '../callbacks/client.ts';
 import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
-import { connectionRepository } from '../connections/repository.ts';
+import { type CallbackTarget, connectionRepository } from '../connections/repository.ts';
+import { type PolicyWithRules, policyRepository } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
   type DerivedIdentity,
@@ -23,13 +24,13 @@ import {
 } from './identity.ts';
 import { schedulePauseExpiry } from './jobs.ts';
 import { issueReplyToken } from './reply-token.ts';
-import { runPolicyRules } from './rule-runner.ts';
+import { runRulesOf } from './rule-runner.ts';
 import type { LogEntry } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
-import { loadPolicyEmbed, type PolicyEmbed, policyAction, toPrivacyRequestView } from './view.ts';
+import { type PolicyEmbed, policyAction, toPolicyEmbed, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
@@ -40,10 +41,16 @@ type Move = Parameters<typeof repo.move>[1];
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
 
-/** What one run reads once: the plan, the policy its callbacks embed, the opened identities. */
+/**
+ * What one run reads once: the plan, the policy (its callbacks embed it, its rules step runs its rules, its
+ * completion message names it), the callback targets, the opened identities. A change to a policy or a
+ * connection made during a run applies from the next run (a run lasts as long as its webhook calls).
+ */
 interface Run {
   readonly steps: readonly StepRow[];
-  policy?: PolicyEmbed;
+  policy?: { whole: PolicyWithRules; embed: PolicyEmbed };
+  /** Callback targets by connection key, for connections without OAuth (see #target). */
+  readonly targets: Map<string, CallbackTarget>;
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
   identity?: { sealed: Uint8Array; opened: Identity };
 }
@@ -70,7 +77,7 @@ export class PrivacyRequestExecutor {
   async advance(id: string): Promise<void> {
     const loaded = await repo.findWithSteps(this.#db, id);
     if (!loaded) return;
-    const run: Run = { steps: loaded.steps };
+    const run: Run = { steps: loaded.steps, targets: new Map() };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
       if (row.status === 'approved') {
@@ -89,7 +96,7 @@ export class PrivacyRequestExecutor {
       if (!step) {
         // The last step completes the request with it; this finds one left with every step done but not
         // complete (by an earlier version of this code).
-        if (row.status === 'in_processing') await this.#complete(row);
+        if (row.status === 'in_processing') await this.#complete(run, row);
         return;
       }
       if (row.status === 'pending' && step.kind !== 'pre_approval') return;
@@ -130,9 +137,28 @@ export class PrivacyRequestExecutor {
     return run.identity.opened;
   }
 
-  async #policy(run: Run, row: RequestRow): Promise<PolicyEmbed> {
-    run.policy ??= await loadPolicyEmbed(this.#db, row.policy_id);
+  async #policy(run: Run, row: RequestRow): Promise<{ whole: PolicyWithRules; embed: PolicyEmbed }> {
+    if (!run.policy) {
+      const [whole] = await policyRepository.withRules(
+        this.#db,
+        await policyRepository.byIds(this.#db, [row.policy_id]),
+      );
+      if (!whole) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
+      run.policy = { whole, embed: toPolicyEmbed(whole) };
+    }
     return run.policy;
+  }
+
+  async #target(run: Run, connectionKey: string): Promise<CallbackTarget | undefined> {
+    const kept = run.targets.get(connectionKey);
+    if (kept) return kept;
+    const target = await connectionRepository.callbackTarget(this.#db, connectionKey);
+    // An OAuth connection is read for every call: its row carries the cached token, which a call (or
+    // another process) may renew or drop meanwhile, and a leftover token is dropped on read.
+    if (target && target.oauth.oauth_grant_type === null && target.oauth.cached_token_sealed === null) {
+      run.targets.set(connectionKey, target);
+    }
+    return target;
   }
 
   async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
@@ -140,11 +166,11 @@ export class PrivacyRequestExecutor {
     const started = performance.now();
     let summary: unknown;
     try {
-      summary = await runPolicyRules(this.#services, {
-        privacyRequestId: row.id,
-        policyKey: policy.key,
-        identityValues: identityValues(identity),
-      });
+      summary = await runRulesOf(
+        this.#services,
+        { privacyRequestId: row.id, policyKey: policy.whole.key, identityValues: identityValues(identity) },
+        policy.whole.rules,
+      );
     } catch (error) {
       const reason = `the policy rules failed: ${error instanceof Error ? error.message : String(error)}`;
       await this.#fail(row, step, reason, [
@@ -169,9 +195,7 @@ export class PrivacyRequestExecutor {
       'content-type': 'application/json',
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
-    const target = step.connection_key
-      ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
-      : undefined;
+    const target = step.connection_key ? await this.#target(run, step.connection_key) : undefined;
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
@@ -187,7 +211,7 @@ export class PrivacyRequestExecutor {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
     }
-    const policy = await this.#policy(run, row);
+    const policy = (await this.#policy(run, row)).embed;
     const body = JSON.stringify({
       privacy_request_id: row.id,
       privacy_request_status: row.status,
@@ -336,7 +360,10 @@ export class PrivacyRequestExecutor {
   ): Promise<StepResult> {
     const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
     const now = new Date();
-    return (last ? this.#completing.bind(this) : (move: Move) => repo.move(this.#db, move))({
+    const policy = last ? (await this.#policy(run, row)).embed : undefined;
+    return (
+      policy ? (move: Move) => this.#completing(policy, move) : (move: Move) => repo.move(this.#db, move)
+    )({
       id: row.id,
       from: row.status,
       to: last ? 'complete' : to,
@@ -363,17 +390,17 @@ export class PrivacyRequestExecutor {
   }
 
   /** A move that completes the request, with the subject's completion message in the same transaction. */
-  async #completing(move: Move): Promise<RequestRow | undefined> {
+  async #completing(policy: PolicyEmbed, move: Move): Promise<RequestRow | undefined> {
     return this.#db.transaction(async (tx) => {
       const moved = await repo.move(tx, move);
-      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved);
+      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved, policy);
       return moved;
     });
   }
 
-  async #complete(row: RequestRow) {
+  async #complete(run: Run, row: RequestRow) {
     const now = new Date();
-    await this.#completing({
+    await this.#completing((await this.#policy(run, row)).embed, {
       id: row.id,
       from: 'in_processing',
       to: 'complete',
