@@ -2,7 +2,8 @@
 // A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
 // in one statement guarded by a compare-and-set on status and cursor, so a worker killed at any instant
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
-// Idempotency-Key) and never skips one. The request and its plan are read once per run; each later step
+// Idempotency-Key) and never skips one. The request and its plan are read once per run, by the statement
+// that starts an approved request, and so are its policy and callback targets; each later step
 // starts from the row the previous step's compare-and-set returned, the row as committed then (a
 // transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
 // any transaction. It never logs an identity, a header value or a response body.
@@ -11,7 +12,7 @@ import type { CallbackOutcome } from '../callbacks/client.ts';
 import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
 import { type CallbackTarget, connectionRepository } from '../connections/repository.ts';
-import { type PolicyWithRules, policyRepository } from '../policies/repository.ts';
+import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
   type DerivedIdentity,
@@ -48,7 +49,7 @@ type StepResult = RequestRow | undefined;
  */
 interface Run {
   readonly steps: readonly StepRow[];
-  policy?: { whole: PolicyWithRules; embed: PolicyEmbed };
+  readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
   /** Callback targets by connection key, for connections without OAuth (see #target). */
   readonly targets: Map<string, CallbackTarget>;
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
@@ -75,11 +76,18 @@ export class PrivacyRequestExecutor {
 
   /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
   async advance(id: string): Promise<void> {
-    const loaded = await repo.findWithSteps(this.#db, id);
+    const loaded = await repo.startRun(this.#db, id, new Date(), [
+      transitionEntry('approved', 'in_processing', 'execution started'),
+    ]);
     if (!loaded) return;
-    const run: Run = { steps: loaded.steps, targets: new Map() };
+    const run: Run = {
+      steps: loaded.steps,
+      policy: { whole: loaded.policy, embed: toPolicyEmbed(loaded.policy) },
+      targets: new Map(),
+    };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
+      // startRun found it approved but lost it to another change before it could start it.
       if (row.status === 'approved') {
         row = await repo.move(this.#db, {
           id,
@@ -137,18 +145,6 @@ export class PrivacyRequestExecutor {
     return run.identity.opened;
   }
 
-  async #policy(run: Run, row: RequestRow): Promise<{ whole: PolicyWithRules; embed: PolicyEmbed }> {
-    if (!run.policy) {
-      const [whole] = await policyRepository.withRules(
-        this.#db,
-        await policyRepository.byIds(this.#db, [row.policy_id]),
-      );
-      if (!whole) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
-      run.policy = { whole, embed: toPolicyEmbed(whole) };
-    }
-    return run.policy;
-  }
-
   async #target(run: Run, connectionKey: string): Promise<CallbackTarget | undefined> {
     const kept = run.targets.get(connectionKey);
     if (kept) return kept;
@@ -162,7 +158,7 @@ export class PrivacyRequestExecutor {
   }
 
   async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
-    const policy = await this.#policy(run, row);
+    const policy = run.policy;
     const started = performance.now();
     let summary: unknown;
     try {
@@ -211,7 +207,7 @@ export class PrivacyRequestExecutor {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
     }
-    const policy = (await this.#policy(run, row)).embed;
+    const policy = run.policy.embed;
     const body = JSON.stringify({
       privacy_request_id: row.id,
       privacy_request_status: row.status,
@@ -360,7 +356,7 @@ export class PrivacyRequestExecutor {
   ): Promise<StepResult> {
     const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
     const now = new Date();
-    const policy = last ? (await this.#policy(run, row)).embed : undefined;
+    const policy = last ? run.policy.embed : undefined;
     return (
       policy ? (move: Move) => this.#completing(policy, move) : (move: Move) => repo.move(this.#db, move)
     )({
@@ -400,7 +396,7 @@ export class PrivacyRequestExecutor {
 
   async #complete(run: Run, row: RequestRow) {
     const now = new Date();
-    await this.#completing((await this.#policy(run, row)).embed, {
+    await this.#completing(run.policy.embed, {
       id: row.id,
       from: 'in_processing',
       to: 'complete',

@@ -1,7 +1,7 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
 // embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
 import type { Queryable } from '../db/database.ts';
-import { type PolicyWithRules, policyRepository } from '../policies/repository.ts';
+import { type PolicyWithRulesAsRead, policyRepository } from '../policies/repository.ts';
 import type { RequestRow } from './repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -66,7 +66,7 @@ export async function loadPolicyEmbeds(
 }
 
 /** The embedded form of a policy loaded whole (the rules without their targets and destination keys). */
-export function toPolicyEmbed(policy: PolicyWithRules): PolicyEmbed {
+export function toPolicyEmbed(policy: PolicyWithRulesAsRead): PolicyEmbed {
   return {
     id: policy.id,
     name: policy.name,
