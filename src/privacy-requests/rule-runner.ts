@@ -5,7 +5,7 @@
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../audit/audit-log.ts';
-import { listDatastoreNames, matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
+import { matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
@@ -19,8 +19,8 @@ import { parseTargets, unionOfTargets } from './masking.ts';
 import { eraseDatastore } from './rule-erasure.ts';
 import {
   ACCESS_ACTION,
-  listStorageDestinations,
   lockRequestDatastore,
+  readRunCatalog,
   recordedErasures,
   type StorageDestination,
 } from './rule-run-repository.ts';
@@ -112,12 +112,13 @@ export async function runRulesOf(
 ): Promise<RuleRunSummary> {
   assertStorable(input.privacyRequestId);
   const identityValues = [...new Set(input.identityValues.filter((value) => value.trim() !== ''))];
-  const datastores = await listDatastoreNames(services.db);
+  const { datastores, destinations } = await readRunCatalog(services.db);
 
   const accessRules = rules.filter((rule) => rule.action_type === 'access');
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
   const context = { ...input, identityValues, datastores };
-  const access = accessRules.length > 0 ? await runAccessRules(services, context, accessRules) : [];
+  const access =
+    accessRules.length > 0 ? await runAccessRules(services, context, accessRules, destinations) : [];
   const erasure: ErasureSummary[] = [];
   if (erasureRules.length > 0) {
     for (const datastore of datastores) {
@@ -171,10 +172,9 @@ async function runAccessRules(
   services: RuleServices,
   context: RunContext,
   accessRules: readonly RuleRow[],
+  storageDestinations: readonly StorageDestination[],
 ): Promise<AccessPackageSummary[]> {
-  const destinations = new Map(
-    (await listStorageDestinations(services.db)).map((destination) => [destination.id, destination]),
-  );
+  const destinations = new Map(storageDestinations.map((destination) => [destination.id, destination]));
   const byDestination = new Map<StorageDestination, RuleRow[]>();
   for (const rule of accessRules) {
     const destination = rule.storage_destination_id
