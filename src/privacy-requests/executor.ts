@@ -2,16 +2,16 @@
 // A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
 // in one statement guarded by a compare-and-set on status and cursor, so a worker killed at any instant
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
-// Idempotency-Key) and never skips one. The request and its plan are read once per run, by the statement
-// that starts an approved request, and so are its policy and callback targets; each later step
-// starts from the row the previous step's compare-and-set returned, the row as committed then (a
-// transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
-// any transaction. It never logs an identity, a header value or a response body.
+// Idempotency-Key) and never skips one. The request, its plan and its policy are read once per run, by the
+// statement that starts an approved request; each later step starts from the row the previous step's
+// compare-and-set returned, the row as committed then (a transition by anybody else makes the next set
+// lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
+// header value or a response body.
 import { announceCompletion } from '../access-delivery/completion.ts';
 import type { CallbackOutcome } from '../callbacks/client.ts';
 import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
-import { type CallbackTarget, connectionRepository } from '../connections/repository.ts';
+import { connectionRepository } from '../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
@@ -44,14 +44,12 @@ type StepResult = RequestRow | undefined;
 
 /**
  * What one run reads once: the plan, the policy (its callbacks embed it, its rules step runs its rules, its
- * completion message names it), the callback targets, the opened identities. A change to a policy or a
- * connection made during a run applies from the next run (a run lasts as long as its webhook calls).
+ * completion message names it) and the opened identities. A change to the policy made during a run
+ * applies from the next run (a run lasts as long as its webhook calls).
  */
 interface Run {
   readonly steps: readonly StepRow[];
   readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
-  /** Callback targets by connection key, for connections without OAuth (see #target). */
-  readonly targets: Map<string, CallbackTarget>;
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
   identity?: { sealed: Uint8Array; opened: Identity };
 }
@@ -83,7 +81,6 @@ export class PrivacyRequestExecutor {
     const run: Run = {
       steps: loaded.steps,
       policy: { whole: loaded.policy, embed: toPolicyEmbed(loaded.policy) },
-      targets: new Map(),
     };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
@@ -145,18 +142,6 @@ export class PrivacyRequestExecutor {
     return run.identity.opened;
   }
 
-  async #target(run: Run, connectionKey: string): Promise<CallbackTarget | undefined> {
-    const kept = run.targets.get(connectionKey);
-    if (kept) return kept;
-    const target = await connectionRepository.callbackTarget(this.#db, connectionKey);
-    // An OAuth connection is read for every call: its row carries the cached token, which a call (or
-    // another process) may renew or drop meanwhile, and a leftover token is dropped on read.
-    if (target && target.oauth.oauth_grant_type === null && target.oauth.cached_token_sealed === null) {
-      run.targets.set(connectionKey, target);
-    }
-    return target;
-  }
-
   async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
     const policy = run.policy;
     const started = performance.now();
@@ -191,7 +176,11 @@ export class PrivacyRequestExecutor {
       'content-type': 'application/json',
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
-    const target = step.connection_key ? await this.#target(run, step.connection_key) : undefined;
+    // Read for every call, not once a run: a rotated signing secret or a replaced authorization applies
+    // from the next callback (docs/callbacks.md), and an OAuth connection's row carries its cached token.
+    const target = step.connection_key
+      ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
+      : undefined;
     if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
       const token = await this.#issueToken(row, step);
       headers['reply-to-token'] = token;
