@@ -1,18 +1,22 @@
-// node bench/profile.ts --load get-by-id|create|identity [--store embedded|postgres] [--seconds 10]
-// [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
+// node bench/profile.ts --load get-by-id|create|identity|privacy-requests [--store embedded|postgres]
+// [--seconds 10] [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
 // Runs one load against a Lethe started with --cpu-prof and prints where its CPU time went: the top
 // functions by self time and the same time grouped by module (a package, or a file of src/). The
-// summaries in bench/README.md come from here. It measures nothing the table reports. On PostgreSQL it
-// also prints the CPU time each request cost the API process and the database backends serving it, and
-// the transactions each committed: counts that hold however busy the machine is, unlike req/s.
+// summaries in bench/README.md come from here. It measures nothing the table reports. It also prints the
+// CPU time each request cost the API process and the database backends serving it, the transactions
+// each committed and the statements each sent (by their first words): counts that hold however busy the
+// machine is, unlike req/s. `privacy-requests` runs the bench's privacy-request scenario in its quick
+// shape on the API process's own worker; a request there is one privacy request, submission to complete.
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startLethe } from './lib/lethe.ts';
+import { type LetheUnderTest, startLethe } from './lib/lethe.ts';
 import { load } from './lib/load.ts';
-import { ROOT } from './lib/processes.ts';
+import { ROOT, startChild } from './lib/processes.ts';
+import { QUICK_SHAPE, setUp, sustainedRun, WEBHOOK_ENV } from './scenarios/privacy-requests.ts';
 import { userBatch } from './scenarios/subject-store.ts';
 
 const { values } = parseArgs({
@@ -126,9 +130,51 @@ function summarise(profile: Profile, top: number): string {
   ].join('\n');
 }
 
-const profileDir = await mkdtemp(path.join(tmpdir(), 'lethe-profile-'));
-const lethe = await startLethe(adminUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
-try {
+/** Statements sent by Lethe's `pg` clients so far, by their first words (bench/lib/statement-probe.ts). */
+async function statementCounts(file: string): Promise<Record<string, number>> {
+  // The probe rewrites the file every 100 ms: wait for a write made after this call.
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  return JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Record<string, number>;
+}
+
+interface LoadResult {
+  /** Requests the load completed: the costs are divided by it. */
+  total: number;
+  summary: string;
+}
+
+/** Runs `run` and prints what each of its requests cost Lethe and the database, and the statements sent. */
+async function measured(lethe: LetheUnderTest, statementFile: string, run: () => Promise<LoadResult>) {
+  const apiCpuBefore = await cpuTimes(lethe.pid);
+  const databaseBefore = await databaseCounters(lethe.databaseUrl);
+  const statementsBefore = await statementCounts(statementFile);
+  const result = await run();
+  const apiCpuAfter = await cpuTimes(lethe.pid);
+  const apiSystem = apiCpuAfter.system - apiCpuBefore.system;
+  const apiCpu = apiCpuAfter.user - apiCpuBefore.user + apiSystem;
+  const databaseAfter = await databaseCounters(lethe.databaseUrl);
+  const statementsAfter = await statementCounts(statementFile);
+  const perRequest = (value: number) => value / result.total;
+  const commits = databaseAfter.commits - databaseBefore.commits;
+  const sent = Object.entries(statementsAfter)
+    .map(([shape, count]) => [shape, count - (statementsBefore[shape] ?? 0)] as const)
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const statements = sent.reduce((sum, [, count]) => sum + count, 0);
+  process.stdout.write(
+    [
+      result.summary,
+      `per request: API process CPU ${(perRequest(apiCpu) * 1000).toFixed(3)} ms (${(perRequest(apiSystem) * 1000).toFixed(3)} of it in the kernel), PostgreSQL backends CPU ${(perRequest(databaseAfter.backendCpu - databaseBefore.backendCpu) * 1000).toFixed(3)} ms, ${perRequest(commits).toFixed(2)} commits, ${perRequest(statements).toFixed(2)} statements (${result.total} requests)`,
+      'statements per request, by their first words:',
+      ...sent.slice(0, 30).map(([shape, count]) => `${perRequest(count).toFixed(2).padStart(7)}  ${shape}`),
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** The read and write loads on the subject store: one request, repeated by `connections` clients. */
+async function subjectStoreLoad(lethe: LetheUnderTest): Promise<() => Promise<LoadResult>> {
   await lethe.management('POST', '/v1/datastore', { name: 'bench' });
   const key = await lethe.issueBenchKey();
   const headers = { 'api-key': key, datastore: 'bench', 'content-type': 'application/json' };
@@ -152,33 +198,63 @@ try {
     },
   };
   const chosen = loads[values.load];
-  if (!chosen) throw new Error(`--load must be one of ${Object.keys(loads).join(', ')}`);
-  const apiCpuBefore = await cpuTimes(lethe.pid);
-  const databaseBefore = lethe.databaseUrl ? await databaseCounters(lethe.databaseUrl) : undefined;
-  const result = await load({
-    url: `${lethe.url}${chosen.url}`,
-    method: 'POST',
-    headers,
-    body: chosen.body,
-    seconds,
-    connections: chosen.connections,
-  });
-  process.stdout.write(
-    `${values.load} on ${values.store}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}\n`,
+  if (!chosen)
+    throw new Error(`--load must be one of ${[...Object.keys(loads), 'privacy-requests'].join(', ')}`);
+  return async () => {
+    const result = await load({
+      url: `${lethe.url}${chosen.url}`,
+      method: 'POST',
+      headers,
+      body: chosen.body,
+      seconds,
+      connections: chosen.connections,
+    });
+    return {
+      total: result.total,
+      summary: `${values.load} on ${values.store}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`,
+    };
+  };
+}
+
+/**
+ * The bench's privacy-request scenario in its quick shape (the in-process worker of the API process),
+ * for `seconds`; the costs are divided by the requests submitted, each waited for until complete.
+ */
+async function privacyRequestLoad(
+  lethe: LetheUnderTest,
+  receiverUrl: string,
+): Promise<() => Promise<LoadResult>> {
+  await setUp(lethe, receiverUrl, QUICK_SHAPE.population);
+  return async () => {
+    const run = await sustainedRun(lethe, 'profile', { ...QUICK_SHAPE, seconds, drainSeconds: 60 });
+    return {
+      total: run.submitted,
+      summary: `privacy-requests on ${values.store}: ${run.perSecond.toFixed(1)} completed/s, creation -> complete p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, event-loop delay p99 ${run.loopDelayP99Ms.toFixed(1)} ms`,
+    };
+  };
+}
+
+const privacyRequests = values.load === 'privacy-requests';
+const profileDir = await mkdtemp(path.join(tmpdir(), 'lethe-profile-'));
+const statementFile = path.join(profileDir, 'statements.json');
+const statementProbe = pathToFileURL(path.join(ROOT, 'bench/lib/statement-probe.ts')).href;
+const receiver = privacyRequests
+  ? await startChild(path.join(ROOT, 'bench/lib/receiver-server.ts'), [], {}, '/')
+  : undefined;
+try {
+  const lethe = await startLethe(
+    adminUrl,
+    { ...(privacyRequests ? WEBHOOK_ENV : {}), BENCH_STATEMENT_FILE: statementFile },
+    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--import=${statementProbe}`],
   );
-  const perRequestMs = (seconds: number) => ((seconds * 1000) / result.total).toFixed(3);
-  const apiCpuAfter = await cpuTimes(lethe.pid);
-  const apiUser = apiCpuAfter.user - apiCpuBefore.user;
-  const apiSystem = apiCpuAfter.system - apiCpuBefore.system;
-  let costs = `per request: API process CPU ${perRequestMs(apiUser + apiSystem)} ms (${perRequestMs(apiSystem)} of it in the kernel)`;
-  if (databaseBefore && lethe.databaseUrl) {
-    const databaseAfter = await databaseCounters(lethe.databaseUrl);
-    const commits = databaseAfter.commits - databaseBefore.commits;
-    costs += `, PostgreSQL backends CPU ${perRequestMs(databaseAfter.backendCpu - databaseBefore.backendCpu)} ms, ${(commits / result.total).toFixed(2)} commits`;
+  try {
+    const run = receiver ? await privacyRequestLoad(lethe, receiver.url) : await subjectStoreLoad(lethe);
+    await measured(lethe, statementFile, run);
+  } finally {
+    await lethe.dispose();
   }
-  process.stdout.write(`${costs} (${result.total} requests)\n\n`);
 } finally {
-  await lethe.dispose();
+  await receiver?.stop();
 }
 const [file] = (await readdir(profileDir)).filter((name) => name.endsWith('.cpuprofile'));
 if (!file) throw new Error('the server wrote no profile');

@@ -34,6 +34,13 @@ interface Page<Item> {
 }
 
 const SUBMIT_BATCH = 50;
+/** Lets Lethe call the local receiver over plain HTTP. */
+export const WEBHOOK_ENV = {
+  LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
+  LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+};
+/** The quick mode's shape: what bench/profile.ts --load privacy-requests runs too. */
+export const QUICK_SHAPE: RunShape = { seconds: 5, backlog: 50, drainSeconds: 10, population: 1_000 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +49,7 @@ async function expectNoFailures(answer: unknown, what: string) {
   if (failed.length > 0) throw new Error(`${what}: ${JSON.stringify(failed)}`);
 }
 
-async function setUp(lethe: LetheUnderTest, receiverUrl: string, entities: number) {
+export async function setUp(lethe: LetheUnderTest, receiverUrl: string, entities: number) {
   await lethe.management('POST', '/v1/datastore', { name: 'bench' });
   await seedUsers({
     databaseUrl: lethe.databaseUrl,
@@ -142,7 +149,7 @@ async function completedOf(lethe: LetheUnderTest, tag: string): Promise<RequestV
   }
 }
 
-interface Sustained {
+export interface Sustained {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -152,7 +159,7 @@ interface Sustained {
   loopDelayP99Ms: number;
 }
 
-interface RunShape {
+export interface RunShape {
   seconds: number;
   /** Submitted but not yet complete requests the submitter keeps at most. */
   backlog: number;
@@ -161,7 +168,7 @@ interface RunShape {
   population: number;
 }
 
-async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: RunShape): Promise<Sustained> {
+export async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: RunShape): Promise<Sustained> {
   const { seconds, backlog, population } = shape;
   const before = await countWithStatus(lethe, 'complete');
   let completed = before;
@@ -215,16 +222,12 @@ async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: RunShape)
 
 export async function privacyRequestFigures(context: Context): Promise<Figure[]> {
   const { log, quick } = context;
-  const population = quick ? 1_000 : 10_000;
   const shape: RunShape = quick
-    ? { seconds: 5, backlog: 50, drainSeconds: 10, population }
-    : { seconds: 30, backlog: 300, drainSeconds: 60, population };
-  const { seconds } = shape;
+    ? QUICK_SHAPE
+    : { seconds: 30, backlog: 300, drainSeconds: 60, population: 10_000 };
+  const { seconds, population } = shape;
   const figures: Figure[] = [];
-  const lethe = await startLethe(context.adminUrl, {
-    LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
-    LETHE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-  });
+  const lethe = await startLethe(context.adminUrl, WEBHOOK_ENV);
   try {
     const engine = await fetch(`${lethe.url}/v1/privacy-request`, {
       headers: { authorization: `Bearer ${lethe.token}` },

@@ -11,7 +11,7 @@ import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { RequestRow } from '../privacy-requests/repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rule-runner.ts';
-import { loadPolicyEmbed } from '../privacy-requests/view.ts';
+import type { PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../runtime/services.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
@@ -41,15 +41,16 @@ export function erasedByDatastore(erasure: readonly ErasureSummary[]): ErasedInD
   return [...byStore.values()].sort((a, b) => a.datastore.localeCompare(b.datastore));
 }
 
+/** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */
 export async function announceCompletion(
   tx: Queryable,
   services: Pick<Services, 'keyring' | 'config'>,
   row: RequestRow,
+  policy: PolicyEmbed,
 ): Promise<void> {
   if (!row.identity_sealed) return;
   const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
   if (!email) return;
-  const policy = await loadPolicyEmbed(tx, row.policy_id);
   const actions = new Set(policy.rules.map((rule) => rule.action_type));
   let download: { url: string; expiresAt: Date } | undefined;
   if (actions.has('access')) {
@@ -69,6 +70,6 @@ export async function announceCompletion(
     erased = erasedByDatastore(summary?.erasure ?? []);
   }
   await queueSubjectMessages(tx, services, [
-    { request: row, kind: 'completed', details: { download, erased } },
+    { request: row, kind: 'completed', details: { download, erased }, email, policy },
   ]);
 }

@@ -6,7 +6,7 @@ import type { Queryable } from '../db/database.ts';
 import { readPrivacyCenterSettings, publishedAction } from '../privacy-center/settings.ts';
 import { requestStatusUrl } from '../privacy-center/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
-import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
+import { loadPolicyEmbeds, type PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../runtime/services.ts';
 import { sealContent } from './content.ts';
 import { type MessageKind, outboxRepository } from './repository.ts';
@@ -19,6 +19,8 @@ export interface SubjectMessage {
   details?: Pick<MessageContext, 'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased'>;
   /** The recipient when the caller already holds it opened. */
   email?: string;
+  /** The request's policy when the caller has already read it. */
+  policy?: Pick<PolicyEmbed, 'id' | 'key' | 'name'>;
 }
 
 export async function queueSubjectMessages(
@@ -36,10 +38,11 @@ export async function queueSubjectMessages(
   });
   if (addressed.length === 0) return 0;
   const settings = await readPrivacyCenterSettings(tx);
-  const policies = await loadPolicyEmbeds(
-    tx,
-    addressed.map((message) => message.request.policy_id),
-  );
+  const unread = addressed.flatMap((message) => (message.policy ? [] : [message.request.policy_id]));
+  const policies: Map<string, Pick<PolicyEmbed, 'id' | 'key' | 'name'>> = unread.length > 0
+    ? await loadPolicyEmbeds(tx, unread)
+    : new Map();
+  for (const message of addressed) if (message.policy) policies.set(message.policy.id, message.policy);
   await outboxRepository.insert(
     tx,
     addressed.map((message) => {

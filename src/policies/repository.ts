@@ -47,6 +47,29 @@ export interface RuleDefinition {
 
 export type PolicyWithRules = PolicyRow & { rules: RuleRow[] };
 
+/** A policy with its rules, without its timestamps: what a privacy request's run uses of it. */
+export type PolicyWithRulesAsRead = Omit<PolicyRow, 'created_at' | 'updated_at'> & { rules: RuleRow[] };
+
+/**
+ * SQL for one JSON object holding the policy `policyId` (an SQL expression) with its rules, shaped as
+ * PolicyWithRulesAsRead: for a statement that reads a policy along with what refers to it.
+ */
+export function policyWithRulesJson(policyId: string): string {
+  return `(SELECT jsonb_build_object(
+             'id', p.id, 'key', p.key, 'name', p.name, 'drp_action', p.drp_action,
+             'execution_timeframe', p.execution_timeframe, 'client_id', p.client_id,
+             'rules', COALESCE((
+               SELECT jsonb_agg(jsonb_build_object(
+                        'id', r.id, 'policy_id', r.policy_id, 'key', r.key, 'name', r.name,
+                        'action_type', r.action_type, 'masking_strategy', r.masking_strategy,
+                        'storage_destination_id', r.storage_destination_id,
+                        'storage_destination_key', s.key, 'targets', to_jsonb(r.targets))
+                      ORDER BY r.created_at, r.key)
+                 FROM rules r LEFT JOIN storage_destinations s ON s.id = r.storage_destination_id
+                WHERE r.policy_id = p.id), '[]'::jsonb))
+             FROM policies p WHERE p.id = ${policyId})`;
+}
+
 export const policyRepository = {
   async findByKey(db: Queryable, key: string): Promise<PolicyRow | undefined> {
     const { rows } = await db.query<PolicyRow>('SELECT * FROM policies WHERE key = $1', [key]);

@@ -2,15 +2,17 @@
 // A step's effects (cursor moved, step completed, identities merged, status changed, log written) commit
 // in one statement guarded by a compare-and-set on status and cursor, so a worker killed at any instant
 // leaves the request at the first step not yet confirmed: the next worker calls that webhook again (same
-// Idempotency-Key) and never skips one. The request and its plan are read once per run; each later step
-// starts from the row the previous step's compare-and-set returned, the row as committed then (a
-// transition by anybody else makes the next set lose and the run stop). Webhook calls happen outside
-// any transaction. It never logs an identity, a header value or a response body.
+// Idempotency-Key) and never skips one. The request, its plan and its policy are read once per run, by the
+// statement that starts an approved request; each later step starts from the row the previous step's
+// compare-and-set returned, the row as committed then (a transition by anybody else makes the next set
+// lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
+// header value or a response body.
 import { announceCompletion } from '../access-delivery/completion.ts';
 import type { CallbackOutcome } from '../callbacks/client.ts';
 import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
 import { connectionRepository } from '../connections/repository.ts';
+import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
   type DerivedIdentity,
@@ -23,13 +25,13 @@ import {
 } from './identity.ts';
 import { schedulePauseExpiry } from './jobs.ts';
 import { issueReplyToken } from './reply-token.ts';
-import { runPolicyRules } from './rule-runner.ts';
+import { runRulesOf } from './rule-runner.ts';
 import type { LogEntry } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
-import { loadPolicyEmbed, type PolicyEmbed, policyAction, toPrivacyRequestView } from './view.ts';
+import { type PolicyEmbed, policyAction, toPolicyEmbed, toPrivacyRequestView } from './view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
@@ -40,10 +42,14 @@ type Move = Parameters<typeof repo.move>[1];
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
 
-/** What one run reads once: the plan, the policy its callbacks embed, the opened identities. */
+/**
+ * What one run reads once: the plan, the policy (its callbacks embed it, its rules step runs its rules, its
+ * completion message names it) and the opened identities. A change to the policy made during a run
+ * applies from the next run (a run lasts as long as its webhook calls).
+ */
 interface Run {
   readonly steps: readonly StepRow[];
-  policy?: PolicyEmbed;
+  readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
   identity?: { sealed: Uint8Array; opened: Identity };
 }
@@ -68,11 +74,17 @@ export class PrivacyRequestExecutor {
 
   /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
   async advance(id: string): Promise<void> {
-    const loaded = await repo.findWithSteps(this.#db, id);
+    const loaded = await repo.startRun(this.#db, id, new Date(), [
+      transitionEntry('approved', 'in_processing', 'execution started'),
+    ]);
     if (!loaded) return;
-    const run: Run = { steps: loaded.steps };
+    const run: Run = {
+      steps: loaded.steps,
+      policy: { whole: loaded.policy, embed: toPolicyEmbed(loaded.policy) },
+    };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
+      // startRun found it approved but lost it to another change before it could start it.
       if (row.status === 'approved') {
         row = await repo.move(this.#db, {
           id,
@@ -89,7 +101,7 @@ export class PrivacyRequestExecutor {
       if (!step) {
         // The last step completes the request with it; this finds one left with every step done but not
         // complete (by an earlier version of this code).
-        if (row.status === 'in_processing') await this.#complete(row);
+        if (row.status === 'in_processing') await this.#complete(run, row);
         return;
       }
       if (row.status === 'pending' && step.kind !== 'pre_approval') return;
@@ -130,21 +142,16 @@ export class PrivacyRequestExecutor {
     return run.identity.opened;
   }
 
-  async #policy(run: Run, row: RequestRow): Promise<PolicyEmbed> {
-    run.policy ??= await loadPolicyEmbed(this.#db, row.policy_id);
-    return run.policy;
-  }
-
   async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
-    const policy = await this.#policy(run, row);
+    const policy = run.policy;
     const started = performance.now();
     let summary: unknown;
     try {
-      summary = await runPolicyRules(this.#services, {
-        privacyRequestId: row.id,
-        policyKey: policy.key,
-        identityValues: identityValues(identity),
-      });
+      summary = await runRulesOf(
+        this.#services,
+        { privacyRequestId: row.id, policyKey: policy.whole.key, identityValues: identityValues(identity) },
+        policy.whole.rules,
+      );
     } catch (error) {
       const reason = `the policy rules failed: ${error instanceof Error ? error.message : String(error)}`;
       await this.#fail(row, step, reason, [
@@ -169,6 +176,8 @@ export class PrivacyRequestExecutor {
       'content-type': 'application/json',
       'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
     };
+    // Read for every call, not once a run: a rotated signing secret or a replaced authorization applies
+    // from the next callback (docs/callbacks.md), and an OAuth connection's row carries its cached token.
     const target = step.connection_key
       ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
       : undefined;
@@ -187,7 +196,7 @@ export class PrivacyRequestExecutor {
         headers['reply-to'] = `/privacy-request/${row.id}/resume`;
       }
     }
-    const policy = await this.#policy(run, row);
+    const policy = run.policy.embed;
     const body = JSON.stringify({
       privacy_request_id: row.id,
       privacy_request_status: row.status,
@@ -336,7 +345,10 @@ export class PrivacyRequestExecutor {
   ): Promise<StepResult> {
     const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
     const now = new Date();
-    return (last ? this.#completing.bind(this) : (move: Move) => repo.move(this.#db, move))({
+    const policy = last ? run.policy.embed : undefined;
+    return (
+      policy ? (move: Move) => this.#completing(policy, move) : (move: Move) => repo.move(this.#db, move)
+    )({
       id: row.id,
       from: row.status,
       to: last ? 'complete' : to,
@@ -363,17 +375,17 @@ export class PrivacyRequestExecutor {
   }
 
   /** A move that completes the request, with the subject's completion message in the same transaction. */
-  async #completing(move: Move): Promise<RequestRow | undefined> {
+  async #completing(policy: PolicyEmbed, move: Move): Promise<RequestRow | undefined> {
     return this.#db.transaction(async (tx) => {
       const moved = await repo.move(tx, move);
-      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved);
+      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved, policy);
       return moved;
     });
   }
 
-  async #complete(row: RequestRow) {
+  async #complete(run: Run, row: RequestRow) {
     const now = new Date();
-    await this.#completing({
+    await this.#completing(run.policy.embed, {
       id: row.id,
       from: 'in_processing',
       to: 'complete',

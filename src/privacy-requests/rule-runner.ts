@@ -5,7 +5,7 @@
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../audit/audit-log.ts';
-import { listDatastoreNames, matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
+import { matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
 import {
@@ -19,8 +19,8 @@ import { parseTargets, unionOfTargets } from './masking.ts';
 import { eraseDatastore } from './rule-erasure.ts';
 import {
   ACCESS_ACTION,
-  listStorageDestinations,
   lockRequestDatastore,
+  readRunCatalog,
   recordedErasures,
   type StorageDestination,
 } from './rule-run-repository.ts';
@@ -98,22 +98,27 @@ const countFiles = (entities: readonly { files: unknown[] }[]) =>
   entities.reduce((sum, entity) => sum + entity.files.length, 0);
 
 export async function runPolicyRules(services: RuleServices, input: RuleRunInput): Promise<RuleRunSummary> {
-  if (!isStorableRequestId(input.privacyRequestId)) {
-    throw new RuleRunError(
-      'unstorable_request_id',
-      'A privacy request id may only hold letters, digits, "_" and "-".',
-    );
-  }
+  assertStorable(input.privacyRequestId);
   const policy = await policyRepository.findByKey(services.db, input.policyKey);
   if (!policy) throw new RuleRunError('unknown_policy', `No policy with key ${input.policyKey}.`);
-  const rules = await policyRepository.rulesOf(services.db, [policy.id]);
+  return runRulesOf(services, input, await policyRepository.rulesOf(services.db, [policy.id]));
+}
+
+/** `runPolicyRules` with the policy's rules already read (the executor reads them once per run). */
+export async function runRulesOf(
+  services: RuleServices,
+  input: RuleRunInput,
+  rules: readonly RuleRow[],
+): Promise<RuleRunSummary> {
+  assertStorable(input.privacyRequestId);
   const identityValues = [...new Set(input.identityValues.filter((value) => value.trim() !== ''))];
-  const datastores = await listDatastoreNames(services.db);
+  const { datastores, destinations } = await readRunCatalog(services.db);
 
   const accessRules = rules.filter((rule) => rule.action_type === 'access');
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
   const context = { ...input, identityValues, datastores };
-  const access = accessRules.length > 0 ? await runAccessRules(services, context, accessRules) : [];
+  const access =
+    accessRules.length > 0 ? await runAccessRules(services, context, accessRules, destinations) : [];
   const erasure: ErasureSummary[] = [];
   if (erasureRules.length > 0) {
     for (const datastore of datastores) {
@@ -127,6 +132,15 @@ export async function runPolicyRules(services: RuleServices, input: RuleRunInput
     access,
     erasure,
   };
+}
+
+function assertStorable(privacyRequestId: string): void {
+  if (!isStorableRequestId(privacyRequestId)) {
+    throw new RuleRunError(
+      'unstorable_request_id',
+      'A privacy request id may only hold letters, digits, "_" and "-".',
+    );
+  }
 }
 
 export interface RunContext extends RuleRunInput {
@@ -157,11 +171,10 @@ function summariseStoredPackage(
 async function runAccessRules(
   services: RuleServices,
   context: RunContext,
-  accessRules: RuleRow[],
+  accessRules: readonly RuleRow[],
+  storageDestinations: readonly StorageDestination[],
 ): Promise<AccessPackageSummary[]> {
-  const destinations = new Map(
-    (await listStorageDestinations(services.db)).map((destination) => [destination.id, destination]),
-  );
+  const destinations = new Map(storageDestinations.map((destination) => [destination.id, destination]));
   const byDestination = new Map<StorageDestination, RuleRow[]>();
   for (const rule of accessRules) {
     const destination = rule.storage_destination_id
@@ -172,10 +185,9 @@ async function runAccessRules(
   }
 
   // Once an erasure of this request has committed, the data no longer matches as it did: the package an
-  // earlier run stored before it began erasing is the complete one, so a rerun keeps it.
-  let trees = (await recordedErasures(services.db, context.privacyRequestId)).length
-    ? null
-    : await collectTrees(services, context, { stopWhenErased: true });
+  // earlier run stored before it began erasing is the complete one, so a rerun keeps it. collectTrees
+  // looks for that erasure under each datastore's run lock and answers null when it finds one.
+  let trees = await collectTrees(services, context, { stopWhenErased: true });
   const summaries: AccessPackageSummary[] = [];
   const toBuild: [StorageDestination, RuleRow[]][] = [];
   for (const [destination, rules] of byDestination) {

@@ -1,7 +1,7 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
 // embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
 import type { Queryable } from '../db/database.ts';
-import { policyRepository } from '../policies/repository.ts';
+import { type PolicyWithRulesAsRead, policyRepository } from '../policies/repository.ts';
 import type { RequestRow } from './repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -62,26 +62,27 @@ export async function loadPolicyEmbeds(
   policyIds: readonly string[],
 ): Promise<Map<string, PolicyEmbed>> {
   const policies = await policyRepository.withRules(db, await policyRepository.byIds(db, policyIds));
-  const embeds = new Map<string, PolicyEmbed>();
-  for (const policy of policies) {
-    embeds.set(policy.id, {
-      id: policy.id,
-      name: policy.name,
-      key: policy.key,
-      drp_action: policy.drp_action,
-      execution_timeframe: policy.execution_timeframe,
-      client_id: policy.client_id,
-      rules: policy.rules.map((rule) => ({
-        id: rule.id,
-        name: rule.name,
-        key: rule.key,
-        action_type: rule.action_type,
-        masking_strategy: rule.masking_strategy,
-        storage_destination_id: rule.storage_destination_id,
-      })),
-    });
-  }
-  return embeds;
+  return new Map(policies.map((policy) => [policy.id, toPolicyEmbed(policy)]));
+}
+
+/** The embedded form of a policy loaded whole (the rules without their targets and destination keys). */
+export function toPolicyEmbed(policy: PolicyWithRulesAsRead): PolicyEmbed {
+  return {
+    id: policy.id,
+    name: policy.name,
+    key: policy.key,
+    drp_action: policy.drp_action,
+    execution_timeframe: policy.execution_timeframe,
+    client_id: policy.client_id,
+    rules: policy.rules.map((rule) => ({
+      id: rule.id,
+      name: rule.name,
+      key: rule.key,
+      action_type: rule.action_type,
+      masking_strategy: rule.masking_strategy,
+      storage_destination_id: rule.storage_destination_id,
+    })),
+  };
 }
 
 /** The embedded policy of one request (policies cannot be deleted while requests reference them). */

@@ -1,0 +1,22 @@
+// Loaded into the Lethe under measurement with `--import` by bench/profile.ts (bench only; Lethe itself
+// has no such hook): counts the statements every `pg` client of the process sends (Lethe's pool and
+// pg-boss's), by the statement's first words, and writes the running totals to BENCH_STATEMENT_FILE
+// every 100 ms. pg_stat_statements would need a server restart; this works on any PostgreSQL.
+import { writeFileSync } from 'node:fs';
+import pg from 'pg';
+
+const file = process.env.BENCH_STATEMENT_FILE;
+if (file) {
+  const counts: Record<string, number> = {};
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+    const [config] = args;
+    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+    if (typeof text === 'string') {
+      const shape = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+      counts[shape] = (counts[shape] ?? 0) + 1;
+    }
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  setInterval(() => writeFileSync(file, JSON.stringify(counts)), 100).unref();
+}
