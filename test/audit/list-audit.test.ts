@@ -6,24 +6,13 @@
 // the total is counted as a bigint.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg, { escapeLiteral } from 'pg';
+import pg from 'pg';
 import { type AuditFilter, listAudit, recordAudit } from '../../src/audit/audit-log.ts';
-import type { Database, Queryable } from '../../src/db/database.ts';
+import type { Database } from '../../src/db/database.ts';
 import { maintainLogPartitions } from '../../src/db/log-partitions.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-
-interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
-
-function literal(value: unknown): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'number') return String(value);
-  if (value instanceof Date) return escapeLiteral(value.toISOString());
-  return escapeLiteral(String(value));
-}
+import { recordingStatements, type Statement, sqlLiteral } from '../helpers/statements.ts';
 
 describe('listAudit at scale: statements that stay fast and a total that does not overflow', () => {
   let database: TestDatabase;
@@ -55,15 +44,8 @@ describe('listAudit at scale: statements that stay fast and a total that does no
 
   /** The statements listAudit sends for `filter`, as it sends them. */
   async function statementsOf(filter: Omit<AuditFilter, 'page' | 'size'>): Promise<Statement[]> {
-    const statements: Statement[] = [];
-    const recording: Queryable = {
-      query: (sql, params = []) => {
-        statements.push({ sql, params });
-        return db.query(sql, params);
-      },
-      exec: (sql) => db.exec(sql),
-    };
-    const { rows } = await listAudit(recording, { ...filter, page: 1, size: 50 });
+    const { queryable, statements } = recordingStatements(db);
+    const { rows } = await listAudit(queryable, { ...filter, page: 1, size: 50 });
     assert.equal(rows.length, 1, 'the filter matches the entry recorded');
     return statements;
   }
@@ -74,7 +56,7 @@ describe('listAudit at scale: statements that stay fast and a total that does no
     await planner.query(`PREPARE audit_listing AS ${statement.sql}`);
     try {
       if (settings) await planner.query(settings);
-      const args = statement.params.length > 0 ? `(${statement.params.map(literal).join(', ')})` : '';
+      const args = statement.params.length > 0 ? `(${statement.params.map(sqlLiteral).join(', ')})` : '';
       const { rows } = await planner.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE audit_listing${args}`);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     } finally {

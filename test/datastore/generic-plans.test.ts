@@ -11,6 +11,7 @@ import {
 } from '../../src/datastore/subject-store.ts';
 import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { recordingStatements, sqlLiteral } from '../helpers/statements.ts';
 import { apiClient } from '../subject-api/support.ts';
 
 // Every statement runs as a named prepared statement, and a connection keeps its generic plan. Made while
@@ -69,15 +70,8 @@ describe('Area B statements by id or identity: one index probe per value in ever
     it(`${name} examines only the rows of the entities it names`, async () => {
       const examined = await rolledBack(async (tx) => {
         await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
-        const statements: Statement[] = [];
-        const recording: Queryable = {
-          query: (sql, params = []) => {
-            statements.push({ sql, params });
-            return tx.query(sql, params);
-          },
-          exec: (sql) => tx.exec(sql),
-        };
-        await run(recording);
+        const { queryable, statements } = recordingStatements(tx);
+        await run(queryable);
         assert.ok(statements.length > 0);
         const scans: string[] = [];
         for (const { sql, params } of statements) {
@@ -119,11 +113,6 @@ describe('Area B statements by id or identity: one index probe per value in ever
   }
 });
 
-interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
-
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
@@ -135,16 +124,4 @@ interface PlanNode {
 
 function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(planNodes)];
-}
-
-/** EXECUTE under EXPLAIN takes no bound parameters: the values are written into the statement. */
-function sqlLiteral(value: unknown): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
-  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
-  if (Array.isArray(value) && value.some(Buffer.isBuffer))
-    return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
-  if (Array.isArray(value)) return sqlLiteral(`{${value.map((item) => `"${String(item)}"`).join(',')}}`);
-  throw new Error(`no literal for ${typeof value}`);
 }
