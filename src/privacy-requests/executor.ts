@@ -14,15 +14,8 @@ import { TargetAuthError } from '../callbacks/target-oauth.ts';
 import { connectionRepository } from '../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
 import type { Services } from '../runtime/services.ts';
-import {
-  type DerivedIdentity,
-  derivedIdentityProblem,
-  type Identity,
-  identityValues,
-  mergeIdentity,
-  openIdentity,
-  sealIdentity,
-} from './identity.ts';
+import { type Identity, identityValues, mergeIdentity, openIdentity, sealIdentity } from './identity.ts';
+import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from './jobs.ts';
 import { issueReplyToken } from './reply-token.ts';
 import { runRulesOf } from './rule-runner.ts';
@@ -52,11 +45,6 @@ interface Run {
   readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
   identity?: { sealed: Uint8Array; opened: Identity };
-}
-
-interface TwoWayAnswer {
-  derived: DerivedIdentity | undefined;
-  halt: boolean;
 }
 
 export class PrivacyRequestExecutor {
@@ -421,31 +409,6 @@ function missingTarget(step: StepRow): CallbackOutcome {
     error: `connection ${step.connection_key} has no callback URL`,
     body: undefined,
     retryable: false,
-  };
-}
-
-/** A two_way answer: empty, or `{derived_identity?, halt?}`; a string says why it is not acceptable. */
-export function parseTwoWayAnswer(text: string): TwoWayAnswer | string {
-  if (text.trim() === '') return { derived: undefined, halt: false };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return 'not JSON';
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not a JSON object';
-  const answer = parsed as Record<string, unknown>;
-  for (const key of Object.keys(answer)) {
-    if (key !== 'derived_identity' && key !== 'halt') return `${key.slice(0, 64)} is not an accepted field`;
-  }
-  if (answer.halt !== undefined && typeof answer.halt !== 'boolean') return 'halt must be true or false';
-  if (answer.derived_identity !== undefined && answer.derived_identity !== null) {
-    const problem = derivedIdentityProblem(answer.derived_identity);
-    if (problem) return problem;
-  }
-  return {
-    derived: (answer.derived_identity ?? undefined) as DerivedIdentity | undefined,
-    halt: answer.halt === true,
   };
 }
 
