@@ -37,6 +37,12 @@ export class TargetOAuth {
   readonly #tokenKey: Buffer;
   readonly #agent: Agent;
   readonly #inFlight = new Map<string, Promise<string>>();
+  /**
+   * The last token each flight brought and when it landed. A caller whose read of the cache began before
+   * a flight landed saw no token, yet finds no flight left to join: it takes this one instead of fetching
+   * a second (a race the test of one fetch for five callers caught).
+   */
+  readonly #landed = new Map<string, { token: string; at: number }>();
 
   constructor(services: { db: Database; keyring: Keyring; config: Config }) {
     this.#db = services.db;
@@ -56,14 +62,19 @@ export class TargetOAuth {
    * authorization secret, if any, applies). Throws TargetAuthError when no token can be obtained.
    */
   async bearerFor(connectionKey: string): Promise<string | null> {
+    const readAt = performance.now();
     const target = await connectionRepository.callbackTarget(this.#db, connectionKey);
-    return this.bearerWith(connectionKey, target?.oauth);
+    return this.bearerWith(connectionKey, target?.oauth, readAt);
   }
 
-  /** `bearerFor` with the connection's OAuth configuration and cached token already read. */
+  /**
+   * `bearerFor` with the connection's OAuth configuration and cached token already read, the read having
+   * begun at `readAt` (performance.now()).
+   */
   async bearerWith(
     connectionKey: string,
     row: OAuthConfigurationWithCachedToken | undefined,
+    readAt = performance.now(),
   ): Promise<string | null> {
     const configuration = row && configurationOf(row);
     if (!row || !configuration) {
@@ -78,11 +89,16 @@ export class TargetOAuth {
       if (token !== undefined) return token;
     }
     const flightKey = `${connectionKey}\n${fingerprint}`;
+    const landed = this.#landed.get(flightKey);
+    if (landed && landed.at >= readAt) return landed.token;
     let flight = this.#inFlight.get(flightKey);
     if (!flight) {
-      flight = this.#fetchAndCache(connectionKey, fingerprint, configuration).finally(() =>
-        this.#inFlight.delete(flightKey),
-      );
+      flight = this.#fetchAndCache(connectionKey, fingerprint, configuration)
+        .then((token) => {
+          this.#landed.set(flightKey, { token, at: performance.now() });
+          return token;
+        })
+        .finally(() => this.#inFlight.delete(flightKey));
       this.#inFlight.set(flightKey, flight);
     }
     return flight;
@@ -90,6 +106,9 @@ export class TargetOAuth {
 
   /** Drops the cached token of the connection for every process (after the target refused it with 401). */
   async forget(connectionKey: string): Promise<void> {
+    for (const flightKey of this.#landed.keys()) {
+      if (flightKey.startsWith(`${connectionKey}\n`)) this.#landed.delete(flightKey);
+    }
     await tokenCacheRepository.remove(this.#db, connectionKey);
   }
 
