@@ -16,7 +16,7 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiKeyPrincipal } from './keys.ts';
-import { API_KEY_CHANGES_CHANNEL } from '../datastore/admin-repository.ts';
+import { API_KEY_CHANGES_CHANNEL } from './repository.ts';
 
 export const ADMISSION_TTL_MS = 1000;
 /** Past this many entries the cache starts over: a bound on memory, whatever the callers send. */

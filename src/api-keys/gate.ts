@@ -22,6 +22,12 @@ import { LocalKeyCounter } from '../rate-limits/local-counter.ts';
 import type { Database } from '../db/database.ts';
 import { unavailable, unauthorized } from '../errors.ts';
 import { addressBlocked, throttledAddress } from '../rate-limits/address-throttle.ts';
+import {
+  countHitsStatement,
+  readWindowStatement,
+  WITHOUT_FLUSH_WAIT,
+  windowEndingAfter,
+} from '../rate-limits/counters.ts';
 import type { DatastoreAdminService } from '../datastore/admin-service.ts';
 import {
   type ApiKeyPrincipal,
@@ -56,24 +62,17 @@ interface AdmissionRow {
   ttl_ms: number | null;
 }
 
-/** See the head of this file. The count commits without waiting for the WAL flush, as in key-limiter.ts. */
+/** See the head of this file. The count commits without waiting for the WAL flush, see rate-limits/counters.ts. */
 const ADMISSION_SQL = `
-  WITH failures AS (
-    SELECT hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms
-      FROM rate_limit_counters WHERE key = $1 AND window_ends_at > now()
+  WITH failures AS (${readWindowStatement('$1')}
   ), presented AS (
     SELECT k.id, k.name, k.datastores, k.rate_limit_per_minute, k.secret_digest,
            EXISTS (SELECT 1 FROM datastores WHERE name = $3) AS datastore_exists
       FROM api_keys k WHERE k.id = $2
   ), counted AS (
-    INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
-    SELECT p.id, 1, now() + make_interval(secs => $6::double precision / 1000)
-      FROM presented p, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-     WHERE p.secret_digest = $4 AND coalesce((SELECT hits FROM failures), 0) < $5
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.hits + 1 END,
-      window_ends_at = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.window_ends_at ELSE c.window_ends_at END
-    RETURNING hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms
+    ${countHitsStatement(`SELECT p.id, 1, ${windowEndingAfter('$6')}
+      FROM presented p, ${WITHOUT_FLUSH_WAIT}
+     WHERE p.secret_digest = $4 AND coalesce((SELECT hits FROM failures), 0) < $5`)}
   )
   SELECT (SELECT hits FROM failures) AS failures, (SELECT ttl_ms FROM failures) AS failures_ttl_ms,
          p.id, p.name, p.datastores, p.rate_limit_per_minute, p.secret_digest, p.datastore_exists,

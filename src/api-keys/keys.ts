@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { digest, generateSecret, matchesDigest } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
-import { apiKeyRepository, datastoreRepository } from '../datastore/admin-repository.ts';
+import { datastoreRepository } from '../datastore/admin-repository.ts';
+import { apiKeyRepository } from './repository.ts';
 
 const KEY_FORMAT = /^lk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export const DATASTORE_NAME = '^[a-z0-9][a-z0-9_-]{0,62}$';

@@ -14,7 +14,7 @@ import {
   type ImportResult,
   MAX_BATCH_SIZE,
 } from '../datastore/entity-import.ts';
-import { SarMailer } from '../datastore/sar-mailer.ts';
+import { SarMailer } from '../mail/access-report-mail.ts';
 import { SubjectService } from '../datastore/subject-service.ts';
 
 export const IMPORT_USAGE = `Usage: lethe import --datastore NAME FILE.ndjson [--batch-size N] [--restart]

@@ -7,12 +7,8 @@ import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
-import {
-  type ApiKeyRow,
-  apiKeyRepository,
-  datastoreRepository,
-  settingsRepository,
-} from './admin-repository.ts';
+import { datastoreRepository, settingsRepository } from './admin-repository.ts';
+import { type ApiKeyRow, apiKeyRepository } from '../api-keys/repository.ts';
 import { newApiKey } from '../api-keys/keys.ts';
 import { pageOf } from '../validation/page.ts';
 import { openRecipient } from './sealing.ts';

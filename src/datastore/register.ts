@@ -6,7 +6,7 @@ import type { Services } from '../runtime/services.ts';
 import { DatastoreAdminService } from './admin-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from './management-routes.ts';
-import { SarMailer } from './sar-mailer.ts';
+import { SarMailer } from '../mail/access-report-mail.ts';
 import { SubjectFiles } from './subject-files.ts';
 import { SubjectService } from './subject-service.ts';
 

@@ -8,7 +8,7 @@ import { appendAudit, recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { SarMailer } from './sar-mailer.ts';
+import type { SarMailer } from '../mail/access-report-mail.ts';
 import { sealRecipient } from './sealing.ts';
 import {
   entityTables,

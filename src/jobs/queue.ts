@@ -5,15 +5,45 @@ import { type JobResult, PgBoss } from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 
-/** How a queue keeps its jobs: policy, retries, expiry, heartbeat. */
-export type QueuePolicy = NonNullable<Parameters<PgBoss['createQueue']>[1]>;
-/** The settings of an existing queue that can change. */
-export type QueuePolicyUpdate = NonNullable<Parameters<PgBoss['updateQueue']>[1]>;
+/**
+ * How a queue keeps its jobs, in Lethe's words: `onePerKey` lets at most one job per key be live (queued or
+ * running) and runs jobs of one key one at a time; `oneAtATime` runs at most one job of the whole queue at a
+ * time; `retries` failed attempts are tried again, `retryDelaySeconds` apart (doubling up to
+ * `retryDelayMaxSeconds` with `retryBackoff`); a job running longer than `expireInSeconds`, or whose worker
+ * stopped heartbeating for `heartbeatSeconds`, is given back to the queue.
+ */
+export interface QueueDefinition {
+  onePerKey?: boolean;
+  oneAtATime?: boolean;
+  retries: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  retryDelayMaxSeconds?: number;
+  expireInSeconds: number;
+  heartbeatSeconds?: number;
+}
 
-/** A job to send: its payload and the key that keeps at most one live job per key on singleton queues. */
+type PgBossQueueOptions = NonNullable<Parameters<PgBoss['createQueue']>[1]>;
+
+function pgBossQueueOptions(definition: QueueDefinition): PgBossQueueOptions {
+  return {
+    policy: definition.onePerKey ? 'singleton' : definition.oneAtATime ? 'exclusive' : 'standard',
+    retryLimit: definition.retries,
+    expireInSeconds: definition.expireInSeconds,
+    ...(definition.retryDelaySeconds !== undefined && { retryDelay: definition.retryDelaySeconds }),
+    ...(definition.retryBackoff !== undefined && { retryBackoff: definition.retryBackoff }),
+    ...(definition.retryDelayMaxSeconds !== undefined && { retryDelayMax: definition.retryDelayMaxSeconds }),
+    ...(definition.heartbeatSeconds !== undefined && { heartbeatSeconds: definition.heartbeatSeconds }),
+  };
+}
+
+/** pg-boss's states of a job that is still to run or running (created, waiting a retry, active). */
+const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
+
+/** A job to send: its payload and its key (at most one live job per key on a `onePerKey` queue). */
 export interface JobToSend<Data extends object> {
   data: Data;
-  singletonKey: string;
+  key: string;
 }
 
 export interface EachJobOptions {
@@ -76,13 +106,15 @@ export class Queue {
     await this.boss.stop({ graceful: true, timeout: 10_000 });
   }
 
-  /** Creates the queue if it does not exist (a queue's policy is fixed at creation). */
-  async createQueue(name: string, policy: QueuePolicy): Promise<void> {
-    await this.boss.createQueue(name, policy);
-  }
-
-  async updateQueue(name: string, update: QueuePolicyUpdate): Promise<void> {
-    await this.boss.updateQueue(name, update);
+  /**
+   * Creates the queue if it does not exist. Its key rule is fixed at creation; its retries, expiry and
+   * heartbeat are set again on every start, so a changed definition (or heartbeat setting) applies.
+   */
+  async defineQueue(name: string, definition: QueueDefinition): Promise<void> {
+    const options = pgBossQueueOptions(definition);
+    await this.boss.createQueue(name, options);
+    const { policy: _fixedAtCreation, ...changeable } = options;
+    await this.boss.updateQueue(name, changeable);
   }
 
   /** Sends the jobs in one statement inside the caller's transaction: they exist only if it commits. */
@@ -94,7 +126,7 @@ export class Queue {
     if (jobs.length === 0) return;
     await this.boss.insert(
       name,
-      jobs.map((job) => ({ data: job.data, singletonKey: job.singletonKey })),
+      jobs.map((job) => ({ data: job.data, singletonKey: job.key })),
       {
         db: {
           executeSql: async (text: string, values?: unknown[]) => {
@@ -157,10 +189,10 @@ export class Queue {
     await this.boss.work(name, options, handle);
   }
 
-  /** The states (created, retry, active, completed, failed, ...) of the jobs sent with `key`. */
-  async jobStates(name: string, key: string): Promise<string[]> {
+  /** Whether a job sent with `key` is still to run or running (not completed, failed for good or gone). */
+  async hasLiveJob(name: string, key: string): Promise<boolean> {
     const jobs = await this.boss.findJobs(name, { key });
-    return jobs.map((job) => job.state);
+    return jobs.some((job) => LIVE_JOB_STATES.has(job.state));
   }
 
   /** Deletes the jobs sent with `key`, whatever their state: a job lost as if its table row had gone. */

@@ -2,8 +2,7 @@
 // recipient masked; a failure waits twice as long as the one before (1 s, 2 s, 4 s ... up to
 // outboxRetryMaxSeconds) and the message stays pending, so nothing is lost while the mail server is
 // down. Errors keep the transport's code, never its text (which may quote the recipient).
-import nodemailer, { type Transporter } from 'nodemailer';
-import type { Config } from '../config.ts';
+import { mailFailureCodes, type MailTransport } from '../mail/transport.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { Services } from '../runtime/services.ts';
 import { openContent } from './content.ts';
@@ -14,33 +13,13 @@ import { type MessageRow, outboxRepository as repo } from './repository.ts';
 const LEASE_SECONDS = 120;
 const BATCH = 20;
 
-export interface MailTransport {
-  send(message: { from: string; to: string; subject: string; text: string; html: string }): Promise<void>;
-  close(): void;
-}
-
-export function smtpTransport(config: Pick<Config, 'smtpUrl'>): MailTransport {
-  const transport: Transporter = nodemailer.createTransport(config.smtpUrl as string);
-  return {
-    async send(message) {
-      await transport.sendMail(message);
-    },
-    close: () => transport.close(),
-  };
-}
-
 export function retryDelaySeconds(attempts: number, maxSeconds: number): number {
   return Math.min(maxSeconds, 2 ** Math.min(30, Math.max(0, attempts - 1)));
 }
 
 function failureText(error: unknown): string {
-  const code = (error as { code?: unknown; responseCode?: unknown }).code;
-  const responseCode = (error as { responseCode?: unknown }).responseCode;
-  const parts = [
-    typeof code === 'string' ? code : undefined,
-    typeof responseCode === 'number' ? `SMTP ${responseCode}` : undefined,
-  ].filter(Boolean);
-  return `delivery failed${parts.length ? ` (${parts.join(', ')})` : ''}`;
+  const codes = mailFailureCodes(error);
+  return `delivery failed${codes.length ? ` (${codes.join(', ')})` : ''}`;
 }
 
 /**

@@ -2,7 +2,8 @@
 // LETHE_SMTP_URL is set (without it the messages stay in the outbox, readable at GET /v1/outbox). Passes
 // never overlap; several worker processes share the work through the claim's lease.
 import type { Services } from '../runtime/services.ts';
-import { deliverDueMessages, type MailTransport, smtpTransport } from './delivery.ts';
+import { type MailTransport, smtpTransport } from '../mail/transport.ts';
+import { deliverDueMessages } from './delivery.ts';
 
 export interface RunningOutboxWorker {
   stop(): Promise<void>;
@@ -11,7 +12,7 @@ export interface RunningOutboxWorker {
 export function startOutboxWorker(
   services: Services,
   onError: (error: Error) => void,
-  transport: MailTransport | undefined = services.config.smtpUrl ? smtpTransport(services.config) : undefined,
+  transport: MailTransport | undefined = smtpTransport(services.config),
 ): RunningOutboxWorker {
   if (!transport) return { stop: async () => undefined };
   let running: Promise<void> | undefined;

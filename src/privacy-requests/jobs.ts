@@ -1,5 +1,5 @@
-// The privacy-request queues (jobs/queue.ts). `privacy-request-advance` holds "advance this request" jobs:
-// policy `singleton` with the request id as singletonKey, so at most one worker runs a given request at
+// The privacy-request queues (jobs/queue.ts). `privacy-request-advance` holds "advance this request" jobs,
+// one live job per request id (`onePerKey`), so at most one worker runs a given request at
 // a time while any number run different ones; a worker heartbeats while it runs, and a job whose worker
 // died is given back to the queue once its heartbeat is lost. Jobs are sent inside the transaction of
 // the change that calls for them (approval, resume, retry), so a committed change always has its job.
@@ -26,23 +26,21 @@ export async function createPrivacyRequestQueues(
   queue: Queue,
   config: Pick<Config, 'jobHeartbeatSeconds'>,
 ): Promise<void> {
-  await queue.createQueue(ADVANCE_QUEUE, {
-    policy: 'singleton',
+  await queue.defineQueue(ADVANCE_QUEUE, {
+    onePerKey: true,
     heartbeatSeconds: config.jobHeartbeatSeconds,
     // A run can be long (the datastore step); liveness is the heartbeat's job, not the expiry's.
     expireInSeconds: 6 * 3600,
     // Throwing means the store or the worker failed, not the request: try again, backing off.
-    retryLimit: 50,
-    retryDelay: 1,
+    retries: 50,
+    retryDelaySeconds: 1,
     retryBackoff: true,
-    retryDelayMax: 60,
+    retryDelayMaxSeconds: 60,
   });
-  // The configured heartbeat wins over whatever the queue was created with.
-  await queue.updateQueue(ADVANCE_QUEUE, { heartbeatSeconds: config.jobHeartbeatSeconds });
-  await queue.createQueue(SWEEP_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: 300 });
-  await queue.createQueue(PAUSE_EXPIRY_QUEUE, {
-    retryLimit: 10,
-    retryDelay: 1,
+  await queue.defineQueue(SWEEP_QUEUE, { oneAtATime: true, retries: 0, expireInSeconds: 300 });
+  await queue.defineQueue(PAUSE_EXPIRY_QUEUE, {
+    retries: 10,
+    retryDelaySeconds: 1,
     retryBackoff: true,
     expireInSeconds: 300,
   });
@@ -78,7 +76,7 @@ export async function enqueueAdvances(
     ADVANCE_QUEUE,
     privacyRequestIds.map((privacyRequestId) => ({
       data: { privacyRequestId },
-      singletonKey: privacyRequestId,
+      key: privacyRequestId,
     })),
   );
 }

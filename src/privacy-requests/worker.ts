@@ -135,13 +135,10 @@ async function moveExpiredPauseToError(tx: Queryable, row: RequestRow): Promise<
   ]);
 }
 
-const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
-
 async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
   const { db, config, queue } = services;
   for (const id of await repo.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
-    const states = await queue.jobStates(ADVANCE_QUEUE, id);
-    if (states.some((state) => LIVE_JOB_STATES.has(state))) continue;
+    if (await queue.hasLiveJob(ADVANCE_QUEUE, id)) continue;
     await db.transaction(async (tx) => {
       await logRepository.appendLog(tx, id, [
         { kind: 'note', message: 'no worker job was left for this request; queued it again' },

@@ -3,7 +3,7 @@
 // the first call of a key's window in this process (and any call this counter declines) and tells the
 // counter where the window stands; after that the calls are counted here and their sum is added to the
 // shared row at most FLUSH_INTERVAL_MS later, all keys in one statement (committed without waiting for
-// the WAL flush, as in key-limiter.ts).
+// the WAL flush, see counters.ts).
 //
 // A call is decided on what this process knows: the shared count as of its last statement or flush,
 // plus its own unflushed calls. Those are at most max(1, floor(limit / 20)) per key (past that the call
@@ -13,6 +13,7 @@
 // wrong: the known count only ever under-counts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../db/database.ts';
+import { countHitsStatement, WITHOUT_FLUSH_WAIT, windowEndingAfter } from './counters.ts';
 
 export const FLUSH_INTERVAL_MS = 100;
 /** The share of a key's limit one process may count without the shared row. */
@@ -28,15 +29,9 @@ interface KeyWindow {
   endsAt: number;
 }
 
-const FLUSH_SQL = `
-  INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
-  SELECT u.key, u.delta, now() + make_interval(secs => $3::double precision / 1000)
-    FROM unnest($1::text[], $2::int[]) AS u(key, delta),
-         (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-  ON CONFLICT (key) DO UPDATE SET
-    hits = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.hits ELSE c.hits + EXCLUDED.hits END,
-    window_ends_at = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.window_ends_at ELSE c.window_ends_at END
-  RETURNING key, hits, greatest(0, ceil(extract(epoch FROM window_ends_at - now()) * 1000))::int AS ttl_ms`;
+const FLUSH_SQL = countHitsStatement(
+  `SELECT u.key, u.delta, ${windowEndingAfter('$3')} FROM unnest($1::text[], $2::int[]) AS u(key, delta), ${WITHOUT_FLUSH_WAIT}`,
+);
 
 export class LocalKeyCounter {
   readonly #db: Queryable;

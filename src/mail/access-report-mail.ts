@@ -1,7 +1,8 @@
-// Delivers subject access reports by mail when LETHE_SMTP_URL is set. A delivery failure is reported
-// back (and audited) rather than thrown: the caller still receives the report in the HTTP answer.
-import nodemailer, { type Transporter } from 'nodemailer';
+// Mails a subject access report (Area B's /api/user/sar) through the one mail transport when
+// LETHE_SMTP_URL is set. A delivery failure is reported back (and audited by the caller) rather than
+// thrown: the caller still receives the report in the HTTP answer.
 import type { Config } from '../config.ts';
+import { mailFailureCodes, type MailTransport, smtpTransport } from './transport.ts';
 
 export interface SarDelivery {
   mailed: boolean;
@@ -9,11 +10,11 @@ export interface SarDelivery {
 }
 
 export class SarMailer {
-  readonly #transport: Transporter | undefined;
+  readonly #transport: MailTransport | undefined;
   readonly #from: string;
 
   constructor(config: Pick<Config, 'smtpUrl' | 'smtpFrom'>) {
-    this.#transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : undefined;
+    this.#transport = smtpTransport(config);
     this.#from = config.smtpFrom;
   }
 
@@ -23,7 +24,7 @@ export class SarMailer {
   ): Promise<SarDelivery> {
     if (!this.#transport) return { mailed: false };
     try {
-      await this.#transport.sendMail({
+      await this.#transport.send({
         from: this.#from,
         to: recipient,
         subject: 'Your subject access report',
@@ -40,10 +41,10 @@ export class SarMailer {
       });
       return { mailed: true };
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const codes = mailFailureCodes(error);
       return {
         mailed: false,
-        error: `The report could not be mailed${typeof code === 'string' ? ` (${code})` : ''}.`,
+        error: `The report could not be mailed${codes.length ? ` (${codes.join(', ')})` : ''}.`,
       };
     }
   }
