@@ -13,8 +13,7 @@ import { openText, seal } from '../crypto/secret-box.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
 import { datastoreRepository } from './admin-repository.ts';
-import { validated } from '../subject-api/input.ts';
-import { EntityCreateInput } from '../subject-api/schemas.ts';
+import { EntityCreateInput, validated } from './entity-input.ts';
 import type { SubjectService } from './subject-service.ts';
 import type { CreatedItem, EntityInput } from './subject-items.ts';
 

@@ -2,21 +2,12 @@
 // string, whichever is present, for POST and GET alike. This module turns any of them into the one
 // canonical shape of the endpoint and validates it strictly; a failure is a 400 sentence naming the
 // field (and showing the offending value, so a bad attribute name is named). HTTP parsing only.
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
 import { badRequest, DomainError, tooLarge } from '../errors.ts';
 import { shown } from '../datastore/subject-items.ts';
-import { isEmailAddress } from '../validation/email.ts';
-
-const Ajv = AjvModule.default;
-const addFormats = addFormatsModule.default;
-const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, allErrors: false, strict: false });
-addFormats(ajv);
-// ajv-formats' email pattern backtracks on long input; ours reads the value linearly after a length bound.
-ajv.addFormat('email', isEmailAddress);
+import { validated } from '../datastore/entity-input.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -85,37 +76,6 @@ export async function rawInput(request: FastifyRequest): Promise<RawInput> {
     request.headers['content-length'] !== '0' && request.body !== undefined && request.body !== null;
   if (sent) return { where: 'body', value: request.body };
   return { where: 'querystring', value: { ...(request.query as Fields) } };
-}
-
-const validators = new WeakMap<TSchema, ValidateFunction>();
-
-function describe(error: ErrorObject, where: string, data: unknown): string {
-  const path = error.instancePath.split('/').slice(1);
-  const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  const field = [where, ...path, params.missingProperty ?? params.additionalProperty]
-    .filter(Boolean)
-    .join('.');
-  if (params.missingProperty) return `${field} is required.`;
-  if (params.additionalProperty) return `${field} is not an accepted field.`;
-  let value: unknown = data;
-  for (const step of path) value = (value as Record<string, unknown> | undefined)?.[step];
-  const got = typeof value === 'string' ? ` (got ${shown(value)})` : '';
-  if (error.keyword === 'pattern' && path.at(-1) === 'name')
-    return `${field} is not a valid name${got}: use letters, digits, _ and -.`;
-  return `${field} ${error.message ?? 'is invalid'}${got}.`;
-}
-
-export function validated<T>(schema: TSchema, where: string, data: unknown): T {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
-  if (!validate(data)) {
-    const [first] = validate.errors ?? [];
-    throw badRequest(first ? describe(first, where, data) : `The ${where} is invalid.`);
-  }
-  return data as T;
 }
 
 function asObject(raw: RawInput, expected: string): Fields {

@@ -11,7 +11,8 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { DatastoreAdminService } from '../datastore/admin-service.ts';
-import { arrayInput, multipartInputError, objectInput, type RawInput, rawInput, validated } from './input.ts';
+import { arrayInput, multipartInputError, objectInput, type RawInput, rawInput } from './input.ts';
+import { validated } from '../datastore/entity-input.ts';
 import { createApiGate } from '../api-keys/gate.ts';
 import { type ApiKeyPrincipal, authorizeDatastore } from '../api-keys/keys.ts';
 import {

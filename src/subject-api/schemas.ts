@@ -1,12 +1,16 @@
 // Schemas of the subject data API: the canonical inputs (what a JSON body holds; form and query inputs
 // are normalised into them first), the answers, and the plain-text error answers of the seed.
 import Type from 'typebox';
-import { NAME } from '../datastore/subject-items.ts';
+import {
+  EchoedError,
+  EntityCreateInput,
+  EntityId,
+  MAX_ITEMS,
+  Name,
+  Value,
+} from '../datastore/entity-input.ts';
 
-const EntityId = Type.String({ minLength: 1, maxLength: 200, description: 'entity id (a UUID)' });
-const Name = Type.String({ pattern: NAME, description: 'a table or attribute name' });
-const Value = Type.Union([Type.String({ maxLength: 65536 }), Type.Null()]);
-const MAX_ITEMS = 1000;
+export { EntityCreateInput };
 
 export const UserDeleteInput = Type.Object(
   {
@@ -42,37 +46,6 @@ export const UploadAttribute = Type.Object(
     value: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'the file name' })),
   },
   { additionalProperties: false },
-);
-
-/** An answer's `error` sent back with its item: accepted and ignored, so answers can be resubmitted. */
-const EchoedError = Type.Optional(
-  Type.Unknown({ description: 'ignored: an item of an answer may be sent back with its error' }),
-);
-
-export const EntityCreateInput = Type.Array(
-  Type.Object(
-    {
-      id: Type.Optional(Type.String({ format: 'uuid', description: 'optional client-chosen id' })),
-      name: Name,
-      references: Type.Optional(
-        Type.Array(
-          Type.Object(
-            { parentId: EntityId, parentName: Name, error: EchoedError },
-            { additionalProperties: false },
-          ),
-          { maxItems: 100 },
-        ),
-      ),
-      attributes: Type.Optional(
-        Type.Array(Type.Object({ name: Name, value: Value }, { additionalProperties: false }), {
-          maxItems: MAX_ITEMS,
-        }),
-      ),
-      error: EchoedError,
-    },
-    { additionalProperties: false },
-  ),
-  { minItems: 1, maxItems: MAX_ITEMS },
 );
 
 export const IdsInput = Type.Array(EntityId, { minItems: 1, maxItems: MAX_ITEMS });
