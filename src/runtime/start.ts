@@ -7,7 +7,7 @@ import { Keyring } from '../crypto/keyring.ts';
 import { LOG_UPKEEP_INTERVAL_MS, maintainLogPartitions } from '../db/log-partitions.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
-import { buildApp, type LoggerOption } from '../http/app.ts';
+import { buildApp, type LoggerOption } from './app.ts';
 import { Queue } from '../jobs/queue.ts';
 import { OperatorService } from '../operators/service.ts';
 import { Metrics } from '../metrics/metrics.ts';

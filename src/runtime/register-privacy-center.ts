@@ -4,10 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import { MANAGEMENT_PREFIXES, registerManagementRoutes } from '../http/management.ts';
 import { outboxRoutes } from '../outbox/routes.ts';
-import type { Services } from '../runtime/services.ts';
-import { privacyCenterPageRoutes } from './page-routes.ts';
-import { privacyCenterRoutes, subjectRequestRoutes } from './routes.ts';
-import { createPublicThrottle } from './throttle.ts';
+import type { Services } from './services.ts';
+import { privacyCenterPageRoutes } from '../privacy-center/page-routes.ts';
+import { privacyCenterRoutes, subjectRequestRoutes } from '../privacy-center/routes.ts';
+import { createPublicThrottle } from '../privacy-center/throttle.ts';
 
 export async function registerPrivacyCenter(app: FastifyInstance, services: Services): Promise<void> {
   const throttle = await createPublicThrottle(app, services.config, services.db);

@@ -9,22 +9,22 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
-import { registerSubjectDataArea } from '../datastore/register.ts';
+import { registerSubjectDataArea } from './register-subject-data.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
-import { registerPrivacyCenter } from '../privacy-center/register.ts';
+import { registerPrivacyCenter } from './register-privacy-center.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from './services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
-import { authorizePlugin } from './authorize.ts';
-import { answerError } from './error-handler.ts';
-import { registerManagementRoutes } from './management.ts';
-import { validatorCompiler } from './validation.ts';
+import { authorizePlugin } from '../http/authorize.ts';
+import { answerError } from '../http/error-handler.ts';
+import { registerManagementRoutes } from '../http/management.ts';
+import { validatorCompiler } from '../http/validation.ts';
 
 /**
  * What the request log says of a request: its method and path, never the query string (Area B takes

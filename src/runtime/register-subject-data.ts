@@ -2,13 +2,13 @@
 // API (under /api) share one admin service, so a maintenance switch flipped here is seen at once here.
 import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
-import type { Services } from '../runtime/services.ts';
-import { DatastoreAdminService } from './admin-service.ts';
+import type { Services } from './services.ts';
+import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
-import { datastoreManagementRoutes } from './management-routes.ts';
+import { datastoreManagementRoutes } from '../subject-api/management-routes.ts';
 import { SarMailer } from '../mail/access-report-mail.ts';
-import { SubjectFiles } from './subject-files.ts';
-import { SubjectService } from './subject-service.ts';
+import { SubjectFiles } from '../datastore/subject-files.ts';
+import { SubjectService } from '../datastore/subject-service.ts';
 
 export async function registerSubjectDataArea(app: FastifyInstance, services: Services) {
   const admin = new DatastoreAdminService(services.db, services.keyring);

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { auditOriginOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
-import type { DatastoreAdminService } from './admin-service.ts';
+import type { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 
