@@ -2,13 +2,120 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import letheRules from './tools/eslint-secret-owners.js';
 import tseslint from 'typescript-eslint';
 
-/** The worker's modules: the API side imports none of them (see the boundary rules below). */
-const workerModules = {
-  regex: '(^|/)(executor|rule-runner|rule-erasure|worker)(\\.ts)?$',
-  message: 'The API side never imports worker code (executor, rule runner, worker): queue the work instead.',
+/**
+ * The house's rooms, drawn by folder (README, "Architecture"). Every boundary below is one zone of one
+ * rule, so that no block can silently replace another (ESLint keeps only the last options a file set
+ * gives a rule); test/lint/boundaries.test.ts plants a violation of each and fails if any passes.
+ */
+const WORKER_CODE = [
+  './src/privacy-requests/executor.ts',
+  './src/privacy-requests/worker.ts',
+  './src/privacy-requests/rule-runner.ts',
+  './src/privacy-requests/rule-erasure.ts',
+  './src/outbox/worker.ts',
+  './src/outbox/delivery.ts',
+];
+/** Folders whose code runs behind the API: routes, the HTTP kit and the services they call. */
+const API_SIDE = [
+  './src/!(runtime|cli|privacy-requests|outbox)/**',
+  './src/privacy-requests/!(executor|worker|rule-runner|rule-erasure).ts',
+  './src/outbox/!(worker|delivery).ts',
+];
+/** Where domain rules and SQL live: they run the same from a route, the worker or the CLI. */
+const HTTP_FREE = [
+  './src/datastore/**',
+  './src/db/**',
+  './src/crypto/**',
+  './src/jobs/**',
+  './src/mail/**',
+  './src/audit/**',
+  './src/**/service.ts',
+  './src/**/*-service.ts',
+  './src/**/repository.ts',
+  './src/**/*-repository.ts',
+  ...WORKER_CODE,
+];
+const DOMAIN_ROOMS = [
+  'access-delivery',
+  'api-keys',
+  'cli',
+  'connections',
+  'console',
+  'datastore',
+  'fides-compat',
+  'health',
+  'metrics',
+  'operators',
+  'outbox',
+  'policies',
+  'privacy-center',
+  'privacy-requests',
+  'runtime',
+  'subject-api',
+  'verification',
+  'webhooks',
+].map((room) => `./src/${room}`);
+
+/** Each key purpose and the one module that derives it. */
+const SECRET_OWNERS = {
+  'connection-secrets': 'src/connections/secrets.ts',
+  'callback-signing': 'src/connections/secrets.ts',
+  'identity-cache': 'src/privacy-requests/identity.ts',
+  'identity-verification': 'src/verification/service.ts',
+  'resume-token': 'src/privacy-requests/reply-token.ts',
+  'access-package': 'src/privacy-requests/access-package.ts',
+  'target-oauth-token': 'src/callbacks/target-oauth.ts',
+  'root-token-digest': 'src/auth/service.ts',
+  'masking-hash': 'src/privacy-requests/masking.ts',
+  outbox: 'src/outbox/content.ts',
+  'datastore-values:': 'src/datastore/sealing.ts',
+  'datastore-blind-index:': 'src/datastore/sealing.ts',
 };
+
+const houseZones = [
+  {
+    target: ['./src/!(jobs)/**', './src/*.ts'],
+    from: './node_modules/pg-boss',
+    message: 'Use src/jobs/queue.ts; only it knows pg-boss.',
+  },
+  {
+    target: ['./src/!(metrics)/**', './src/*.ts', './src/metrics/!(metrics).ts'],
+    from: './node_modules/prom-client',
+    message: 'Record metrics through src/metrics/metrics.ts; only it knows the Prometheus client.',
+  },
+  {
+    target: ['./src/!(mail)/**', './src/*.ts'],
+    from: './node_modules/nodemailer',
+    message: 'Send mail through src/mail/transport.ts; only it knows the mail library.',
+  },
+  {
+    target: HTTP_FREE,
+    from: ['./node_modules/fastify', './node_modules/fastify-plugin', './node_modules/@fastify'],
+    message:
+      'The store, services, repositories and the worker stay free of HTTP: only routes and http/ import Fastify.',
+  },
+  {
+    target: './src/datastore',
+    from: ['./src/subject-api', './src/http', './src/runtime'],
+    message: 'The store is below its HTTP faces: subject-api/ calls datastore/, never the other way.',
+  },
+  {
+    target: './src/http',
+    from: DOMAIN_ROOMS,
+    message:
+      'http/ is the shared kit (authorize, schemas, errors, validation): it imports no domain; runtime/ wires them.',
+  },
+  {
+    target: API_SIDE,
+    from: WORKER_CODE,
+    message:
+      'The API side never imports worker code (executor, rule runner, workers): queue the work instead.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.lethe/', 'console/dist/', 'test-artifacts/'] },
@@ -32,70 +139,20 @@ export default tseslint.config(
       'regexp/no-misleading-capturing-group': 'error',
     },
   },
-  // House boundaries (issue 13). Each rule states who may depend on what, so the layout stays the one the
-  // README's architecture part shows.
+  // House boundaries: who may depend on what, so the layout stays the one the README's architecture shows.
   {
-    // Only jobs/queue.ts knows pg-boss: callers see our Queue (send in a transaction, work, inspect), so
-    // the queue library can change in one file.
     files: ['src/**/*.ts'],
-    ignores: ['src/jobs/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'pg-boss', message: 'Use src/jobs/queue.ts; only it knows pg-boss.' }] },
-      ],
-    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs'] })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: houseZones }] },
   },
   {
-    // Connection secrets are sealed and opened by their owner only (connections/secrets.ts): no other
-    // module names their keys, so none can open an authorization, OAuth client or signing secret itself.
+    // Keys are derived per purpose (crypto/keyring.ts); each purpose is used by its owner only, so no other
+    // module can open an authorization, OAuth client or signing secret, a sealed identity, an outbox
+    // message or a resume token itself. Template literals count too.
     files: ['src/**/*.ts'],
-    ignores: ['src/connections/secrets.ts', 'src/crypto/keyring.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "Literal[value='connection-secrets'], Literal[value='callback-signing']",
-          message: 'Connection secrets are sealed and opened by src/connections/secrets.ts only.',
-        },
-      ],
-    },
-  },
-  {
-    // The API side (routes, HTTP wiring, services) never imports worker code: it queues work and reads
-    // what the worker stored, so an API process never runs a webhook call or a rule run by accident.
-    files: ['src/**/routes.ts', 'src/**/*-routes.ts', 'src/**/register.ts', 'src/http/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [workerModules] }] },
-  },
-  {
-    // Services and repositories never import Fastify (nor worker code): domain rules and SQL stay free of
-    // HTTP, so they run the same from a route, the worker or the CLI; routes map their errors once.
-    files: ['src/**/service.ts', 'src/**/*-service.ts', 'src/**/repository.ts', 'src/**/*-repository.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            workerModules,
-            {
-              regex: '^(fastify|fastify-plugin|@fastify/.*)$',
-              message: 'Services and repositories stay free of HTTP: only routes and http/ import Fastify.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Only the metrics module knows the Prometheus client; the rest calls its methods.
-    files: ['src/**/*.ts'],
-    ignores: ['src/metrics/metrics.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'prom-client', message: 'Record metrics through src/metrics/metrics.ts.' }] },
-      ],
-    },
+    plugins: { lethe: letheRules },
+    rules: { 'lethe/secret-owners': ['error', SECRET_OWNERS] },
   },
   {
     files: ['console/src/**/*.{ts,tsx}'],

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import type { Keyring } from '../crypto/keyring.ts';
-import { openText, seal } from '../crypto/secret-box.ts';
+import { openImportError, sealImportError } from './sealing.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { conflict, notFound } from '../errors.ts';
 import { datastoreRepository } from './admin-repository.ts';
@@ -84,9 +84,6 @@ interface PendingLine {
 
 const CHECKPOINT_COLUMNS = 'id, next_line, next_byte, prefix_digest, created, failed';
 const EntityItem = EntityCreateInput.items;
-
-const errorKey = (keyring: Keyring, datastore: string) => keyring.key(`datastore-values:${datastore}`);
-const errorAad = (importId: string, line: number) => `import-error:${importId}:${line}`;
 
 async function loadCheckpoint(db: Database, datastore: string, source: string, restart: boolean) {
   return db.transaction(async (tx) => {
@@ -322,7 +319,7 @@ export class EntityImporter {
           [
             importId,
             failure.line,
-            seal(errorKey(this.#keyring, datastore), failure.message, errorAad(importId, failure.line)),
+            sealImportError(this.#keyring, datastore, importId, failure.line, failure.message),
           ],
         );
       }
@@ -360,11 +357,7 @@ export class EntityImporter {
     );
     return rows.map((row) => ({
       line: Number(row.line),
-      message: openText(
-        errorKey(this.#keyring, datastore),
-        row.message_sealed,
-        errorAad(importId, Number(row.line)),
-      ),
+      message: openImportError(this.#keyring, datastore, importId, Number(row.line), row.message_sealed),
     }));
   }
 }

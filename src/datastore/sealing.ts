@@ -87,3 +87,24 @@ export function openRecipient(
 ): string {
   return openText(valueKey(keyring, datastore), sealed, `sar-recipient:${entityId}`);
 }
+
+/** A line's error of an entity import: it may quote the line's values, so it is sealed like them. */
+export function sealImportError(
+  keyring: Keyring,
+  datastore: string,
+  importId: string,
+  line: number,
+  message: string,
+): Buffer {
+  return seal(valueKey(keyring, datastore), message, `import-error:${importId}:${line}`);
+}
+
+export function openImportError(
+  keyring: Keyring,
+  datastore: string,
+  importId: string,
+  line: number,
+  sealed: Uint8Array,
+): string {
+  return openText(valueKey(keyring, datastore), sealed, `import-error:${importId}:${line}`);
+}

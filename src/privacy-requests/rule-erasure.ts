@@ -14,7 +14,8 @@ import {
 import type { RuleRow } from '../policies/repository.ts';
 import { isValueMaskingStrategy, parseTargets, type TargetSelection, valueMasker } from './masking.ts';
 import { ERASURE_ACTION, lockRequestDatastore, recordedErasures } from './rule-run-repository.ts';
-import type { ErasureSummary, MaskingStrategy, RuleServices, RunContext } from './rule-runner.ts';
+import type { MaskingStrategy, RuleServices, RunContext } from './rule-context.ts';
+import type { ErasureSummary } from './rule-summary.ts';
 
 function summaryFromAudit(entry: Record<string, unknown>, datastore: string): ErasureSummary {
   const count = (name: string) => Number(entry[name] ?? 0);

@@ -7,7 +7,6 @@
 import { recordAudit } from '../audit/audit-log.ts';
 import { matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../policies/repository.ts';
-import type { Services } from '../runtime/services.ts';
 import {
   type AccessPackage,
   isStorableRequestId,
@@ -24,57 +23,8 @@ import {
   recordedErasures,
   type StorageDestination,
 } from './rule-run-repository.ts';
-
-export interface RuleRunInput {
-  privacyRequestId: string;
-  policyKey: string;
-  identityValues: string[];
-}
-
-export interface AccessDatastoreSummary {
-  datastore: string;
-  /** Entities found by the identities, with their descendants. */
-  matched_entities: number;
-  /** Entities, attributes and files the targets put into the package. */
-  entities: number;
-  attributes: number;
-  files: number;
-}
-
-export interface AccessPackageSummary {
-  storage_destination_key: string;
-  rule_keys: string[];
-  /** Size of the stored (sealed) package file. */
-  bytes: number;
-  /** True when a rerun kept the package of an earlier run because erasure had already begun. */
-  reused: boolean;
-  datastores: AccessDatastoreSummary[];
-}
-
-export interface ErasureSummary {
-  rule_key: string;
-  strategy: string;
-  datastore: string;
-  matched_entities: number;
-  /** Entities of the matched trees whose tables the rule's targets concern. */
-  entities_targeted: number;
-  attributes_masked: number;
-  attributes_deleted: number;
-  files_deleted: number;
-  entities_forgotten: number;
-  /** True when an earlier run of the request had already committed this erasure; nothing was changed. */
-  already_applied: boolean;
-}
-
-export interface RuleRunSummary {
-  privacy_request_id: string;
-  policy_key: string;
-  datastores: string[];
-  access: AccessPackageSummary[];
-  erasure: ErasureSummary[];
-}
-
-export type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;
+import type { AccessPackageSummary, ErasureSummary, RuleRunSummary } from './rule-summary.ts';
+import type { RuleRunInput, RuleServices, RunContext } from './rule-context.ts';
 
 /** Why a rule run could not start; the executor records it as the request's error, never as HTTP. */
 export class RuleRunError extends Error {
@@ -85,11 +35,6 @@ export class RuleRunError extends Error {
     super(message);
     this.code = code;
   }
-}
-
-export interface MaskingStrategy {
-  strategy: string;
-  configuration: Record<string, unknown>;
 }
 
 const countAttributes = (entities: readonly { attributes: unknown[] }[]) =>
@@ -141,10 +86,6 @@ function assertStorable(privacyRequestId: string): void {
       'A privacy request id may only hold letters, digits, "_" and "-".',
     );
   }
-}
-
-export interface RunContext extends RuleRunInput {
-  datastores: string[];
 }
 
 function summariseStoredPackage(

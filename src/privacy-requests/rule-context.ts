@@ -1,0 +1,20 @@
+// What a rule run works with: its input (the request, the policy, the identities to match), the run's
+// context, the services it may use and a rule's masking strategy. Shared by the runner and the erasure.
+import type { Services } from '../runtime/services.ts';
+
+export interface RuleRunInput {
+  privacyRequestId: string;
+  policyKey: string;
+  identityValues: string[];
+}
+
+export type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;
+
+export interface MaskingStrategy {
+  strategy: string;
+  configuration: Record<string, unknown>;
+}
+
+export interface RunContext extends RuleRunInput {
+  datastores: string[];
+}
