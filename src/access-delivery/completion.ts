@@ -12,7 +12,7 @@ import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { RequestRow } from '../privacy-requests/repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rule-summary.ts';
 import type { PolicyEmbed } from '../privacy-requests/view.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
 export function hashToken(token: string): Buffer {

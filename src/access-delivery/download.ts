@@ -10,7 +10,7 @@ import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
 import { type AccessPackage, readAccessPackage } from '../privacy-requests/access-package.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';
 import { fileEntryName, renderAccessReport } from './report.ts';
 import { accessLinkRepository as repo } from './repository.ts';

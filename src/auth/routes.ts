@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { badRequest, DomainError } from '../errors.ts';
 import { changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { SCOPES } from './scopes.ts';
 import { InvalidScopeError } from './service.ts';
 

@@ -2,7 +2,7 @@
 // (direct store access, no management token needed). Each change is audited like the API's, with the
 // actor `client:cli`. A key's secret is printed once, by `create`; `list` never shows it nor its digest.
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';

@@ -2,7 +2,7 @@
 // (direct store access), through the same admin service as `POST/GET /v1/datastore`; creation is
 // audited with the actor `client:cli`.
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { CLI_PRINCIPAL } from './api-key-command.ts';

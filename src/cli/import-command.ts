@@ -5,7 +5,7 @@
 import { realpath } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { notFound } from '../errors.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
 import {

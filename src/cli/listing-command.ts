@@ -2,7 +2,7 @@
 // as a table or `--json`. Connections show their masks, never a secret (the service has no other view).
 import { ConnectionService } from '../connections/service.ts';
 import { PolicyService } from '../policies/service.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { formatJson, formatTable } from './output.ts';
 

@@ -11,7 +11,7 @@ import { openDatabase } from '../db/open.ts';
 import { EmbeddedStoreError } from '../db/embedded.ts';
 import { DomainError } from '../errors.ts';
 import { createServices, type RunningService, startService } from '../runtime/start.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import {
   CONNECTION_USAGE,
   parseListCommand,

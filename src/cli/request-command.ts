@@ -5,7 +5,7 @@
 import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { type Status, STATUSES } from '../privacy-requests/statuses.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import type { BulkResult } from '../validation/bulk.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { cliActor, formatJson, formatTable } from './output.ts';

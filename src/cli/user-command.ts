@@ -3,7 +3,7 @@
 // of standard input (a prompt, a pipe or a file), never an argument, where other local users could read
 // it in the process list.
 import { ROLES } from '../auth/scopes.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { cliActor, formatJson, formatTable } from './output.ts';
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
 import {
   ConnectionItem,

@@ -9,7 +9,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { managementErrors, security } from '../http/schemas.ts';
 import { principalOf } from '../http/authorize.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 
 export const CONSOLE_DIST = path.resolve(import.meta.dirname, '../../console/dist');
 

@@ -10,7 +10,7 @@ import { ConnectionService } from '../connections/service.ts';
 import { badRequest } from '../errors.ts';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import type { Timing } from '../webhooks/repository.ts';
 import { PolicyWebhookParams, PreApprovalParams, SingleWebhookParams } from '../webhooks/schemas.ts';
 import { WebhookOrderError, WebhookService } from '../webhooks/service.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 
 const Health = Type.Object({

@@ -10,7 +10,7 @@ import Type from 'typebox';
 import { bearerToken } from '../http/authorize.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { forbidden, unauthorized } from '../errors.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 
 /** 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
 export function isLoopbackAddress(ip: string): boolean {

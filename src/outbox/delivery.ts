@@ -4,7 +4,7 @@
 // down. Errors keep the transport's code, never its text (which may quote the recipient).
 import { mailFailureCodes, type MailTransport } from '../mail/transport.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { openContent } from './content.ts';
 import { maskEmail } from './recipient-mask.ts';
 import { type MessageRow, outboxRepository as repo } from './repository.ts';

@@ -7,7 +7,7 @@ import { readPrivacyCenterSettings, publishedAction } from '../privacy-center/se
 import { requestStatusUrl } from '../privacy-center/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { loadPolicyEmbeds, type PolicyEmbed } from '../privacy-requests/view.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { sealContent } from './content.ts';
 import { type MessageKind, outboxRepository } from './repository.ts';
 import { type MessageContext, renderMessage } from './templates.ts';

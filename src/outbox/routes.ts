@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { managementErrors, Page, security } from '../http/schemas.ts';
 import { pageOf } from '../validation/page.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { openContent } from './content.ts';
 import { MESSAGE_KINDS, outboxRepository as repo } from './repository.ts';
 

@@ -1,7 +1,7 @@
 // The outbox's delivery loop in a worker process: a pass every outboxPollIntervalSeconds while
 // LETHE_SMTP_URL is set (without it the messages stay in the outbox, readable at GET /v1/outbox). Passes
 // never overlap; several worker processes share the work through the claim's lease.
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { type MailTransport, smtpTransport } from '../mail/transport.ts';
 import { deliverDueMessages } from './delivery.ts';
 

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { openPackageDownload } from '../access-delivery/download.ts';
 import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
 import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
 import { readPrivacyCenterSettings } from './settings.ts';

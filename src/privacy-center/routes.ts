@@ -9,7 +9,7 @@ import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { PrivacyRequestView } from '../privacy-requests/schemas.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
 import {
   PrivacyCenterSettings,

@@ -11,7 +11,7 @@ import { type Identity, identityProblem, sealIdentity } from '../privacy-request
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
 import { publishedAction, readPrivacyCenterSettings } from './settings.ts';

@@ -11,7 +11,7 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import type { TargetSelection } from './masking.ts';
 import { listStorageDestinations } from './rule-run-repository.ts';
 

@@ -4,7 +4,7 @@
 // the way a request whose subject has just verified their identity goes on from pending.
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { enqueueAdvance } from './jobs.ts';
 import { type LogEntry, logRepository } from './log-repository.ts';

@@ -7,7 +7,7 @@ import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { verificationRepository } from '../verification/repository.ts';
 import { logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';

@@ -13,7 +13,7 @@ import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/de
 import { TargetAuthError } from '../callbacks/target-oauth.ts';
 import { connectionRepository } from '../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { type Identity, identityValues, mergeIdentity, openIdentity, sealIdentity } from './identity.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from './jobs.ts';

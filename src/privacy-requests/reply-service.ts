@@ -4,7 +4,7 @@
 // transition set. It never logs an identity nor puts one in an error message.
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, unauthorized } from '../errors.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { approveRequest } from './approval.ts';
 import {
   type DerivedIdentity,

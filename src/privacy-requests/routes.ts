@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { bearerToken, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import type { Status } from './statuses.ts';
 import {
   AccessResults,

@@ -10,7 +10,7 @@ import type { Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
 import { webhookRepository } from '../webhooks/repository.ts';

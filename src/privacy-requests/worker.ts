@@ -10,7 +10,7 @@ import { CallbackSigning } from '../callbacks/signing.ts';
 import { TargetOAuth } from '../callbacks/target-oauth.ts';
 import type { Queryable } from '../db/database.ts';
 import { outboxRepository } from '../outbox/repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { cancelUnverifiedRequests } from './cancel.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from './jobs.ts';

@@ -17,7 +17,7 @@ import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from './register-privacy-center.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';

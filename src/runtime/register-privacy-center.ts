@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MANAGEMENT_PREFIXES, registerManagementRoutes } from '../http/management.ts';
 import { outboxRoutes } from '../outbox/routes.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../services.ts';
 import { privacyCenterPageRoutes } from '../privacy-center/page-routes.ts';
 import { privacyCenterRoutes, subjectRequestRoutes } from '../privacy-center/routes.ts';
 import { createPublicThrottle } from '../privacy-center/throttle.ts';

@@ -2,7 +2,7 @@
 // API (under /api) share one admin service, so a maintenance switch flipped here is seen at once here.
 import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../services.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from '../subject-api/management-routes.ts';

@@ -16,7 +16,7 @@ import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
-import type { Services } from './services.ts';
+import type { Services } from '../services.ts';
 
 export interface StartOptions {
   api: boolean;

@@ -11,7 +11,7 @@ import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
-import type { Services } from '../runtime/services.ts';
+import type { Services } from '../services.ts';
 import { verificationRepository as repo } from './repository.ts';
 
 export const MAX_WRONG_CODES = 5;
