@@ -12,7 +12,7 @@ import { ADMISSION_TTL_MS } from '../../src/api-keys/admission-cache.ts';
 import type { Config } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { createDatastore, issueKey } from '../subject-api/support.ts';
+import { createDatastore, issueKey } from '../helpers/area-b.ts';
 
 const backends: { name: string; overrides: Partial<Config> }[] = [
   { name: 'counters in PostgreSQL', overrides: {} },

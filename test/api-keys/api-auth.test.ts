@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient, createDatastore, issueKey } from '../subject-api/support.ts';
+import { apiClient, createDatastore, issueKey } from '../helpers/area-b.ts';
 
 const ENDPOINTS = [
   '/api/user/delete',

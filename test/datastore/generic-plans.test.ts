@@ -12,7 +12,7 @@ import {
 import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { recordingStatements, sqlLiteral } from '../helpers/statements.ts';
-import { apiClient } from '../subject-api/support.ts';
+import { apiClient } from '../helpers/area-b.ts';
 
 // Every statement runs as a named prepared statement, and a connection keeps its generic plan. Made while
 // the statistics still describe a small datastore (a datastore that just grew, before autovacuum's next

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
 import { parseApiKeyCommand, runApiKeyCommand } from '../../src/cli/api-key-command.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient, createDatastore, issueKey, rowCounts } from '../subject-api/support.ts';
+import { apiClient, createDatastore, issueKey, rowCounts } from '../helpers/area-b.ts';
 
 describe('Area B control panel: datastores, API keys, maintenance, audit log', () => {
   let service: TestService;

@@ -8,7 +8,7 @@ import {
 } from '../../src/datastore/subject-store.ts';
 import { deleteAttributes, forgetEntities, setAttributeValues } from '../../src/datastore/subject-writes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type ApiClient, apiClient, createDatastore, rowCounts } from '../subject-api/support.ts';
+import { type ApiClient, apiClient, createDatastore, rowCounts } from '../helpers/area-b.ts';
 
 // The functions the privacy-request engine calls, run directly against the store (inside a transaction,
 // as the engine does), over data created through the HTTP API.

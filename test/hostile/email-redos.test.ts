@@ -3,7 +3,7 @@
 // must not stall the event loop. /health is polled on its own connection while they are in flight.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient } from '../subject-api/support.ts';
+import { type ApiClient, apiClient } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { slowestHealthWhile } from './support.ts';
 

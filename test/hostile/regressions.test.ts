@@ -2,7 +2,7 @@
 // sentence and the store is unchanged.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 describe('inputs the fuzzer found', () => {

@@ -13,7 +13,7 @@ import {
   matchIdentities,
   subtreeOf,
 } from '../../src/datastore/subject-store.ts';
-import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const REFERENCES_EACH = 50;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type CallResult, startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient } from '../subject-api/support.ts';
+import { apiClient } from '../helpers/area-b.ts';
 
 describe('Cache-Control: no-store', () => {
   let service: TestService;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient } from '../subject-api/support.ts';
+import { type ApiClient, apiClient } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const EMAIL = 'query.string.subject@example.com';

@@ -2,7 +2,7 @@
 // health, the OpenAPI document, and errors (401, 404, 413, 429) alike; no X-Powered-By.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { apiClient } from '../subject-api/support.ts';
+import { apiClient } from '../helpers/area-b.ts';
 import { type CallResult, startTestService, type TestService } from '../helpers/service.ts';
 
 const EXPECTED: Record<string, string | RegExp> = {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ApiClient, apiClient } from '../subject-api/support.ts';
+import { type ApiClient, apiClient } from '../helpers/area-b.ts';
 import type { TestService } from '../helpers/service.ts';
 
 export interface Subject {

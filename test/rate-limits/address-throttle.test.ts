@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Config } from '../../src/config.ts';
 import { throttledAddress } from '../../src/rate-limits/address-throttle.ts';
-import { createDatastore, issueKey } from '../subject-api/support.ts';
+import { createDatastore, issueKey } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const LIMIT = 10;

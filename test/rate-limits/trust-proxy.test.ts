@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient } from '../subject-api/support.ts';
+import { apiClient } from '../helpers/area-b.ts';
 
 const LIMIT = 3;
 

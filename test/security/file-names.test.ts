@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseDisposition } from 'content-disposition';
-import { type ApiClient, apiClient, rowCounts } from '../subject-api/support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const MARKER = 'zq7lethe';

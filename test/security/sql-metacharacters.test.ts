@@ -3,7 +3,7 @@
 // restricted (keys, datastore, table and attribute names) refuse them with a 4xx, never a 5xx.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient } from '../subject-api/support.ts';
+import { type ApiClient, apiClient } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const HOSTILE = [

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type ApiClient, apiClient, rowCounts } from './support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 /** Every endpoint's call about entity `id`, as [path, request options]. */

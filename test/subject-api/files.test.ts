@@ -3,7 +3,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type ApiClient, apiClient, rowCounts } from './support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 
 const MiB = 1024 * 1024;
 /** Lower than the 25 MiB default so the refused upload writes (and erases) few chunks; same code path. */

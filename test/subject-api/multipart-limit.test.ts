@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type ApiClient, apiClient, rowCounts } from './support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 
 describe('multipart bodies on endpoints without files', () => {
   let service: TestService;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type ApiClient, apiClient, rowCounts } from './support.ts';
+import { type ApiClient, apiClient, rowCounts } from '../helpers/area-b.ts';
 
 interface ReceivedMail {
   from: string;

@@ -1,7 +1,7 @@
 // Shared steps of the Area B tests: a datastore and an API key issued over the real management API, and
 // calls to /api with that key.
 import http from 'node:http';
-import type { CallResult, TestService } from '../helpers/service.ts';
+import type { CallResult, TestService } from './service.ts';
 
 export interface ApiClient {
   key: string;
