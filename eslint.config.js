@@ -70,7 +70,7 @@ const SECRET_OWNERS = {
   'access-package': 'src/privacy-requests/access-package.ts',
   'target-oauth-token': 'src/callbacks/target-oauth.ts',
   'root-token-digest': 'src/auth/service.ts',
-  'masking-hash': 'src/privacy-requests/masking.ts',
+  'masking-hash': 'src/masking/strategies.ts',
   outbox: 'src/outbox/content.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',

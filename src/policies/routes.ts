@@ -2,9 +2,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
+import Type from 'typebox';
+import { strategyCatalog } from '../masking/strategies.ts';
 import type { Services } from '../services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
-import { PolicyItem, PolicyKeyParams, PolicyView, RuleItem, RuleView } from './schemas.ts';
+import {
+  PolicyItem,
+  PolicyKeyParams,
+  PolicyView,
+  RuleItem,
+  RuleView,
+  StrategyCatalogEntry,
+} from './schemas.ts';
 import { PolicyService } from './service.ts';
 
 const tags = ['dsr policies'];
@@ -25,6 +34,20 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => policies.list(request.query.page ?? 1, request.query.size ?? 50),
+    );
+
+    app.get(
+      '/masking-strategy',
+      {
+        onRequest: app.authorize('policy:read'),
+        schema: {
+          tags,
+          summary: "The erasure rules' masking strategies: name, description, effect, configuration schema.",
+          security,
+          response: { 200: Type.Array(StrategyCatalogEntry), ...managementErrors },
+        },
+      },
+      async () => strategyCatalog(),
     );
 
     app.get<{ Params: { policy_key: string } }>(

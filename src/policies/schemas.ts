@@ -1,6 +1,7 @@
-// Shapes of the DSR policy and rule endpoints. Masking strategies are those of DECISIONS.md; each has its
-// own configuration shape, checked after the strategy name is known.
+// Shapes of the DSR policy and rule endpoints. Masking strategies and their configuration shapes come from
+// the one registry (src/masking/strategies.ts); a configuration is checked after the strategy is known.
 import Type from 'typebox';
+import { MASKING_STRATEGY_NAMES } from '../masking/strategies.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 
@@ -25,39 +26,16 @@ export const PolicyItem = Type.Object(
 );
 export type PolicyItem = Type.Static<typeof PolicyItem>;
 
-export const MASKING_STRATEGIES = [
-  'nullify',
-  'delete',
-  'forget',
-  'hash',
-  'random_string',
-  'string_rewrite',
-] as const;
-export type MaskingStrategyName = (typeof MASKING_STRATEGIES)[number];
-
-const NoConfiguration = Type.Object({}, { additionalProperties: false });
-
-/** The configuration each strategy accepts; an omitted configuration is checked as `{}`. */
-export const STRATEGY_CONFIGURATIONS = {
-  nullify: NoConfiguration,
-  delete: NoConfiguration,
-  forget: NoConfiguration,
-  hash: Type.Object(
-    { salt: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
-    { additionalProperties: false },
-  ),
-  random_string: Type.Object(
-    { length: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })) },
-    { additionalProperties: false },
-  ),
-  string_rewrite: Type.Object(
-    { rewrite_value: Type.String({ maxLength: 10000 }) },
-    { additionalProperties: false },
-  ),
-} satisfies Record<MaskingStrategyName, Type.TSchema>;
-
 /** `*`, `<table>.*` or `<table>.<attribute>`. */
 export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
+
+/** A strategy of the registry, as GET /v1/masking-strategy lists it. */
+export const StrategyCatalogEntry = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  effect: Type.Enum(['rewrite', 'delete', 'forget']),
+  configuration: Type.Object({}, { additionalProperties: true, description: 'a JSON schema' }),
+});
 
 export const RuleItem = Type.Object(
   {
@@ -67,14 +45,13 @@ export const RuleItem = Type.Object(
     masking_strategy: Type.Optional(
       Type.Object(
         {
-          strategy: Type.Enum([...MASKING_STRATEGIES]),
+          strategy: Type.Enum([...MASKING_STRATEGY_NAMES]),
           configuration: Type.Optional(
             Type.Object(
               {},
               {
                 additionalProperties: true,
-                description:
-                  'Depends on the strategy: hash {salt?}, random_string {length?}, string_rewrite {rewrite_value}; none for nullify, delete and forget.',
+                description: "Depends on the strategy: see GET /v1/masking-strategy for each one's schema.",
               },
             ),
           ),

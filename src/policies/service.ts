@@ -11,15 +11,18 @@ import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.t
 import { pageOf } from '../validation/page.ts';
 import { type PolicyRow, policyRepository, type RuleDefinition, type RuleRow } from './repository.ts';
 import {
-  MASKING_STRATEGIES,
   POLICY_FIELDS,
   PolicyItem,
   type PolicyView,
   RULE_FIELDS,
   RuleItem,
   type RuleView,
-  STRATEGY_CONFIGURATIONS,
 } from './schemas.ts';
+import {
+  MASKING_STRATEGIES,
+  MASKING_STRATEGY_NAMES,
+  type MaskingStrategyName,
+} from '../masking/strategies.ts';
 
 export const DEFAULT_STORAGE_KEY = 'default_storage';
 export const DEFAULT_ERASURE_STRATEGY = 'nullify';
@@ -27,14 +30,11 @@ export const DEFAULT_ERASURE_STRATEGY = 'nullify';
 const checkPolicy = itemValidator(PolicyItem);
 const checkRule = itemValidator(RuleItem);
 const checkConfiguration = Object.fromEntries(
-  MASKING_STRATEGIES.map((strategy) => [
+  MASKING_STRATEGY_NAMES.map((strategy) => [
     strategy,
-    itemValidator(STRATEGY_CONFIGURATIONS[strategy], 'masking_strategy.configuration'),
+    itemValidator(MASKING_STRATEGIES[strategy].configuration, 'masking_strategy.configuration'),
   ]),
-) as Record<
-  (typeof MASKING_STRATEGIES)[number],
-  (configuration: unknown) => { ok: boolean; message?: string }
->;
+) as Record<MaskingStrategyName, (configuration: unknown) => { ok: boolean; message?: string }>;
 
 export class PolicyService {
   readonly #db: Database;

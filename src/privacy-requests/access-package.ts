@@ -12,7 +12,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import type { Services } from '../services.ts';
-import type { TargetSelection } from './masking.ts';
+import type { TargetSelection } from './rule-targets.ts';
 import { listStorageDestinations } from './rule-run-repository.ts';
 
 const Strict = { additionalProperties: false } as const;

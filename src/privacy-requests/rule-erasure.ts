@@ -12,7 +12,8 @@ import {
   setAttributeValues,
 } from '../datastore/subject-writes.ts';
 import type { RuleRow } from '../policies/repository.ts';
-import { isValueMaskingStrategy, parseTargets, type TargetSelection, valueMasker } from './masking.ts';
+import { isMaskingStrategyName, strategyEffect, valueMasker } from '../masking/strategies.ts';
+import { parseTargets, type TargetSelection } from './rule-targets.ts';
 import { ERASURE_ACTION, lockRequestDatastore, recordedErasures } from './rule-run-repository.ts';
 import type { MaskingStrategy, RuleServices, RunContext } from './rule-context.ts';
 import type { ErasureSummary } from './rule-summary.ts';
@@ -119,7 +120,12 @@ async function applyErasure(
       .map((file) => ({ entityId: entity.id, name: file.name })),
   );
 
-  if (strategy.strategy === 'forget') {
+  if (!isMaskingStrategyName(strategy.strategy)) {
+    throw new Error(`Unknown masking strategy ${strategy.strategy}.`);
+  }
+  const effect = strategyEffect(strategy.strategy);
+
+  if (effect === 'forget') {
     const roots = targeted.map((entity) => entity.id);
     const erasedIds = (await subtreeOf(tx, datastore, roots)).map((entity) => entity.id);
     const erased = await forgetEntities(tx, datastore, roots);
@@ -129,7 +135,7 @@ async function applyErasure(
     return { counts, changedIds: erasedIds };
   }
 
-  if (strategy.strategy === 'delete') {
+  if (effect === 'delete') {
     const selectedValues = targeted.flatMap((entity) =>
       entity.attributes
         .filter((attribute) => selection.selectsAttribute(entity.name, attribute.name))
@@ -144,9 +150,6 @@ async function applyErasure(
     return { counts, changedIds: [...new Set([...names.values()].map((item) => item.entityId))] };
   }
 
-  if (!isValueMaskingStrategy(strategy.strategy)) {
-    throw new Error(`Unknown masking strategy ${strategy.strategy}.`);
-  }
   const mask = valueMasker(services.keyring, strategy.strategy, strategy.configuration ?? {});
   const changes = targeted.flatMap((entity) =>
     entity.attributes.flatMap((attribute) => {

@@ -14,7 +14,7 @@ import {
   selectForPackage,
   storeAccessPackage,
 } from './access-package.ts';
-import { parseTargets, unionOfTargets } from './masking.ts';
+import { parseTargets, unionOfTargets } from './rule-targets.ts';
 import { eraseDatastore } from './rule-erasure.ts';
 import {
   ACCESS_ACTION,

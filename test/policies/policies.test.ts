@@ -298,4 +298,44 @@ describe('DSR policies and rules', () => {
       assert.equal(answer.body.key, 'default_erasure_policy');
     }
   });
+
+  it('lists the masking strategies of the registry, each accepted by the rule checks as listed', async () => {
+    const listed = await service.call('GET', '/v1/masking-strategy', { token });
+    assert.equal(listed.status, 200);
+    const strategies = listed.body as {
+      name: string;
+      effect: string;
+      configuration: { properties?: object };
+    }[];
+    assert.deepEqual(
+      strategies.map((strategy) => strategy.name),
+      ['nullify', 'delete', 'forget', 'hash', 'random_string', 'string_rewrite'],
+    );
+    assert.deepEqual(
+      strategies.map((strategy) => strategy.effect),
+      ['rewrite', 'delete', 'forget', 'rewrite', 'rewrite', 'rewrite'],
+    );
+    const created = await patchPolicies([{ name: 'Strategies', key: 'strategies_policy' }]);
+    assert.equal(created.status, 200);
+    for (const strategy of strategies) {
+      const required = (strategy.configuration as { required?: string[] }).required ?? [];
+      const configuration = Object.fromEntries(required.map((field) => [field, 'x']));
+      const answer = await patchRules('strategies_policy', [
+        {
+          name: strategy.name,
+          key: `rule_${strategy.name}`,
+          action_type: 'erasure',
+          masking_strategy: { strategy: strategy.name, configuration },
+        },
+      ]);
+      assert.deepEqual((answer.body as { failed: unknown[] }).failed, [], strategy.name);
+    }
+    const unknown = await patchRules('strategies_policy', [
+      { name: 'x', key: 'rule_x', action_type: 'erasure', masking_strategy: { strategy: 'shred' } },
+    ]);
+    assert.equal((unknown.body as { failed: unknown[] }).failed.length, 1);
+    assert.equal((await service.call('GET', '/v1/masking-strategy')).status, 401);
+    const withoutScope = await scopedToken(service, ['connection:read']);
+    assert.equal((await service.call('GET', '/v1/masking-strategy', { token: withoutScope })).status, 403);
+  });
 });

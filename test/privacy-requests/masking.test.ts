@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Keyring } from '../../src/crypto/keyring.ts';
-import { parseTargets, unionOfTargets, valueMasker } from '../../src/privacy-requests/masking.ts';
+import { valueMasker } from '../../src/masking/strategies.ts';
+import { parseTargets, unionOfTargets } from '../../src/privacy-requests/rule-targets.ts';
 
 describe('targets', () => {
   it('selects everything, whole tables or single attributes', () => {
