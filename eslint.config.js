@@ -12,17 +12,17 @@ import tseslint from 'typescript-eslint';
  * gives a rule); test/lint/boundaries.test.ts plants a violation of each and fails if any passes.
  */
 const WORKER_CODE = [
-  './src/privacy-requests/executor.ts',
-  './src/privacy-requests/worker.ts',
-  './src/privacy-requests/rule-runner.ts',
-  './src/privacy-requests/rule-erasure.ts',
+  './src/privacy-requests/engine',
+  './src/privacy-requests/rules/runner.ts',
+  './src/privacy-requests/rules/erasure.ts',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
 ];
 /** Folders whose code runs behind the API: routes, the HTTP kit and the services they call. */
 const API_SIDE = [
   './src/!(runtime|cli|privacy-requests|outbox)/**',
-  './src/privacy-requests/!(executor|worker|rule-runner|rule-erasure).ts',
+  './src/privacy-requests/*.ts',
+  './src/privacy-requests/rules/!(runner|erasure).ts',
   './src/outbox/!(worker|delivery).ts',
 ];
 /** Where domain rules and SQL live: they run the same from a route, the worker or the CLI. */
@@ -37,7 +37,10 @@ const HTTP_FREE = [
   './src/**/*-service.ts',
   './src/**/repository.ts',
   './src/**/*-repository.ts',
-  ...WORKER_CODE,
+  './src/privacy-requests/engine/**',
+  './src/privacy-requests/rules/**',
+  './src/outbox/worker.ts',
+  './src/outbox/delivery.ts',
 ];
 const DOMAIN_ROOMS = [
   'access-delivery',
@@ -67,7 +70,7 @@ const SECRET_OWNERS = {
   'identity-cache': 'src/privacy-requests/identity.ts',
   'identity-verification': 'src/verification/service.ts',
   'resume-token': 'src/privacy-requests/reply-token.ts',
-  'access-package': 'src/privacy-requests/access-package.ts',
+  'access-package': 'src/privacy-requests/rules/access-package.ts',
   'target-oauth-token': 'src/callbacks/target-oauth.ts',
   'root-token-digest': 'src/auth/service.ts',
   'masking-hash': 'src/masking/strategies.ts',

@@ -10,7 +10,7 @@ import { downloadUrl } from '../privacy-center/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { RequestRow } from '../privacy-requests/repository.ts';
-import type { ErasureSummary } from '../privacy-requests/rule-summary.ts';
+import type { ErasureSummary } from '../privacy-requests/rules/summary.ts';
 import type { PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
 import { accessLinkRepository as repo } from './repository.ts';

@@ -8,7 +8,7 @@ import { appendAudit, type AuditOrigin } from '../audit/audit-log.ts';
 import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
-import { type AccessPackage, readAccessPackage } from '../privacy-requests/access-package.ts';
+import { type AccessPackage, readAccessPackage } from '../privacy-requests/rules/access-package.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';

@@ -1,7 +1,7 @@
 // report.html of an access package: the subject's data readable by a person, grouped by datastore and by
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
 import { escapeHtml } from '../outbox/templates.ts';
-import type { AccessPackage } from '../privacy-requests/access-package.ts';
+import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 
 const STYLE = `body{font-family:system-ui,sans-serif;line-height:1.5;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
 table{border-collapse:collapse;width:100%;margin-bottom:1rem}th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}

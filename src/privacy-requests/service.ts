@@ -14,7 +14,7 @@ import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
-import { readAccessPackage } from './access-package.ts';
+import { readAccessPackage } from './rules/access-package.ts';
 import { approvedEntry, approveRequest, planOf } from './approval.ts';
 import { type Identity, identityProblem, openIdentity, sealIdentity } from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';

@@ -14,7 +14,7 @@ import { Metrics } from '../metrics/metrics.ts';
 import { storeReadings } from '../metrics/store-readings.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
-import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/worker.ts';
+import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import type { Services } from '../services.ts';
 

@@ -39,19 +39,31 @@ const planted: Planted[] = [
   {
     boundary: 'an API service importing the engine',
     file: 'src/privacy-requests/approval.ts',
-    line: "import { PrivacyRequestExecutor } from './executor.ts';",
+    line: "import { PrivacyRequestExecutor } from './engine/executor.ts';",
     rule: 'import-x/no-restricted-paths',
   },
   {
     boundary: 'the public side importing the engine',
     file: 'src/privacy-center/submission.ts',
-    line: "import { PrivacyRequestExecutor } from '../privacy-requests/executor.ts';",
+    line: "import { PrivacyRequestExecutor } from '../privacy-requests/engine/executor.ts';",
     rule: 'import-x/no-restricted-paths',
   },
   {
     boundary: 'a route importing the rule runner',
     file: 'src/privacy-requests/routes.ts',
-    line: "import { runPolicyRules } from './rule-runner.ts';",
+    line: "import { runPolicyRules } from './rules/runner.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
+    boundary: 'the rules room importing the engine',
+    file: 'src/privacy-requests/rules/access-package.ts',
+    line: "import { startPrivacyRequestWorker } from '../engine/worker.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
+    boundary: 'Fastify in the engine',
+    file: 'src/privacy-requests/engine/executor.ts',
+    line: "import type { FastifyInstance } from 'fastify';",
     rule: 'import-x/no-restricted-paths',
   },
   {

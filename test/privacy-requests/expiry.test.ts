@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADVANCE_QUEUE } from '../../src/privacy-requests/jobs.ts';
-import { startPrivacyRequestWorker, sweep } from '../../src/privacy-requests/worker.ts';
+import { startPrivacyRequestWorker, sweep } from '../../src/privacy-requests/engine/worker.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   engineConfig,

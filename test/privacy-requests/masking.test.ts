@@ -4,7 +4,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Keyring } from '../../src/crypto/keyring.ts';
 import { valueMasker } from '../../src/masking/strategies.ts';
-import { parseTargets, unionOfTargets } from '../../src/privacy-requests/rule-targets.ts';
+import { parseTargets, unionOfTargets } from '../../src/privacy-requests/rules/targets.ts';
 
 describe('targets', () => {
   it('selects everything, whole tables or single attributes', () => {

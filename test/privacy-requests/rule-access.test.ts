@@ -9,8 +9,8 @@ import {
   AccessPackageSchema,
   loadAccessPackage,
   readAccessPackage,
-} from '../../src/privacy-requests/access-package.ts';
-import { runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
+} from '../../src/privacy-requests/rules/access-package.ts';
+import { runPolicyRules } from '../../src/privacy-requests/rules/runner.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   auditOf,

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { readAccessPackage } from '../../src/privacy-requests/access-package.ts';
-import { runPolicyRules } from '../../src/privacy-requests/rule-runner.ts';
+import { readAccessPackage } from '../../src/privacy-requests/rules/access-package.ts';
+import { runPolicyRules } from '../../src/privacy-requests/rules/runner.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   attributesOf,

@@ -3,7 +3,7 @@
 // (their audit entries, written in the same transaction as the erasure, are the proof a rerun reads; index
 // audit_log_actor_idx of migration 007 keeps that a lookup of the request's own few entries). It never
 // writes subject data.
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 
 export const ACCESS_ACTION = 'privacy_request.access';
 export const ERASURE_ACTION = 'privacy_request.erasure';

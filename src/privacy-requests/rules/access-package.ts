@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import Type from 'typebox';
-import type { Config } from '../config.ts';
-import type { Keyring } from '../crypto/keyring.ts';
-import { openText, seal } from '../crypto/secret-box.ts';
-import type { SubjectEntity } from '../datastore/subject-store.ts';
-import type { Services } from '../services.ts';
-import type { TargetSelection } from './rule-targets.ts';
-import { listStorageDestinations } from './rule-run-repository.ts';
+import type { Config } from '../../config.ts';
+import type { Keyring } from '../../crypto/keyring.ts';
+import { openText, seal } from '../../crypto/secret-box.ts';
+import type { SubjectEntity } from '../../datastore/subject-store.ts';
+import type { Services } from '../../services.ts';
+import type { TargetSelection } from './targets.ts';
+import { listStorageDestinations } from './run-repository.ts';
 
 const Strict = { additionalProperties: false } as const;
 

@@ -4,9 +4,9 @@
 // recorded in the audit log with the privacy request id as actor). Safe to run twice for one request:
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
-import { recordAudit } from '../audit/audit-log.ts';
-import { matchedSubtrees, type SubjectEntity } from '../datastore/subject-store.ts';
-import { policyRepository, type RuleRow } from '../policies/repository.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
+import { matchedSubtrees, type SubjectEntity } from '../../datastore/subject-store.ts';
+import { policyRepository, type RuleRow } from '../../policies/repository.ts';
 import {
   type AccessPackage,
   isStorableRequestId,
@@ -14,17 +14,17 @@ import {
   selectForPackage,
   storeAccessPackage,
 } from './access-package.ts';
-import { parseTargets, unionOfTargets } from './rule-targets.ts';
-import { eraseDatastore } from './rule-erasure.ts';
+import { parseTargets, unionOfTargets } from './targets.ts';
+import { eraseDatastore } from './erasure.ts';
 import {
   ACCESS_ACTION,
   lockRequestDatastore,
   readRunCatalog,
   recordedErasures,
   type StorageDestination,
-} from './rule-run-repository.ts';
-import type { AccessPackageSummary, ErasureSummary, RuleRunSummary } from './rule-summary.ts';
-import type { RuleRunInput, RuleServices, RunContext } from './rule-context.ts';
+} from './run-repository.ts';
+import type { AccessPackageSummary, ErasureSummary, RuleRunSummary } from './summary.ts';
+import type { RuleRunInput, RuleServices, RunContext } from './context.ts';
 
 /** Why a rule run could not start; the executor records it as the request's error, never as HTTP. */
 export class RuleRunError extends Error {

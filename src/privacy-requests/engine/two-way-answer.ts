@@ -1,6 +1,6 @@
 // What a two_way pre-execution webhook may answer: nothing, or `{derived_identity?, halt?}`. Anything else
 // fails the step with the reason, which the request's log shows.
-import { type DerivedIdentity, derivedIdentityProblem } from './identity.ts';
+import { type DerivedIdentity, derivedIdentityProblem } from '../identity.ts';
 
 export interface TwoWayAnswer {
   derived: DerivedIdentity | undefined;

@@ -7,24 +7,24 @@
 // compare-and-set returned, the row as committed then (a transition by anybody else makes the next set
 // lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
 // header value or a response body.
-import { announceCompletion } from '../access-delivery/completion.ts';
-import type { CallbackOutcome } from '../callbacks/client.ts';
-import { type CallbackDelivery, CallbackPreparationError } from '../callbacks/delivery.ts';
-import { TargetAuthError } from '../callbacks/target-oauth.ts';
-import { connectionRepository } from '../connections/repository.ts';
-import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
-import type { Services } from '../services.ts';
-import { type Identity, identityValues, mergeIdentity, openIdentity, sealIdentity } from './identity.ts';
+import { announceCompletion } from '../../access-delivery/completion.ts';
+import type { CallbackOutcome } from '../../callbacks/client.ts';
+import { type CallbackDelivery, CallbackPreparationError } from '../../callbacks/delivery.ts';
+import { TargetAuthError } from '../../callbacks/target-oauth.ts';
+import { connectionRepository } from '../../connections/repository.ts';
+import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
+import type { Services } from '../../services.ts';
+import { type Identity, identityValues, mergeIdentity, openIdentity, sealIdentity } from '../identity.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
-import { schedulePauseExpiry } from './jobs.ts';
-import { issueReplyToken } from './reply-token.ts';
-import { runRulesOf } from './rule-runner.ts';
-import type { LogEntry } from './log-repository.ts';
-import { replyTokenRepository } from './reply-token-repository.ts';
-import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from './repository.ts';
-import type { Status } from './statuses.ts';
-import type { StepRow } from './step-repository.ts';
-import { type PolicyEmbed, policyAction, toPolicyEmbed, toPrivacyRequestView } from './view.ts';
+import { schedulePauseExpiry } from '../jobs.ts';
+import { issueReplyToken } from '../reply-token.ts';
+import { runRulesOf } from '../rules/runner.ts';
+import type { LogEntry } from '../log-repository.ts';
+import { replyTokenRepository } from '../reply-token-repository.ts';
+import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from '../repository.ts';
+import type { Status } from '../statuses.ts';
+import type { StepRow } from '../step-repository.ts';
+import { type PolicyEmbed, policyAction, toPolicyEmbed, toPrivacyRequestView } from '../view.ts';
 
 const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */

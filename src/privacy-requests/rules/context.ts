@@ -1,6 +1,6 @@
 // What a rule run works with: its input (the request, the policy, the identities to match), the run's
 // context, the services it may use and a rule's masking strategy. Shared by the runner and the erasure.
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 export interface RuleRunInput {
   privacyRequestId: string;

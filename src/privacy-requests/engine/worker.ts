@@ -3,21 +3,21 @@
 // LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed, cancels public
 // requests still unverified after 24 hours and purges sealed identities older than
 // LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the queue.
-import { accessLinkRepository } from '../access-delivery/repository.ts';
-import { CallbackClient } from '../callbacks/client.ts';
-import { CallbackDelivery } from '../callbacks/delivery.ts';
-import { CallbackSigning } from '../callbacks/signing.ts';
-import { TargetOAuth } from '../callbacks/target-oauth.ts';
-import type { Queryable } from '../db/database.ts';
-import { outboxRepository } from '../outbox/repository.ts';
-import type { Services } from '../services.ts';
-import { cancelUnverifiedRequests } from './cancel.ts';
+import { accessLinkRepository } from '../../access-delivery/repository.ts';
+import { CallbackClient } from '../../callbacks/client.ts';
+import { CallbackDelivery } from '../../callbacks/delivery.ts';
+import { CallbackSigning } from '../../callbacks/signing.ts';
+import { TargetOAuth } from '../../callbacks/target-oauth.ts';
+import type { Queryable } from '../../db/database.ts';
+import { outboxRepository } from '../../outbox/repository.ts';
+import type { Services } from '../../services.ts';
+import { cancelUnverifiedRequests } from '../cancel.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
-import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from './jobs.ts';
-import { logRepository } from './log-repository.ts';
-import { replyTokenRepository } from './reply-token-repository.ts';
-import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
-import { stepRepository } from './step-repository.ts';
+import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from '../jobs.ts';
+import { logRepository } from '../log-repository.ts';
+import { replyTokenRepository } from '../reply-token-repository.ts';
+import { privacyRequestRepository as repo, type RequestRow } from '../repository.ts';
+import { stepRepository } from '../step-repository.ts';
 
 export const PAUSE_EXPIRED_REASON = 'paused request expired; resubmit it';
 const SWEEP_BATCH = 100;

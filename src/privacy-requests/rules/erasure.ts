@@ -2,21 +2,21 @@
 // change recorded in the audit log with the privacy request id as actor, and a datastore whose erasure
 // already committed left alone (its summary read back from the audit log). It never returns, logs or
 // audits a personal value.
-import { recordAudit } from '../audit/audit-log.ts';
-import type { Queryable } from '../db/database.ts';
-import { loadEntities, matchedSubtrees, type SubjectEntity, subtreeOf } from '../datastore/subject-store.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
+import type { Queryable } from '../../db/database.ts';
+import { loadEntities, matchedSubtrees, type SubjectEntity, subtreeOf } from '../../datastore/subject-store.ts';
 import {
   deleteAttributes,
   deleteFileAttributes,
   forgetEntities,
   setAttributeValues,
-} from '../datastore/subject-writes.ts';
-import type { RuleRow } from '../policies/repository.ts';
-import { isMaskingStrategyName, strategyEffect, valueMasker } from '../masking/strategies.ts';
-import { parseTargets, type TargetSelection } from './rule-targets.ts';
-import { ERASURE_ACTION, lockRequestDatastore, recordedErasures } from './rule-run-repository.ts';
-import type { MaskingStrategy, RuleServices, RunContext } from './rule-context.ts';
-import type { ErasureSummary } from './rule-summary.ts';
+} from '../../datastore/subject-writes.ts';
+import type { RuleRow } from '../../policies/repository.ts';
+import { isMaskingStrategyName, strategyEffect, valueMasker } from '../../masking/strategies.ts';
+import { parseTargets, type TargetSelection } from './targets.ts';
+import { ERASURE_ACTION, lockRequestDatastore, recordedErasures } from './run-repository.ts';
+import type { MaskingStrategy, RuleServices, RunContext } from './context.ts';
+import type { ErasureSummary } from './summary.ts';
 
 function summaryFromAudit(entry: Record<string, unknown>, datastore: string): ErasureSummary {
   const count = (name: string) => Number(entry[name] ?? 0);
