@@ -48,7 +48,17 @@ export function identityAttributesRoutes(identities: IdentityAttributesService):
             'Declare which attributes hold which identity kind; a privacy request matches an entity only through them.',
           security,
           params: Params,
-          body: Type.Record(Type.String(), Type.Unknown(), { description: DECLARATION }),
+          body: Type.Object(
+            {},
+            {
+              description: DECLARATION,
+              maxProperties: MAX_IDENTITY_KINDS,
+              additionalProperties: Type.Array(
+                Type.String({ maxLength: 257, description: 'a <table>.<attribute> name' }),
+                { maxItems: MAX_ATTRIBUTES_PER_KIND },
+              ),
+            },
+          ),
           response: { 200: IdentityAttributes, 404: ErrorDetail, ...managementErrors },
         },
       },

@@ -2,6 +2,7 @@
 // kind. Validation names the bad entry and stores nothing; scopes, 404, the default, the audit entry.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parseIdentityDeclaration } from '../../src/datastore/identity-attributes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { createDatastore } from '../subject-api/support.ts';
 
@@ -87,15 +88,21 @@ describe('identity attributes of a datastore', () => {
       [{ email: ['user.email', 'no_dot'] }, /email\[1\]/],
       [{ email: ['user.email', 'a.b.c'] }, /email\[1\]/],
       [{ phone_number: ['user.phone', 'x'.repeat(129) + '.phone'] }, /phone_number\[1\]/],
-      [{ email: [42] }, /email\[0\]/],
+      [{ email: [42] }, /body\.email\.0 must be string/],
       [{ email: ['user.email', 'user.email'] }, /email\[1\] repeats user\.email/],
       [{ email: ['user.email', 'user.email ', ''] }, /email\[1\]/],
-      [{ email: 'user.email' }, /email must be a list/],
+      [{ email: 'user.email' }, /body\.email must be array/],
       [{ 'bad kind': ['user.x'] }, /"bad kind" is not an identity kind/],
       [{ '1st': ['user.x'] }, /"1st" is not an identity kind/],
-      [{ email: Array.from({ length: 51 }, (_, index) => `t.a${index}`) }, /email names more than 50/],
-      [Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, []])), /At most 20/],
-      [['user.email'], /body/],
+      [
+        { email: Array.from({ length: 51 }, (_, index) => `t.a${index}`) },
+        /body\.email must NOT have more than 50 items/,
+      ],
+      [
+        Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, []])),
+        /body must NOT have more than 20 properties/,
+      ],
+      [['user.email'], /body must be object/],
     ];
     for (const [json, detail] of cases) {
       const answer = await service.call('PUT', '/v1/datastore/people/identities', { token: root, json });
@@ -103,6 +110,27 @@ describe('identity attributes of a datastore', () => {
       assert.match(answer.body.detail, detail);
     }
     assert.deepEqual((await read()).body, stored, 'nothing changed');
+  });
+
+  it('refuses in the domain what the route schema refuses too (the CLI calls the service directly)', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ email: [42] }, /email\[0\] must be a name/],
+      [{ email: 'user.email' }, /email must be a list/],
+      [{ email: Array.from({ length: 51 }, (_, index) => `t.a${index}`) }, /email names more than 50/],
+      [Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, []])), /At most 20/],
+      [['user.email'], /must be an object/],
+      [null, /must be an object/],
+    ];
+    for (const [body, message] of cases) {
+      assert.throws(
+        () => parseIdentityDeclaration(body),
+        (error: Error) => message.test(error.message),
+      );
+    }
+    assert.deepEqual(parseIdentityDeclaration({ email: [], phone_number: ['a.b'] }), {
+      email: [],
+      phone_number: ['a.b'],
+    });
   });
 
   it('answers 404 for an unknown datastore, and 401/403 without the scope', async () => {
