@@ -13,6 +13,7 @@ export const SCOPES = [
   'privacy-request:review',
   'privacy-request:resume',
   'datastore:read',
+  'datastore:update',
   'privacy-center:read',
   'privacy-center:update',
   'datastore:*',
@@ -59,10 +60,14 @@ export function scopesOfRoles(roles: readonly Role[]): Scope[] {
   return SCOPES.filter((scope) => roles.some((role) => ROLE_SCOPES[role].includes(scope)));
 }
 
-/** Whether `held` grants `required`: exactly, or `x:*` for a required `x:read`. */
+/**
+ * Whether `held` grants `required`: exactly, or `x:*` for a required `x:read` or `x:update` (a datastore's
+ * identity attributes need `datastore:update`, which every holder of `datastore:*` had before it existed).
+ */
 export function grants(held: readonly string[], required: string): boolean {
   if (held.includes(required)) return true;
-  return required.endsWith(':read') && held.includes(`${required.slice(0, -':read'.length)}:*`);
+  const action = /:(read|update)$/.exec(required);
+  return action !== null && held.includes(`${required.slice(0, -action[0].length)}:*`);
 }
 
 export interface Principal {

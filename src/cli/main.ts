@@ -37,6 +37,8 @@ const USAGE = `Usage: lethe <command> [--help]
   datastore create NAME [--description D]
                              create a datastore
   datastore list             list datastores
+  datastore identities NAME [--set JSON]
+                             show or declare which attributes hold which identity kind
   import --datastore D FILE.ndjson [--batch-size N] [--restart]
                              load entities from an NDJSON file, resumably
   user create USERNAME --role R [--role R ...]

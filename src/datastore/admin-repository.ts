@@ -31,6 +31,11 @@ export const datastoreRepository = {
     return (await db.query('SELECT 1 FROM datastores WHERE name = $1', [name])).rows.length > 0;
   },
 
+  /** Whether the datastore exists, kept from deletion until `db`'s transaction ends. */
+  async holdExisting(db: Queryable, name: string): Promise<boolean> {
+    return (await db.query('SELECT 1 FROM datastores WHERE name = $1 FOR KEY SHARE', [name])).rows.length > 0;
+  },
+
   /** Deletes the datastore and, by cascade, its entities, references, attributes, files and chunks. */
   async remove(db: Queryable, name: string): Promise<{ entities: number; files: number } | undefined> {
     const { rows } = await db.query<{ entities: number; files: number }>(

@@ -42,7 +42,7 @@ export async function listDatastoreNames(db: Queryable): Promise<string[]> {
  */
 export const MAX_IDENTITY_MATCHES = 10_000;
 
-function tooManyMatches(): Error {
+export function tooManyMatches(): Error {
   return badRequest(
     `The identities match more than ${MAX_IDENTITY_MATCHES} entities, the most one lookup may read; ` +
       'look up values that identify a subject.',
@@ -337,15 +337,4 @@ export async function takenEntityIds(
     [datastore, wanted],
   );
   return new Set(rows.map((row) => row.id));
-}
-
-/** The matched trees of one datastore: roots found through the blind index, then every descendant. */
-export async function matchedSubtrees(
-  db: Queryable,
-  services: { keyring: Keyring },
-  datastore: string,
-  identityValues: readonly string[],
-): Promise<SubjectEntity[]> {
-  const roots = [...new Set((await matchIdentities(db, services.keyring, datastore, identityValues)).flat())];
-  return loadSubtrees(db, services.keyring, datastore, roots);
 }

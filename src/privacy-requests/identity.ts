@@ -2,6 +2,7 @@
 // how a derived identity merges into the known set, and their sealing at rest under the identity-cache
 // key bound to the request id. It must never log an identity nor put one in an error message.
 import type { Keyring } from '../crypto/keyring.ts';
+import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import { isEmailAddress } from '../validation/email.ts';
 
@@ -108,10 +109,15 @@ export function mergeIdentity(known: Identity, derived: DerivedIdentity): Identi
   return merged;
 }
 
-/** The values the datastore run matches entities with. */
-export function identityValues(identity: Identity): string[] {
-  const values = Object.values(identity).map((value) => (typeof value === 'string' ? value : value?.value));
-  return [...new Set(values.filter((value): value is string => typeof value === 'string'))];
+/**
+ * The identities the datastore run matches entities with, each with its kind: `email`, `phone_number`, or
+ * a custom identity's key (not its label: the key is the identifier a datastore's declaration names).
+ */
+export function typedIdentities(identity: Identity): TypedIdentity[] {
+  return Object.entries(identity).flatMap(([kind, value]) => {
+    const text = typeof value === 'string' ? value : value?.value;
+    return typeof text === 'string' ? [{ kind, value: text }] : [];
+  });
 }
 
 const aad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:identity`;

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
 import type { Services } from '../services.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
+import { identityAttributesRoutes } from '../subject-api/identity-attributes-routes.ts';
+import { IdentityAttributesService } from '../datastore/identity-attributes-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from '../subject-api/management-routes.ts';
 import { SarMailer } from '../mail/access-report-mail.ts';
@@ -17,5 +19,6 @@ export async function registerSubjectDataArea(app: FastifyInstance, services: Se
   const files = new SubjectFiles(services.db, services.keyring, services.config);
   app.addHook('onClose', async () => mailer.close());
   await registerManagementRoutes(app, datastoreManagementRoutes(admin));
+  await registerManagementRoutes(app, identityAttributesRoutes(new IdentityAttributesService(services.db)));
   await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects, files }));
 }

@@ -34,7 +34,10 @@ describe('lethe commands', () => {
         ['api-key', 'revoke', '-h'],
         /lethe api-key create[\s\S]*lethe api-key list[\s\S]*lethe api-key revoke ID/,
       ],
-      [['datastore', '--help'], /lethe datastore create NAME[\s\S]*lethe datastore list/],
+      [
+        ['datastore', '--help'],
+        /lethe datastore create NAME[\s\S]*lethe datastore list[\s\S]*lethe datastore identities NAME \[--set JSON\]/,
+      ],
       [['import', '--help'], /Usage: lethe import --datastore NAME FILE\.ndjson/],
       [['client', '--help'], /Usage: lethe client create/],
     ];
@@ -90,6 +93,49 @@ describe('lethe commands', () => {
     },
   );
 
+  it(
+    "shows and declares a datastore's identity attributes, audited, refusing a bad declaration",
+    SLOW,
+    async () => {
+      assert.equal((await store.run(['datastore', 'create', 'kinds'])).code, 0);
+      const shown = await store.run(['datastore', 'identities', 'kinds']);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.equal(JSON.parse(shown.stdout).declared, false);
+      assert.deepEqual(JSON.parse(shown.stdout).identities.email, ['*.email']);
+
+      const declaration = { email: ['user.email'], loyalty: ['customer.loyalty_id'] };
+      const set = await store.run(['datastore', 'identities', 'kinds', '--set', JSON.stringify(declaration)]);
+      assert.equal(set.code, 0, set.stderr);
+      const again = JSON.parse((await store.run(['datastore', 'identities', 'kinds'])).stdout);
+      assert.equal(again.declared, true);
+      assert.deepEqual(again.identities, declaration);
+      const audited = await store.withDatabase((db) =>
+        db.query<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'datastore.identities'"),
+      );
+      assert.deepEqual(
+        audited.rows.map((row) => row.actor),
+        ['client:cli'],
+      );
+
+      const bad = await store.run([
+        'datastore',
+        'identities',
+        'kinds',
+        '--set',
+        '{"email": ["user.email", "nodot"]}',
+      ]);
+      assert.equal(bad.code, 1, bad.stdout);
+      assert.match(bad.stderr, /email\[1\] must be a name of the form <table>\.<attribute>/);
+      const missing = await store.run(['datastore', 'identities', 'nowhere']);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /No datastore named nowhere/);
+      assert.deepEqual(
+        JSON.parse((await store.run(['datastore', 'identities', 'kinds'])).stdout).identities,
+        declaration,
+      );
+    },
+  );
+
   it('names the problem of every other bad argument list (the parsers the processes above run)', () => {
     const refused: [(argv: string[]) => unknown, string[], RegExp][] = [
       [parseDatastoreCommand, [], /give an action/],
@@ -107,6 +153,10 @@ describe('lethe commands', () => {
         ['list', '--description', 'x'],
         /--description is an option of datastore create/,
       ],
+      [parseDatastoreCommand, ['identities'], /give the name of the datastore/],
+      [parseDatastoreCommand, ['identities', 'a', 'b'], /unexpected argument "b"/],
+      [parseDatastoreCommand, ['identities', 'a', '--set', '{email'], /--set must be a JSON object/],
+      [parseDatastoreCommand, ['list', '--set', '{}'], /--set is an option of datastore identities/],
       [parseApiKeyCommand, [], /give an action/],
       [parseApiKeyCommand, ['create', '--name', 'x'], /give at least one --datastore/],
       [parseApiKeyCommand, ['create', '--name', 'x', '--datastore', 'Bad'], /give at least one --datastore/],

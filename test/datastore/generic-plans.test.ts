@@ -10,6 +10,8 @@ import {
   takenEntityIds,
 } from '../../src/datastore/subject-store.ts';
 import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
+import { matchIdentitiesByKind, matchedSubtrees } from '../../src/datastore/identity-match.ts';
+import { DEFAULT_IDENTITY_ATTRIBUTES } from '../../src/datastore/identity-attributes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { recordingStatements, sqlLiteral } from '../helpers/statements.ts';
 import { apiClient } from '../helpers/area-b.ts';
@@ -40,6 +42,10 @@ describe('Area B statements by id or identity: one index probe per value in ever
 
   const keyring = () => service.services.keyring;
   const wanted = () => [created[7] as string, created[321] as string];
+  const byKind = () => [
+    { kind: 'email', value: 'plan7@example.com' },
+    { kind: 'email', value: 'PLAN321@example.com' },
+  ];
 
   const cases: [string, (db: Queryable) => Promise<unknown>][] = [
     ['loadEntities', (db) => loadEntities(db, keyring(), 'plans', wanted())],
@@ -51,6 +57,20 @@ describe('Area B statements by id or identity: one index probe per value in ever
       'matchIdentities',
       (db) => matchIdentities(db, keyring(), 'plans', ['plan7@example.com', 'plan321@example.com']),
     ],
+    [
+      'matchIdentitiesByKind (the default attributes)',
+      (db) => matchIdentitiesByKind(db, keyring(), 'plans', byKind(), [...DEFAULT_IDENTITY_ATTRIBUTES]),
+    ],
+    [
+      'matchIdentitiesByKind (declared attributes of one table)',
+      (db) =>
+        matchIdentitiesByKind(db, keyring(), 'plans', byKind(), [
+          { kind: 'email', table: 'users', attribute: 'email' },
+          { kind: 'email', table: 'users', attribute: 'notes' },
+          { kind: 'phone_number', table: '', attribute: 'phone' },
+        ]),
+    ],
+    ['matchedSubtrees', (db) => matchedSubtrees(db, { keyring: keyring() }, 'plans', byKind())],
     ['loadSubtrees', (db) => loadSubtrees(db, keyring(), 'plans', wanted())],
     ['entityTables', (db) => entityTables(db, 'plans', wanted())],
     ['takenEntityIds', (db) => takenEntityIds(db, 'plans', wanted())],

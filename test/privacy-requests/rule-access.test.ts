@@ -60,7 +60,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identityValues: [subject.email.toUpperCase()],
+      identities: [{ kind: 'email', value: subject.email.toUpperCase() }],
     });
     assert.deepEqual(summary.datastores, ['crm', 'shop']);
     assert.deepEqual(summary.erasure, []);
@@ -148,7 +148,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'profile_access',
-      identityValues: [subject.email],
+      identities: [{ kind: 'email', value: subject.email }],
     });
     assert.deepEqual(summary.access[0]?.datastores, [
       { datastore: 'crm', matched_entities: 3, entities: 1, attributes: 1, files: 0 },
@@ -168,7 +168,10 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identityValues: [subject.phone, '  '],
+      identities: [
+        { kind: 'phone_number', value: subject.phone },
+        { kind: 'email', value: '  ' },
+      ],
     });
     assert.deepEqual(
       summary.access[0]?.datastores.map((entry) => [entry.datastore, entry.matched_entities]),
@@ -205,7 +208,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'split_access',
-      identityValues: [subject.email],
+      identities: [{ kind: 'email', value: subject.email }],
     });
     assert.deepEqual(
       // Rules created in one call may share a creation time; the order between destinations is not the point.
@@ -258,7 +261,10 @@ describe('access rules', () => {
 
   it('refuses a package file copied from another request, or damaged, with a clear error', async () => {
     const original = requestId();
-    const input = { policyKey: 'default_access_policy', identityValues: [subject.email] };
+    const input = {
+      policyKey: 'default_access_policy',
+      identities: [{ kind: 'email', value: subject.email }],
+    };
     await runPolicyRules(service.services, { ...input, privacyRequestId: original });
     const folder = path.join(service.config.dataDir, 'access-packages');
     const copied = requestId();
@@ -278,7 +284,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identityValues: ['nobody@example.com'],
+      identities: [{ kind: 'email', value: 'nobody@example.com' }],
     });
     assert.deepEqual(
       summary.access[0]?.datastores.map((entry) => entry.entities),
@@ -298,7 +304,7 @@ describe('access rules', () => {
       runPolicyRules(service.services, {
         privacyRequestId: traversal,
         policyKey: 'default_access_policy',
-        identityValues: [subject.email],
+        identities: [{ kind: 'email', value: subject.email }],
       }),
       (error: Error & { code?: string }) =>
         error.code === 'unstorable_request_id' && /privacy request id/.test(error.message),
@@ -308,7 +314,7 @@ describe('access rules', () => {
       runPolicyRules(service.services, {
         privacyRequestId: unknownPolicy,
         policyKey: 'no_such_policy',
-        identityValues: [subject.email],
+        identities: [{ kind: 'email', value: subject.email }],
       }),
       (error: Error & { code?: string }) =>
         error.code === 'unknown_policy' && /no_such_policy/.test(error.message),

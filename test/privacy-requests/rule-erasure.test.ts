@@ -34,7 +34,11 @@ describe('erasure rules', () => {
   after(() => service.stop());
 
   const erase = (policyKey: string, subject: Subject, privacyRequestId = requestId()) =>
-    runPolicyRules(service.services, { privacyRequestId, policyKey, identityValues: [subject.email] });
+    runPolicyRules(service.services, {
+      privacyRequestId,
+      policyKey,
+      identities: [{ kind: 'email', value: subject.email }],
+    });
 
   /** Everything a subject has, read through the public API, to compare before and after. */
   const snapshot = async (subject: Subject) => ({
@@ -336,7 +340,11 @@ describe('erasure rules', () => {
     ]);
     const subject = await seedSubject(stores, 'rerun');
     const id = requestId();
-    const input = { privacyRequestId: id, policyKey: 'access_and_hash', identityValues: [subject.email] };
+    const input = {
+      privacyRequestId: id,
+      policyKey: 'access_and_hash',
+      identities: [{ kind: 'email', value: subject.email }],
+    };
 
     const first = await runPolicyRules(service.services, input);
     assert.equal(first.access[0]?.reused, false);
@@ -358,7 +366,11 @@ describe('erasure rules', () => {
     assert.deepEqual((await auditOf(service, id)).items, auditAfterFirst.items, 'nothing recorded twice');
 
     const racing = await seedSubject(stores, 'racing');
-    const raceInput = { ...input, privacyRequestId: requestId(), identityValues: [racing.email] };
+    const raceInput = {
+      ...input,
+      privacyRequestId: requestId(),
+      identities: [{ kind: 'email', value: racing.email }],
+    };
     const [one, two] = await Promise.all([
       runPolicyRules(service.services, raceInput),
       runPolicyRules(service.services, raceInput),
@@ -428,7 +440,7 @@ describe('erasure rules', () => {
     const input = {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identityValues: [subject.email],
+      identities: [{ kind: 'email', value: subject.email }],
     };
     await runPolicyRules(service.services, input);
     await stores.crm.call('/api/attribute/update', {

@@ -1,5 +1,6 @@
-// Datastores and the API keys that reach them: create and delete datastores, switch maintenance, issue a
-// key (shown once, with a copy button, then forgotten by the page) and revoke keys.
+// Datastores and the API keys that reach them: create and delete datastores, declare their identity
+// attributes, switch maintenance, issue a key (shown once, with a copy button, then forgotten by the page)
+// and revoke keys.
 import { type FormEvent, useState } from 'react';
 import { segment } from '../api.ts';
 import {
@@ -16,6 +17,7 @@ import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { ApiKey, Datastore, IssuedApiKey } from '../types.ts';
+import { IdentityAttributesSection } from './datastore-identities.tsx';
 
 interface Maintenance {
   enabled: boolean;
@@ -349,6 +351,7 @@ export function DatastoresPage() {
       ) : (
         <>
           <DatastoreSection datastores={datastores.data ?? []} reload={datastores.reload} />
+          <IdentityAttributesSection datastores={datastores.data ?? []} />
           <KeySection datastores={datastores.data ?? []} />
           <MaintenanceSection />
         </>

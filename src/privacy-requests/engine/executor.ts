@@ -14,7 +14,7 @@ import { TargetAuthError } from '../../callbacks/target-oauth.ts';
 import { connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
 import type { Services } from '../../services.ts';
-import { type Identity, identityValues, mergeIdentity, openIdentity, sealIdentity } from '../identity.ts';
+import { type Identity, mergeIdentity, openIdentity, sealIdentity, typedIdentities } from '../identity.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
@@ -137,7 +137,7 @@ export class PrivacyRequestExecutor {
     try {
       summary = await runRulesOf(
         this.#services,
-        { privacyRequestId: row.id, policyKey: policy.whole.key, identityValues: identityValues(identity) },
+        { privacyRequestId: row.id, policyKey: policy.whole.key, identities: typedIdentities(identity) },
         policy.whole.rules,
       );
     } catch (error) {

@@ -1,11 +1,13 @@
 // What a rule run works with: its input (the request, the policy, the identities to match), the run's
 // context, the services it may use and a rule's masking strategy. Shared by the runner and the erasure.
+import type { TypedIdentity } from '../../datastore/identity-attributes.ts';
 import type { Services } from '../../services.ts';
 
 export interface RuleRunInput {
   privacyRequestId: string;
   policyKey: string;
-  identityValues: string[];
+  /** The request's trusted identities, each matched only through attributes of its kind. */
+  identities: TypedIdentity[];
 }
 
 export type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;

@@ -4,7 +4,8 @@
 // audits a personal value.
 import { recordAudit } from '../../audit/audit-log.ts';
 import type { Queryable } from '../../db/database.ts';
-import { loadEntities, matchedSubtrees, type SubjectEntity, subtreeOf } from '../../datastore/subject-store.ts';
+import { matchedSubtrees } from '../../datastore/identity-match.ts';
+import { loadEntities, type SubjectEntity, subtreeOf } from '../../datastore/subject-store.ts';
 import {
   deleteAttributes,
   deleteFileAttributes,
@@ -46,7 +47,7 @@ export async function eraseDatastore(
     const recorded = await recordedErasures(tx, context.privacyRequestId, datastore);
     if (recorded.length > 0) return recorded.map((entry) => summaryFromAudit(entry.details, datastore));
 
-    let entities = await matchedSubtrees(tx, services, datastore, context.identityValues);
+    let entities = await matchedSubtrees(tx, services, datastore, context.identities);
     const matched = entities.length;
     const summaries: ErasureSummary[] = [];
     for (const rule of erasureRules) {

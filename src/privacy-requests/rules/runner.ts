@@ -5,7 +5,8 @@
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../../audit/audit-log.ts';
-import { matchedSubtrees, type SubjectEntity } from '../../datastore/subject-store.ts';
+import { matchedSubtrees } from '../../datastore/identity-match.ts';
+import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../../policies/repository.ts';
 import {
   type AccessPackage,
@@ -56,12 +57,12 @@ export async function runRulesOf(
   rules: readonly RuleRow[],
 ): Promise<RuleRunSummary> {
   assertStorable(input.privacyRequestId);
-  const identityValues = [...new Set(input.identityValues.filter((value) => value.trim() !== ''))];
+  const identities = input.identities.filter((identity) => identity.value.trim() !== '');
   const { datastores, destinations } = await readRunCatalog(services.db);
 
   const accessRules = rules.filter((rule) => rule.action_type === 'access');
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
-  const context = { ...input, identityValues, datastores };
+  const context = { ...input, identities, datastores };
   const access =
     accessRules.length > 0 ? await runAccessRules(services, context, accessRules, destinations) : [];
   const erasure: ErasureSummary[] = [];
@@ -232,7 +233,7 @@ async function collectTrees(
       if (options.stopWhenErased) {
         if ((await recordedErasures(tx, context.privacyRequestId, datastore)).length > 0) return null;
       }
-      return matchedSubtrees(tx, services, datastore, context.identityValues);
+      return matchedSubtrees(tx, services, datastore, context.identities);
     });
     if (!tree) return null;
     trees.set(datastore, tree);
