@@ -137,12 +137,13 @@ describe('guessing codes and bombing inboxes', () => {
     const email = address('csrf');
     const outbox = await outboxSize();
     const requests = await requestCount();
-    for (const headers of [
+    const crossSite: Record<string, string>[] = [
       { origin: 'https://attacker.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
-    ]) {
+    ];
+    for (const headers of crossSite) {
       const answer = await submit(email, headers);
       assert.equal(answer.status, 403, `${JSON.stringify(headers)}: ${answer.text}`);
       assert.match(answer.body.detail, /refused/);
