@@ -2,7 +2,9 @@
 // verify or resend (each sends a mail). A POST is refused (403, nothing done, nothing sent) when its
 // `Sec-Fetch-Site` is anything but `same-origin` or `none`, or its `Origin` is neither LETHE_PUBLIC_URL's
 // origin nor the origin the request itself was made to (scheme and Host). A request with neither header
-// (curl, a server calling the API) is not a browser's cross-site post and goes on.
+// (curl, a server calling the API) is not a browser's cross-site post and goes on. `Origin: null` is
+// refused unless `Sec-Fetch-Site` says same-origin: Chromium sends null on a same-origin form post under
+// the `Referrer-Policy: no-referrer` the API answers with, which is why the pages send `same-origin`.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { forbidden } from '../errors.ts';
@@ -26,14 +28,17 @@ export function crossSiteProblem(
   const fetchSite = request.headers['sec-fetch-site'];
   if (typeof fetchSite === 'string' && !SAME_SITE_FETCHES.has(fetchSite.trim().toLowerCase()))
     return 'Cross-site requests to the privacy center are refused; use the privacy center page itself.';
-  const origin = request.headers.origin;
+  const origin = request.headers.origin?.trim();
   if (origin === undefined) return undefined;
+  // A browser that vouches for a same-origin fetch may still hide its origin ("null") when the page's
+  // referrer policy is no-referrer; an origin it does name must be ours.
+  if (fetchSite !== undefined && origin === 'null') return undefined;
   const own = new Set(
     [originOf(config.publicUrl), originOf(`${request.protocol}://${request.host}`)].filter(
       (candidate): candidate is string => candidate !== undefined,
     ),
   );
-  if (!own.has(origin.trim()))
+  if (!own.has(origin))
     return 'Requests from another origin to the privacy center are refused; use the privacy center page itself.';
   return undefined;
 }

@@ -56,6 +56,8 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
       reply.header('cache-control', 'no-store');
+      // Forms posted from the page then carry its origin (no-referrer makes it "null"): see cross-site.ts.
+      reply.header('referrer-policy', 'same-origin');
       return payload;
     });
 

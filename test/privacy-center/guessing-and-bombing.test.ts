@@ -142,6 +142,7 @@ describe('guessing codes and bombing inboxes', () => {
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'same-origin', origin: 'https://attacker.example' },
     ];
     for (const headers of crossSite) {
       const answer = await submit(email, headers);
