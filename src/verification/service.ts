@@ -14,6 +14,7 @@ import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
 import { cancelLocked } from '../privacy-requests/cancel.ts';
 import {
   type Identity,
+  openIdentity,
   openUnverifiedIdentity,
   sealIdentity,
   sealUnverifiedIdentity,
@@ -69,9 +70,15 @@ function awaitingVerification(row: RequestRow | undefined, id: string): RequestR
   return row;
 }
 
+/** What the subject gave: unverified values, and those of a request received before migration 015. */
+function givenIdentity(services: Pick<Services, 'keyring'>, row: RequestRow): Identity {
+  const legacy = row.identity_sealed ? openIdentity(services.keyring, row.id, row.identity_sealed) : {};
+  return { ...legacy, ...openUnverifiedIdentity(services.keyring, row.id, row.unverified_identity_sealed) };
+}
+
 /** The request's identities once its email is proved: the email trusted, every other value still not. */
 function provedEmail(services: Pick<Services, 'keyring'>, row: RequestRow) {
-  const { email, ...rest } = openUnverifiedIdentity(services.keyring, row.id, row.unverified_identity_sealed);
+  const { email, ...rest } = givenIdentity(services, row);
   const trusted: Identity = email ? { email } : {};
   return {
     identity_sealed: sealIdentity(services.keyring, row.id, trusted),
@@ -145,7 +152,7 @@ export class IdentityVerificationService {
         const wait = Math.ceil(RESEND_INTERVAL_SECONDS - verification.age_seconds);
         throw new RetryLater(`A new code can be sent once a minute; retry in ${wait} seconds.`, wait);
       }
-      const email = openUnverifiedIdentity(this.#services.keyring, id, row.unverified_identity_sealed).email;
+      const email = givenIdentity(this.#services, row).email;
       if (!email) throw badRequest(`Request ${id} has no email address to send a code to.`);
       await issueVerificationCode(tx, this.#services, row, email);
     });

@@ -14,7 +14,9 @@ import {
   type Stores,
   uploadFile,
 } from '../privacy-requests/rule-support.ts';
+import { sealIdentity } from '../../src/privacy-requests/identity.ts';
 import {
+  connectionTo,
   getRequest,
   logOf,
   policyWithWebhooks,
@@ -296,5 +298,83 @@ describe('with LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED=false', () => {
     await waitForStatus(service, id, 'complete');
     assert.deepEqual(await attributesOf(stores.crm, victim.userId), before);
     assert.equal((await entity(stores.crm, victim.userId)).files.length, 1);
+  });
+});
+
+describe('a public erasure with a pre-approval webhook', () => {
+  let mail: MailServer;
+  let receiver: Receiver;
+  let service: TestService;
+  before(async () => {
+    mail = await startMailServer();
+    receiver = await startReceiver();
+    service = await startTestService(subjectSideConfig(mail.port), { worker: true });
+    await connectionTo(service, 'screening', `${receiver.url}/screening`);
+    const put = await service.call('PUT', '/v1/pre_approval_webhook', {
+      token: await service.rootToken(),
+      json: [{ connection_config_key: 'screening', key: 'screening', name: 'Screening' }],
+    });
+    assert.equal(put.status, 200, put.text);
+    await publishDefaults(service, WITH_PHONE);
+  });
+  after(async () => {
+    await service.stop();
+    await receiver.close();
+    await mail.close();
+  });
+
+  it('gets the phone apart, and an all-eligible answer does not approve it: an operator must', async () => {
+    const email = `screened.${randomUUID().slice(0, 8)}@example.com`;
+    const phone = `+4475${String(randomInt(1e8)).padStart(8, '0')}`;
+    const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
+      json: { policy_key: 'default_erasure_policy', identity: { email, phone_number: phone } },
+    });
+    const id = submitted.body.id as string;
+    const code = codeIn(await mail.waitFor(isKind('your verification code', email)));
+    assert.equal(
+      (await service.call('POST', `/v1/privacy-request/${id}/verify`, { json: { code } })).status,
+      200,
+    );
+    const deadline = Date.now() + 20_000;
+    let call = receiver.callsTo('/screening').find((found) => found.body.privacy_request_id === id);
+    while (!call && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      call = receiver.callsTo('/screening').find((found) => found.body.privacy_request_id === id);
+    }
+    assert.ok(call, 'the pre-approval webhook was called');
+    assert.deepEqual(call.body.identity, { email });
+    assert.deepEqual(call.body.unverified_identity, { phone_number: phone });
+    const eligible = await service.call('POST', `/v1/privacy-request/${id}/pre-approve/eligible`, {
+      headers: { authorization: `Bearer ${String(call.headers['reply-to-token'])}` },
+    });
+    assert.equal(eligible.status, 200, eligible.text);
+    assert.equal((await getRequest(service, id)).status, 'pending');
+    const log = await logOf(service, id);
+    assert.ok(
+      log.some((entry: { message?: string }) => /awaits an operator/.test(entry.message ?? '')),
+      JSON.stringify(log),
+    );
+  });
+
+  it('a request received before migration 015 (every value in identity) keeps only its email trusted', async () => {
+    const email = `legacy.${randomUUID().slice(0, 8)}@example.com`;
+    const phone = `+4474${String(randomInt(1e8)).padStart(8, '0')}`;
+    const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
+      json: { policy_key: 'default_access_policy', identity: { email, phone_number: phone } },
+    });
+    const id = submitted.body.id as string;
+    const code = codeIn(await mail.waitFor(isKind('your verification code', email)));
+    // What a public request looked like before: both values in identity, nothing apart.
+    await service.services.db.query(
+      'UPDATE privacy_requests SET identity_sealed = $2, unverified_identity_sealed = NULL WHERE id = $1',
+      [id, sealIdentity(service.services.keyring, id, { email, phone_number: phone })],
+    );
+    assert.equal(
+      (await service.call('POST', `/v1/privacy-request/${id}/verify`, { json: { code } })).status,
+      200,
+    );
+    const view = await getRequest(service, id);
+    assert.deepEqual(view.identity, { email });
+    assert.deepEqual(view.unverified_identity, { phone_number: phone });
   });
 });
