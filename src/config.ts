@@ -64,6 +64,8 @@ export interface Config {
   /** Public submissions start in identity_unverified and need the mailed code. */
   identityVerificationRequired: boolean;
   identityVerificationTtlSeconds: number;
+  /** A verified public erasure is approved without an operator (LETHE_PUBLIC_ERASURE_AUTO_APPROVE); default false. */
+  publicErasureAutoApprove: boolean;
   /** Base of the links mailed to subjects; absent means the address the API listens on. */
   publicUrl: string | undefined;
   accessPackageTtlSeconds: number;
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicRequestsPerMinute: integer(env, 'LETHE_PUBLIC_REQUESTS_PER_MINUTE', 10, 1),
     identityVerificationRequired: boolean(env, 'LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED', true),
     identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),
+    publicErasureAutoApprove: boolean(env, 'LETHE_PUBLIC_ERASURE_AUTO_APPROVE', false),
     publicUrl: withoutTrailingSlashes(url(env, 'LETHE_PUBLIC_URL', ['http', 'https'])),
     accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
     unverifiedRequestSeconds: 86400,

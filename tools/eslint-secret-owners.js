@@ -1,7 +1,8 @@
 // An ESLint rule for the house: each key purpose of the keyring (src/crypto/keyring.ts) is used by one
 // owner module only, so no other module can open what that owner seals. It reads the purpose given to
 // `.key(...)` or `.secretKey(...)` as a string or a template literal (its static text, up to the first
-// part computed at run time, so `datastore-values:${name}` names the purpose `datastore-values:`).
+// part computed at run time, so `datastore-values:${name}` names the purpose `datastore-values:`). An owner
+// is a file, or a folder (ending in `/`) whose files share the key.
 
 /** The text a purpose argument is known to start with, or undefined when nothing of it is static. */
 function staticPrefix(node) {
@@ -46,8 +47,8 @@ export const secretOwners = {
         const purpose = Object.keys(owners).find((name) => prefix === name || prefix.startsWith(name));
         if (!purpose) return;
         const owner = owners[purpose];
-        if (!file.endsWith(owner))
-          context.report({ node: argument, messageId: 'notOwner', data: { purpose, owner } });
+        const owns = owner.endsWith('/') ? file.includes(`/${owner}`) : file.endsWith(`/${owner}`);
+        if (!owns) context.report({ node: argument, messageId: 'notOwner', data: { purpose, owner } });
       },
     };
   },

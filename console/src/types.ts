@@ -116,6 +116,8 @@ export interface PrivacyRequest {
   policy_id: string;
   policy?: { key: string; name: string; rules?: { action_type: string }[] } | null;
   identity?: Record<string, string | IdentityValue | null> | null;
+  /** Identities given on the public side that nobody proved: never matched against datastores. */
+  unverified_identity?: Record<string, string | IdentityValue | null> | null;
   cancel_reason?: string | null;
   canceled_at?: string | null;
   identity_verified_at?: string | null;

@@ -120,7 +120,9 @@ export async function runRequestCommand(
     case 'list': {
       const page = await requests.list({ status: command.status }, command.page, command.size);
       if (command.json) {
-        const items = page.items.map(({ identity: _identity, ...request }) => request);
+        const items = page.items.map(
+          ({ identity: _identity, unverified_identity: _unverified, ...request }) => request,
+        );
         return { output: formatJson({ ...page, items }), ok: true };
       }
       const table = formatTable(
@@ -172,7 +174,7 @@ export async function runRequestCommand(
     case 'cancel': {
       await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, cliActor());
       const canceled = await requests.get(command.id);
-      const { identity: _identity, ...view } = canceled;
+      const { identity: _identity, unverified_identity: _unverified, ...view } = canceled;
       return {
         output: command.json ? formatJson(view) : `canceled ${canceled.id} (${canceled.status})\n`,
         ok: true,

@@ -1,11 +1,12 @@
 // Queues messages to data subjects inside the caller's transaction, so a message exists if and only if
-// the change that causes it committed. The recipient is the request's email identity; a request without
-// one (or whose identities were purged) gets no message. Nothing here sends or logs anything.
+// the change that causes it committed. The recipient is the request's email identity, else the email
+// given on the public side and not (yet) verified, where its code went (identity.ts contactEmail); a
+// request without one (or whose identities were purged) gets no message. Nothing here sends or logs anything.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { readPrivacyCenterSettings, publishedAction } from '../privacy-center/settings.ts';
 import { requestStatusUrl } from '../privacy-center/public-url.ts';
-import { openIdentity } from '../privacy-requests/identity.ts';
+import { contactEmail } from '../privacy-requests/identity.ts';
 import { loadPolicyEmbeds, type PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
 import { sealContent } from './content.ts';
@@ -13,7 +14,12 @@ import { type MessageKind, outboxRepository } from './repository.ts';
 import { type MessageContext, renderMessage } from './templates.ts';
 
 export interface SubjectMessage {
-  request: { id: string; policy_id: string; identity_sealed: Uint8Array | null };
+  request: {
+    id: string;
+    policy_id: string;
+    identity_sealed: Uint8Array | null;
+    unverified_identity_sealed?: Uint8Array | null;
+  };
   kind: MessageKind;
   /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
   details?: Pick<MessageContext, 'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased'>;
@@ -29,11 +35,7 @@ export async function queueSubjectMessages(
   messages: readonly SubjectMessage[],
 ): Promise<number> {
   const addressed = messages.flatMap((message) => {
-    const email =
-      message.email ??
-      (message.request.identity_sealed
-        ? openIdentity(services.keyring, message.request.id, message.request.identity_sealed).email
-        : undefined);
+    const email = message.email ?? contactEmail(services.keyring, message.request);
     return email ? [{ ...message, email }] : [];
   });
   if (addressed.length === 0) return 0;

@@ -1,7 +1,8 @@
 // The public pages under /privacy-center: the home page with the published actions, a request's status
 // page with the code form, the stylesheet, and the access-package download. Forms post here and are
 // answered with a redirect (so reloading never posts twice) or, when something is wrong, the same page
-// with the problem and the right 4xx status. Every answer carries PAGE_CSP and is never cached.
+// with the problem and the right 4xx status; a cross-site post is refused (403) before anything is done.
+// Every answer carries PAGE_CSP and is never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { openPackageDownload } from '../access-delivery/download.ts';
 import { DomainError } from '../errors.ts';
@@ -11,6 +12,7 @@ import { IdentityVerificationService, RetryLater } from '../verification/service
 import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
 import { readPrivacyCenterSettings } from './settings.ts';
 import { PublicSubmissionService } from './submission.ts';
+import { crossSiteProblem } from './cross-site.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 type Form = Record<string, unknown>;
@@ -33,8 +35,13 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
   const verification = new IdentityVerificationService(services);
   const settings = () => readPrivacyCenterSettings(services.db);
 
-  /** The page's answer to a throttled form: the same page with the problem (429). */
+  /** The page's answer to a cross-site or throttled form: a page with the problem (403, 429). */
   const throttleForm = async (request: FastifyRequest, reply: FastifyReply) => {
+    const crossSite = crossSiteProblem(request, services.config);
+    if (crossSite) {
+      reply.status(403).type('text/html; charset=utf-8');
+      return reply.send(renderProblem(await settings(), 403, crossSite));
+    }
     try {
       await throttle(request, reply);
     } catch (error) {
@@ -49,6 +56,8 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
       reply.header('cache-control', 'no-store');
+      // Forms posted from the page then carry its origin (no-referrer makes it "null"): see cross-site.ts.
+      reply.header('referrer-policy', 'same-origin');
       return payload;
     });
 

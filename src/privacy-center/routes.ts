@@ -20,6 +20,7 @@ import {
 } from './schemas.ts';
 import { readPrivacyCenterSettings, updatePrivacyCenterSettings } from './settings.ts';
 import { PublicSubmissionService } from './submission.ts';
+import { refuseCrossSite } from './cross-site.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 const tags = ['privacy center'];
@@ -46,6 +47,7 @@ export async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise
 /** Settings and the public side of /v1/privacy-center (not under the bare prefix: /privacy-center is the page). */
 export function privacyCenterRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const submissions = new PublicSubmissionService(services);
+  const crossSite = refuseCrossSite(services.config);
   return async (app) => {
     app.get(
       '/privacy-center',
@@ -99,17 +101,17 @@ export function privacyCenterRoutes(services: Services, throttle: PublicThrottle
     app.post<{ Body: PublicSubmission }>(
       '/privacy-center/privacy-request',
       {
-        onRequest: throttle,
+        onRequest: [crossSite, throttle],
         schema: {
           tags,
           summary:
-            'Submit a privacy request for a published policy (public; throttled per address). With identity verification on, a code goes to the email.',
+            'Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). With identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code.',
           body: PublicSubmission,
           response: { 200: RequestStanding, ...publicErrors },
         },
       },
-      async (request) => {
-        const answer = await submissions.submit(request.body);
+      async (request, reply) => {
+        const answer = await withRetryAfter(reply, () => submissions.submit(request.body));
         request.log.info(
           { privacy_request_id: answer.id, status: answer.status },
           'public privacy request received',
@@ -137,11 +139,12 @@ export function privacyCenterRoutes(services: Services, throttle: PublicThrottle
 export function subjectRequestRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const verification = new IdentityVerificationService(services);
   const requests = new PrivacyRequestService(services);
+  const crossSite = refuseCrossSite(services.config);
   return async (app) => {
     app.post<IdRoute & { Body: { code: string } }>(
       '/privacy-request/:id/verify',
       {
-        onRequest: throttle,
+        onRequest: [crossSite, throttle],
         schema: {
           tags: ['privacy requests'],
           summary:
@@ -160,10 +163,11 @@ export function subjectRequestRoutes(services: Services, throttle: PublicThrottl
     app.post<IdRoute>(
       '/privacy-request/:id/verify/resend',
       {
-        onRequest: throttle,
+        onRequest: [crossSite, throttle],
         schema: {
           tags: ['privacy requests'],
-          summary: 'Send a new verification code (the old one dies); at most one a minute (public).',
+          summary:
+            'Send a new verification code (the old one dies); at most one a minute and 3 a request, at most 5 code mails an hour to one address (public).',
           params: RequestIdParams,
           response: { 200: RequestStanding, ...publicErrors },
         },

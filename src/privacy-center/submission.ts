@@ -1,17 +1,27 @@
 // Requests from the public, through the privacy center: only published policies, only the identity fields
-// the action asks for. With LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED the request waits in
-// identity_unverified for the code mailed to its email; otherwise it is received as an operator's request
-// is. The public view of a request tells where it stands and nothing else. Never logs an identity.
+// the action asks for. Nothing the public gives is trusted: every value is stored as the request's
+// unverified identity (never matched, sent to callbacks apart), and the identity the rule run matches
+// starts empty. With LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED the request waits in
+// identity_unverified for the code mailed to its email (at most 3 such requests per address; the code
+// proves the email, src/verification/); otherwise it is received at once and its values stay unverified
+// for good, so it matches nothing (an operator sees them marked and can act on them with a request of
+// their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
-import { type Identity, identityProblem, sealIdentity } from '../privacy-requests/identity.ts';
+import {
+  type Identity,
+  identityProblem,
+  sealIdentity,
+  sealUnverifiedIdentity,
+} from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
+import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
 import { publishedAction, readPrivacyCenterSettings } from './settings.ts';
@@ -82,6 +92,8 @@ export class PublicSubmissionService {
     const id = `pri_${randomUUID()}`;
     const verify = config.identityVerificationRequired;
     const row = await db.transaction(async (tx) => {
+      const recipient =
+        verify && identity.email ? await assertFewOpenRequests(tx, keyring, identity.email) : undefined;
       const [stored] = await requests.insertMany(
         tx,
         null,
@@ -95,7 +107,9 @@ export class PublicSubmissionService {
             source: 'privacy_center',
             location: null,
             customFields: [],
-            identitySealed: sealIdentity(keyring, id, identity),
+            identitySealed: sealIdentity(keyring, id, {}),
+            unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
+            recipientIndex: recipient,
           },
         ],
       );
@@ -112,6 +126,8 @@ export class PublicSubmissionService {
       ]);
       if (verify) await issueVerificationCode(tx, this.#services, inserted, identity.email as string);
       else {
+        // Nothing proves the address either: its "received" mail counts against the same hourly cap.
+        if (identity.email) await reserveCodeMail(tx, keyring, identity.email);
         await admitVerifiedRequest(this.#services, tx, inserted);
         await queueSubjectMessages(tx, this.#services, [{ request: inserted, kind: 'received' }]);
       }

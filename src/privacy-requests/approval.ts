@@ -1,7 +1,9 @@
 // Approval: the moment a request's execution plan is snapshotted (each pre-execution webhook of its
 // policy in order, the rules, each post-execution webhook), logged and queued, inside the caller's
 // transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval; and
-// the way a request whose subject has just verified their identity goes on from pending.
+// the way a request whose subject has just verified their identity goes on from pending. A public
+// erasure (one received through the privacy center) is never approved without a person unless
+// LETHE_PUBLIC_ERASURE_AUTO_APPROVE: neither automatically nor by its pre-approval webhooks' answers.
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Services } from '../services.ts';
@@ -10,6 +12,18 @@ import { enqueueAdvance } from './jobs.ts';
 import { type LogEntry, logRepository } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
+import { loadPolicyEmbed } from './view.ts';
+
+/** A request received from the public (no client submitted it) whose policy erases, while such need a person. */
+export async function awaitsOperator(
+  services: Pick<Services, 'config'>,
+  tx: Queryable,
+  row: Pick<RequestRow, 'client_id' | 'policy_id'>,
+): Promise<boolean> {
+  if (row.client_id !== null || services.config.publicErasureAutoApprove) return false;
+  const policy = await loadPolicyEmbed(tx, row.policy_id);
+  return policy.rules.some((rule) => rule.action_type === 'erasure');
+}
 
 /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */
 export async function approveRequest(
@@ -53,6 +67,10 @@ export async function admitVerifiedRequest(
       })),
     );
     await enqueueAdvance(services.queue, tx, row.id);
+  } else if (await awaitsOperator(services, tx, row)) {
+    await logRepository.appendLog(tx, row.id, [
+      { kind: 'note', message: "a public erasure awaits an operator's approval" },
+    ]);
   } else if (!services.config.requireManualApproval) {
     await approveRequest(services.queue, tx, row, null, 'approved automatically: no pre-approval webhooks');
   }

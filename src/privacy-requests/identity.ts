@@ -1,6 +1,11 @@
 // A data subject's identities: their shape (email, E.164 phone number, custom `{label, value}` entries),
 // how a derived identity merges into the known set, and their sealing at rest under the identity-cache
-// key bound to the request id. It must never log an identity nor put one in an error message.
+// key bound to the request id. A request holds two sets: `identity` (trusted: given with a management
+// token, proved by the mailed code, or derived by a two_way webhook), the only one matched against
+// datastores and sent as callbacks' `identity`; and `unverified_identity` (given on the public side and
+// not proved), shown to operators and sent as callbacks' `unverified_identity`, never matched. Each is
+// sealed under its own associated data, so one can never be opened as the other. It must never log an
+// identity nor put one in an error message.
 import type { Keyring } from '../crypto/keyring.ts';
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
@@ -121,6 +126,7 @@ export function typedIdentities(identity: Identity): TypedIdentity[] {
 }
 
 const aad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:identity`;
+const unverifiedAad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:unverified-identity`;
 
 export function sealIdentity(keyring: Keyring, privacyRequestId: string, identity: Identity): Buffer {
   return seal(keyring.secretKey('identity-cache'), JSON.stringify(identity), aad(privacyRequestId));
@@ -128,4 +134,36 @@ export function sealIdentity(keyring: Keyring, privacyRequestId: string, identit
 
 export function openIdentity(keyring: Keyring, privacyRequestId: string, sealed: Uint8Array): Identity {
   return JSON.parse(openText(keyring.secretKey('identity-cache'), sealed, aad(privacyRequestId))) as Identity;
+}
+
+/** Seals the values given on the public side that nobody has proved (see the module header). */
+export function sealUnverifiedIdentity(
+  keyring: Keyring,
+  privacyRequestId: string,
+  identity: Identity,
+): Buffer {
+  return seal(keyring.secretKey('identity-cache'), JSON.stringify(identity), unverifiedAad(privacyRequestId));
+}
+
+export function openUnverifiedIdentity(
+  keyring: Keyring,
+  privacyRequestId: string,
+  sealed: Uint8Array | null,
+): Identity {
+  if (!sealed) return {};
+  return JSON.parse(
+    openText(keyring.secretKey('identity-cache'), sealed, unverifiedAad(privacyRequestId)),
+  ) as Identity;
+}
+
+/**
+ * The address messages to the subject go to: the trusted email, else the one given on the public side
+ * (where the code went). Completion messages, which may carry a download link, use the trusted one only.
+ */
+export function contactEmail(
+  keyring: Keyring,
+  row: { id: string; identity_sealed: Uint8Array | null; unverified_identity_sealed?: Uint8Array | null },
+): string | undefined {
+  const trusted = row.identity_sealed ? openIdentity(keyring, row.id, row.identity_sealed).email : undefined;
+  return trusted ?? openUnverifiedIdentity(keyring, row.id, row.unverified_identity_sealed ?? null).email;
 }

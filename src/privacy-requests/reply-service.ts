@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, unauthorized } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { approveRequest } from './approval.ts';
+import { approveRequest, awaitsOperator } from './approval.ts';
 import {
   type DerivedIdentity,
   derivedIdentityProblem,
@@ -101,6 +101,16 @@ export class ReplyToService {
         (candidate) => (candidate.position === step ? answer : candidate.answer) === 'eligible',
       );
       if (!allEligible) return 'pending';
+      if (await awaitsOperator(this.#services, tx, row)) {
+        await logRepository.appendLog(tx, id, [
+          {
+            kind: 'note',
+            message:
+              "every pre-approval webhook answered eligible; a public erasure awaits an operator's approval",
+          },
+        ]);
+        return 'pending';
+      }
       await approveRequest(
         this.#services.queue,
         tx,

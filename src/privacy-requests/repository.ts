@@ -32,6 +32,10 @@ export interface RequestRow {
   paused_step: number | null;
   error_reason: string | null;
   identity_sealed: Uint8Array | null;
+  /** Values given on the public side that nobody proved (identity.ts); never matched. */
+  unverified_identity_sealed: Uint8Array | null;
+  /** While identity_unverified: the HMAC of the email the code goes to (verification/recipient.ts). */
+  recipient_index: Uint8Array | null;
   identity_expires_at: Date;
   identity_purged_at: Date | null;
   next_step: number;
@@ -45,6 +49,8 @@ export interface NewRequest {
   location: string | null;
   customFields: unknown[];
   identitySealed: Buffer;
+  unverifiedIdentitySealed?: Buffer;
+  recipientIndex?: Buffer;
 }
 
 export interface ListFilter {
@@ -71,7 +77,7 @@ export type RequestChanges = Partial<
     | 'cancel_reason'
     | 'canceled_at'
   >
-> & { identity_sealed?: Buffer };
+> & { identity_sealed?: Buffer; unverified_identity_sealed?: Buffer | null; recipient_index?: null };
 
 const CHANGEABLE = [
   'started_processing_at',
@@ -85,6 +91,8 @@ const CHANGEABLE = [
   'error_reason',
   'next_step',
   'identity_sealed',
+  'unverified_identity_sealed',
+  'recipient_index',
   'identity_verified_at',
   'cancel_reason',
   'canceled_at',
@@ -161,9 +169,11 @@ export const privacyRequestRepository = {
   ): Promise<RequestRow[]> {
     const { rows } = await tx.query<RequestRow>(
       `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
-                                     location, custom_fields, identity_sealed, identity_expires_at, requested_at)
+                                     location, custom_fields, identity_sealed, unverified_identity_sealed,
+                                     recipient_index, identity_expires_at, requested_at)
        SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, $1, NULL, r->>'source', r->>'location',
               r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
+              decode(r->>'unverified_identity_sealed', 'base64'), decode(r->>'recipient_index', 'base64'),
               now() + make_interval(secs => $3::int),
               -- A batch arrives at one instant; a microsecond apiece keeps it in submission order in
               -- newest-first lists (ties would fall back to the random id).
@@ -184,6 +194,8 @@ export const privacyRequestRepository = {
             location: request.location,
             custom_fields: request.customFields,
             identity_sealed: request.identitySealed.toString('base64'),
+            unverified_identity_sealed: request.unverifiedIdentitySealed?.toString('base64') ?? null,
+            recipient_index: request.recipientIndex?.toString('base64') ?? null,
           })),
         ),
       ],
@@ -406,7 +418,8 @@ export const privacyRequestRepository = {
 
   async purgeExpiredIdentities(db: Queryable): Promise<number> {
     const { rowCount } = await db.query(
-      `UPDATE privacy_requests SET identity_sealed = NULL, identity_purged_at = now(), updated_at = now()
+      `UPDATE privacy_requests SET identity_sealed = NULL, unverified_identity_sealed = NULL, recipient_index = NULL,
+              identity_purged_at = now(), updated_at = now()
         WHERE identity_sealed IS NOT NULL AND identity_expires_at <= now()`,
     );
     return rowCount;

@@ -131,7 +131,16 @@ export const PrivacyRequestView = Type.Object({
     {},
     {
       additionalProperties: true,
-      description: 'The known identities (after derived ones merged); `{}` once purged.',
+      description:
+        'The trusted identities (given with a management token, proved by the mailed code, or derived by a two_way webhook, merged): the only ones matched against datastores; `{}` once purged.',
+    },
+  ),
+  unverified_identity: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'Identities given on the public side that nobody proved (a phone number; the email until its code is entered): shown to operators, never matched, sent to callbacks apart; `{}` when none or once purged.',
     },
   ),
 });

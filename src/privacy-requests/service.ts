@@ -16,7 +16,13 @@ import { pageOf } from '../validation/page.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './rules/access-package.ts';
 import { approvedEntry, approveRequest, planOf } from './approval.ts';
-import { type Identity, identityProblem, openIdentity, sealIdentity } from './identity.ts';
+import {
+  type Identity,
+  identityProblem,
+  openIdentity,
+  openUnverifiedIdentity,
+  sealIdentity,
+} from './identity.ts';
 import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
 import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
 import {
@@ -36,7 +42,10 @@ import {
   toPrivacyRequestView,
 } from './view.ts';
 
-export type PrivacyRequestWithIdentity = PrivacyRequestView & { identity: Identity };
+export type PrivacyRequestWithIdentity = PrivacyRequestView & {
+  identity: Identity;
+  unverified_identity: Identity;
+};
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -345,7 +354,8 @@ export class PrivacyRequestService {
     const identity = row.identity_sealed
       ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
       : {};
-    return { ...view, identity };
+    const unverified = openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed);
+    return { ...view, identity, unverified_identity: unverified };
   }
 }
 

@@ -1,30 +1,37 @@
 // Identity verification of public submissions: a 6-digit code mailed to the request's email, kept as an
 // HMAC (a stolen table gives no code), living LETHE_IDENTITY_VERIFICATION_TTL_SECONDS, dead after 5 wrong
-// tries; a new one at most once a minute. The right code moves the request from identity_unverified to
-// pending and on (pre-approval, approval) as an operator's request; a wrong one changes nothing but the
-// count of tries. It never logs a code nor an identity.
+// tries; a new one at most once a minute and at most 3 times a request. 10 wrong codes over a request's
+// life cancel it ("too many wrong codes"); per recipient, at most 5 code mails an hour (recipient.ts).
+// The right code proves the email only: it moves from the request's unverified identities to its
+// identity (what the rule run matches), and any other value given (a phone number) stays unverified; the
+// request goes from identity_unverified to pending and on (pre-approval, approval) as an operator's
+// request does. A wrong one changes nothing but the counts of tries. It never logs a code nor an identity.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { badRequest, DomainError, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
-import { openIdentity } from '../privacy-requests/identity.ts';
+import { cancelLocked } from '../privacy-requests/cancel.ts';
+import {
+  type Identity,
+  openIdentity,
+  openUnverifiedIdentity,
+  sealIdentity,
+  sealUnverifiedIdentity,
+} from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
+import { reserveCodeMail, RetryLater } from './recipient.ts';
 import { verificationRepository as repo } from './repository.ts';
 
 export const MAX_WRONG_CODES = 5;
+export const MAX_WRONG_CODES_PER_REQUEST = 10;
+export const MAX_RESENDS = 3;
 export const RESEND_INTERVAL_SECONDS = 60;
+export const TOO_MANY_WRONG_CODES = 'too many wrong codes';
 
-export class RetryLater extends DomainError {
-  readonly retryAfterSeconds: number;
-
-  constructor(message: string, retryAfterSeconds: number) {
-    super('too_many_requests', message);
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
+export { RetryLater };
 
 function codeHash(services: Pick<Services, 'keyring'>, id: string, code: string): Buffer {
   return createHmac('sha256', services.keyring.secretKey('identity-verification'))
@@ -32,13 +39,17 @@ function codeHash(services: Pick<Services, 'keyring'>, id: string, code: string)
     .digest();
 }
 
-/** Makes a new code for the request and queues its message, in the caller's transaction. */
+/**
+ * Makes a new code for the request and queues its message, in the caller's transaction; 429 (and the
+ * caller's transaction rolls back) when the recipient has had 5 code mails in the last hour.
+ */
 export async function issueVerificationCode(
   tx: Queryable,
   services: Pick<Services, 'keyring' | 'config'>,
   row: RequestRow,
   email: string,
 ): Promise<void> {
+  await reserveCodeMail(tx, services.keyring, email);
   const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
   const ttl = services.config.identityVerificationTtlSeconds;
   await repo.replace(tx, row.id, codeHash(services, row.id, code), ttl);
@@ -59,6 +70,24 @@ function awaitingVerification(row: RequestRow | undefined, id: string): RequestR
   return row;
 }
 
+/** What the subject gave: unverified values, and those of a request received before migration 015. */
+function givenIdentity(services: Pick<Services, 'keyring'>, row: RequestRow): Identity {
+  const legacy = row.identity_sealed ? openIdentity(services.keyring, row.id, row.identity_sealed) : {};
+  return { ...legacy, ...openUnverifiedIdentity(services.keyring, row.id, row.unverified_identity_sealed) };
+}
+
+/** The request's identities once its email is proved: the email trusted, every other value still not. */
+function provedEmail(services: Pick<Services, 'keyring'>, row: RequestRow) {
+  const { email, ...rest } = givenIdentity(services, row);
+  const trusted: Identity = email ? { email } : {};
+  return {
+    identity_sealed: sealIdentity(services.keyring, row.id, trusted),
+    unverified_identity_sealed:
+      Object.keys(rest).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, rest) : null,
+    recipient_index: null,
+  };
+}
+
 export class IdentityVerificationService {
   readonly #services: Services;
 
@@ -77,7 +106,11 @@ export class IdentityVerificationService {
       const expected = Buffer.from(verification.code_hash);
       const given = codeHash(this.#services, id, code);
       if (!timingSafeEqual(expected, given)) {
-        // The try counts (it commits); the request itself does not change.
+        // The try counts (it commits); the request itself does not change, unless it was its last.
+        if (verification.wrong_codes_total + 1 >= MAX_WRONG_CODES_PER_REQUEST) {
+          await cancelLocked(tx, this.#services, row, TOO_MANY_WRONG_CODES, 'lethe');
+          return 'Wrong code; too many wrong codes were given for this request, which is now canceled.';
+        }
         await repo.countFailure(tx, id);
         const left = MAX_WRONG_CODES - verification.failed_attempts - 1;
         return left > 0
@@ -87,13 +120,14 @@ export class IdentityVerificationService {
       await repo.remove(tx, id);
       await requests.transition(tx, id, 'identity_unverified', 'pending', {
         identity_verified_at: new Date(),
+        ...provedEmail(this.#services, row),
       });
       await logRepository.appendLog(tx, id, [
         {
           kind: 'transition',
           fromStatus: 'identity_unverified',
           toStatus: 'pending',
-          message: 'identity verified with the mailed code',
+          message: 'email verified with the mailed code; any other identity given stays unverified',
         },
       ]);
       await admitVerifiedRequest(this.#services, tx, { ...row, status: 'pending' });
@@ -105,18 +139,20 @@ export class IdentityVerificationService {
     return { id, status: row?.status ?? 'pending' };
   }
 
-  /** A new code (the old one dies), at most once a minute. */
+  /** A new code (the old one dies), at most once a minute and 3 times a request. */
   async resend(id: string): Promise<{ id: string; status: string }> {
     await this.#services.db.transaction(async (tx) => {
       const row = awaitingVerification(await requests.lock(tx, id), id);
       const verification = await repo.lock(tx, id);
+      if (verification && verification.resends >= MAX_RESENDS)
+        throw tooManyRequests(
+          `At most ${MAX_RESENDS} new codes can be sent for a request; submit a new request if none arrived.`,
+        );
       if (verification && verification.age_seconds < RESEND_INTERVAL_SECONDS) {
         const wait = Math.ceil(RESEND_INTERVAL_SECONDS - verification.age_seconds);
         throw new RetryLater(`A new code can be sent once a minute; retry in ${wait} seconds.`, wait);
       }
-      const email = row.identity_sealed
-        ? openIdentity(this.#services.keyring, id, row.identity_sealed).email
-        : undefined;
+      const email = givenIdentity(this.#services, row).email;
       if (!email) throw badRequest(`Request ${id} has no email address to send a code to.`);
       await issueVerificationCode(tx, this.#services, row, email);
     });

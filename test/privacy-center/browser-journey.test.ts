@@ -174,7 +174,7 @@ describe('the privacy center journey in Chromium', () => {
     await page.close();
   });
 
-  test('the console shows the outbox and cancels a request', async () => {
+  test('the console shows the outbox, marks unverified identities and cancels a request', async () => {
     await operator
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Outbox' })
@@ -190,6 +190,11 @@ describe('the privacy center journey in Chromium', () => {
     });
     const id = pending.body.id as string;
     await signIn(operator, service, `/console/requests/${id}`);
+    // Before its code, the email given on the page is not trusted: listed apart, marked unverified.
+    const unverified = operator.locator('dd.unverified-identity');
+    await unverified.waitFor();
+    assert.match((await unverified.textContent()) ?? '', /^unverified c\*\*\*@example\.com /);
+    await assertAccessible(operator, 'a request with an unverified identity');
     await operator.getByRole('button', { name: `Cancel ${id}` }).click();
     await operator.getByLabel('Reason').fill('asked us to stop');
     await operator.getByRole('button', { name: 'Cancel the request' }).click();

@@ -11,6 +11,7 @@ describe('subject side configuration', () => {
     assert.equal(config.publicRequestsPerMinute, 10);
     assert.equal(config.identityVerificationRequired, true);
     assert.equal(config.identityVerificationTtlSeconds, 600);
+    assert.equal(config.publicErasureAutoApprove, false);
     assert.equal(config.accessPackageTtlSeconds, 604800);
     assert.equal(config.publicUrl, undefined);
     assert.equal(config.smtpUrl, undefined);
@@ -22,6 +23,7 @@ describe('subject side configuration', () => {
       LETHE_PUBLIC_REQUESTS_PER_MINUTE: '3',
       LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED: 'false',
       LETHE_IDENTITY_VERIFICATION_TTL_SECONDS: '120',
+      LETHE_PUBLIC_ERASURE_AUTO_APPROVE: 'true',
       LETHE_ACCESS_PACKAGE_TTL_SECONDS: '3600',
       LETHE_PUBLIC_URL: 'https://privacy.example.com/',
       LETHE_SMTP_URL: 'smtp://127.0.0.1:2525',
@@ -30,6 +32,7 @@ describe('subject side configuration', () => {
     assert.equal(config.publicRequestsPerMinute, 3);
     assert.equal(config.identityVerificationRequired, false);
     assert.equal(config.identityVerificationTtlSeconds, 120);
+    assert.equal(config.publicErasureAutoApprove, true);
     assert.equal(config.accessPackageTtlSeconds, 3600);
     assert.equal(config.smtpFrom, 'Privacy <privacy@example.com>');
     assert.equal(
@@ -44,6 +47,7 @@ describe('subject side configuration', () => {
       { LETHE_PUBLIC_REQUESTS_PER_MINUTE: '0' },
       { LETHE_SUBJECT_IDENTITY_VERIFICATION_REQUIRED: 'maybe' },
       { LETHE_IDENTITY_VERIFICATION_TTL_SECONDS: '-5' },
+      { LETHE_PUBLIC_ERASURE_AUTO_APPROVE: 'sometimes' },
       { LETHE_ACCESS_PACKAGE_TTL_SECONDS: 'a week' },
       { LETHE_PUBLIC_URL: 'ftp://example.com' },
       { LETHE_PUBLIC_URL: 'not a url' },

@@ -1,6 +1,7 @@
 // One privacy request: its facts, review actions, and its timeline from GET /v1/privacy-request/{id}/log
 // (each transition and webhook call, dated, with HTTP status and duration), polled while the request can
 // still change. A closed request says how long it took instead of counting down its deadline. A paused request shows how long its resume token has left before the request goes to error.
+// Identities given on the public page and never proved are listed apart, marked "unverified".
 import { useEffect } from 'react';
 import { Link } from 'wouter';
 import { segment } from '../api.ts';
@@ -241,6 +242,18 @@ export function RequestDetailPage(props: { id: string }) {
             <dd>{policyLabel(data)}</dd>
             <dt>Identity</dt>
             <dd>{maskedIdentity(data.identity) || '—'}</dd>
+            {maskedIdentity(data.unverified_identity) ? (
+              <>
+                <dt>Unverified identity</dt>
+                <dd className="unverified-identity">
+                  <span className="badge unverified">unverified</span>{' '}
+                  {maskedIdentity(data.unverified_identity)}{' '}
+                  <small className="hint">
+                    given on the public page and not proved: never matched, sent to webhooks apart
+                  </small>
+                </dd>
+              </>
+            ) : null}
             <dt>{closedText(data) ? 'Took' : 'Deadline'}</dt>
             <dd>
               {closedText(data) ?? daysLeftText(data.days_left)} (due {formatDate(data.due_date)})

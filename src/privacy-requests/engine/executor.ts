@@ -14,7 +14,14 @@ import { TargetAuthError } from '../../callbacks/target-oauth.ts';
 import { connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
 import type { Services } from '../../services.ts';
-import { type Identity, mergeIdentity, openIdentity, sealIdentity, typedIdentities } from '../identity.ts';
+import {
+  type Identity,
+  mergeIdentity,
+  openIdentity,
+  openUnverifiedIdentity,
+  sealIdentity,
+  typedIdentities,
+} from '../identity.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
@@ -31,6 +38,9 @@ const ONE_WAY_TRIES = 3;
 const MAX_STEPS_PER_RUN = 500;
 
 type Move = Parameters<typeof repo.move>[1];
+
+const unverifiedPart = (unverified: Identity) =>
+  Object.keys(unverified).length > 0 ? { unverified_identity: unverified } : {};
 
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
@@ -192,6 +202,10 @@ export class PrivacyRequestExecutor {
       direction: timing === 'pre_approval' ? 'one_way' : step.direction,
       callback_type: timing,
       identity,
+      // Values given on the public side that nobody proved: apart, and only when there are some.
+      ...unverifiedPart(
+        openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
+      ),
       policy_action: policyAction(policy),
       privacy_request: toPrivacyRequestView(row, policy),
     });
