@@ -159,10 +159,19 @@ export class AuthService {
     return (await clientRepository.list(this.#db)).map(toView);
   }
 
-  /** Deletes the client and revokes its tokens at once. */
+  /**
+   * Deletes the client and revokes its tokens at once. The caller must hold every scope the client holds
+   * (as for creating it): a narrower principal cannot remove a broader one.
+   */
   async deleteClient(by: ChangeActor, clientId: string) {
     requireScope(by.principal, 'client:*');
     await this.#db.transaction(async (tx) => {
+      const client = await clientRepository.find(tx, clientId);
+      if (!client) throw notFound(`No client with id ${clientId}.`);
+      const beyond = client.scopes.filter((scope) => !grants(by.principal.scopes, scope));
+      if (beyond.length > 0) {
+        throw forbidden(`You cannot delete a client holding scopes you do not hold: ${beyond.join(', ')}.`);
+      }
       if (!(await clientRepository.remove(tx, clientId))) throw notFound(`No client with id ${clientId}.`);
       await tokenRepository.removeForClient(tx, clientId);
       await recordChange(tx, by, 'client.delete', { client_id: clientId });

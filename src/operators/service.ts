@@ -78,9 +78,22 @@ export class OperatorService {
     return (await operatorRepository.list(this.#db)).map(toView);
   }
 
-  /** Deletes the operator and revokes their tokens at once. */
+  /**
+   * Deletes the operator and revokes their tokens at once. The caller must hold every scope the operator
+   * holds (as for creating them): a narrower account cannot remove a broader one, e.g. the last owner.
+   */
   async remove(by: ChangeActor, username: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
+      const row = await operatorRepository.find(tx, username);
+      if (!row) throw notFound(`No operator named ${username}.`);
+      const missing = scopesOfRoles(row.roles as Role[]).filter(
+        (scope) => !grants(by.principal.scopes, scope),
+      );
+      if (missing.length > 0) {
+        throw forbidden(
+          `You cannot delete an operator holding scopes you do not hold: ${missing.join(', ')}.`,
+        );
+      }
       if (!(await operatorRepository.remove(tx, username))) throw notFound(`No operator named ${username}.`);
       await recordChange(tx, by, 'operator.delete', { username });
     });
