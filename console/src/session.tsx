@@ -1,6 +1,6 @@
 // The signed-in session: the management access token lives in this component's memory only (never in
 // localStorage, sessionStorage or a cookie), so closing or reloading the tab signs out. A refused or
-// expired token ends the session and the sign-in page says why.
+// expired token ends the session and the sign-in page says why; signing out also ends the token at the server.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { type Api, createApi, requestLogin, requestToken } from './api.ts';
 import type { ConsoleSession } from './types.ts';
@@ -70,7 +70,15 @@ export function SessionGate(props: {
   const value = useMemo<SessionContextValue | null>(() => {
     if (!session) return null;
     const api = createApi(session.token, () => signOut(EXPIRED_MESSAGE));
-    return { api, info: session.info, signOut };
+    // Signing out ends the token at the server too (POST /v1/logout), so a copy of it stops working; the
+    // console forgets it at once either way (a 401 of an already expired token changes nothing).
+    const endSession = (reason?: string) => {
+      void createApi(session.token, () => undefined)
+        .send('POST', '/v1/logout')
+        .catch(() => undefined);
+      signOut(reason);
+    };
+    return { api, info: session.info, signOut: endSession };
   }, [session, signOut]);
 
   if (!value) return <>{props.signIn(start, message)}</>;

@@ -23,8 +23,10 @@ export interface OutboxMessage {
   state: 'pending' | 'sent';
   to: string;
   subject: string;
-  text: string;
-  html: string;
+  /** null once delivered: the bodies are purged (body_purged). */
+  text: string | null;
+  html: string | null;
+  body_purged: boolean;
   attempts: number;
   next_attempt_at: string | null;
   last_error: string | null;

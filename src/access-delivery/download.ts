@@ -1,6 +1,7 @@
 // Answers a download link: the access package as a ZIP built while it streams (yazl), holding report.html,
 // data.json and the subject's files, each file read chunk by chunk from the datastore. Every download is
-// audited (the request id and the entries, never a value). An unknown or expired token is a 404 that
+// audited (the request id and the entries, never a value); a HEAD is not a download and is not audited
+// (checkPackageDownload). An unknown or expired token is a 404 that
 // tells nothing more.
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
@@ -23,11 +24,15 @@ export interface PackageDownload {
   stream: Readable;
 }
 
-export async function openPackageDownload(
-  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+/**
+ * The request a live download link serves; 404 otherwise. Reads nothing of the package and audits
+ * nothing: a HEAD (a link checker, a mail scanner) is answered from this alone, so that only a real
+ * download appears in the audit log.
+ */
+export async function checkPackageDownload(
+  services: Pick<Services, 'db'>,
   token: string,
-  audit: AuditOrigin,
-): Promise<PackageDownload> {
+): Promise<{ privacyRequestId: string }> {
   if (!TOKEN_SHAPE.test(token)) throw notFound(GONE);
   const privacyRequestId = await repo.liveRequest(services.db, hashToken(token));
   // A link outlives nothing: it works while its request is complete.
@@ -35,6 +40,15 @@ export async function openPackageDownload(
     ? await privacyRequestRepository.find(services.db, privacyRequestId)
     : undefined;
   if (!privacyRequestId || request?.status !== 'complete') throw notFound(GONE);
+  return { privacyRequestId };
+}
+
+export async function openPackageDownload(
+  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  token: string,
+  audit: AuditOrigin,
+): Promise<PackageDownload> {
+  const { privacyRequestId } = await checkPackageDownload(services, token);
   const settings = await readPrivacyCenterSettings(services.db);
   const accessPackage: AccessPackage = (await readAccessPackage(services, privacyRequestId)) ?? {
     privacy_request_id: privacyRequestId,

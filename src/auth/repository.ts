@@ -78,6 +78,19 @@ export const tokenRepository = {
     return rows[0];
   },
 
+  /** Ends the token stored under one of `digests` (sign-out); who held it, when it was live. */
+  async removeLive(
+    db: Queryable,
+    digests: readonly Buffer[],
+  ): Promise<{ client_id: string | null; username: string | null } | undefined> {
+    const { rows } = await db.query<{ client_id: string | null; username: string | null }>(
+      `DELETE FROM oauth_access_tokens WHERE token_digest = ANY($1::bytea[]) AND expires_at > now()
+       RETURNING client_id, username`,
+      [digests],
+    );
+    return rows[0];
+  },
+
   async removeForClient(db: Queryable, clientId: string) {
     await db.query('DELETE FROM oauth_access_tokens WHERE client_id = $1', [clientId]);
   },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { badRequest, DomainError } from '../errors.ts';
-import { changeActorOf, principalOf } from '../http/authorize.ts';
+import { auditOriginOf, bearerToken, changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
 import { SCOPES } from './scopes.ts';
@@ -84,7 +84,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
             .send({ detail: 'client_id and client_secret are required (form fields or HTTP Basic).' });
         }
         try {
-          return await auth.issueToken(id, secret, request.body.scope);
+          return await auth.issueToken(id, secret, request.body.scope, auditOriginOf(request));
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
             throw await app.addressThrottle.chargeFailure(request, reply, error);
@@ -94,6 +94,24 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           }
           throw error;
         }
+      },
+    );
+
+    app.post(
+      '/logout',
+      {
+        onRequest: app.authorize(),
+        schema: {
+          tags: ['management auth'],
+          summary:
+            "End the presented access token (an operator's sign-in or a client's token); it answers 401 from then on.",
+          security,
+          response: { 204: Type.Null(), 401: ErrorDetail },
+        },
+      },
+      async (request, reply) => {
+        await auth.endToken(bearerToken(request) as string, auditOriginOf(request));
+        return reply.status(204).send();
       },
     );
 

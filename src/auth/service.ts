@@ -1,7 +1,9 @@
 // Management authentication: OAuth 2.0 client credentials, as Fides does it. Tokens are opaque random
-// strings; only their digests are stored, so a database copy yields no usable token.
+// strings; only their digests are stored, so a database copy yields no usable token. Every token looked up
+// is read from the database, so a sign-out (POST /v1/logout) ends the token in every API process at once.
+// Token grants and sign-outs are audited (who, from where), never with a secret or a token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
+import { type AuditOrigin, type ChangeActor, recordAudit, recordChange } from '../audit/audit-log.ts';
 import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
@@ -59,13 +61,19 @@ export class AuthService {
    * section 3.3: space-separated), only those: a narrower token for a narrower job. A scope the client does
    * not hold, or that does not exist, is invalid_scope (400), judged after the credentials.
    */
-  async issueToken(clientId: string, clientSecret: string, requestedScope?: string) {
+  async issueToken(clientId: string, clientSecret: string, requestedScope?: string, origin?: AuditOrigin) {
     const held = await this.#verifyClient(clientId, clientSecret);
     const requested = (requestedScope ?? '').split(' ').filter(Boolean);
     const beyond = requested.filter((scope) => !held.includes(scope));
     if (beyond.length > 0) throw new InvalidScopeError(beyond);
     const scopes = requested.length > 0 ? [...new Set(requested)] : held;
     const accessToken = await this.#newToken({ clientId }, scopes);
+    await recordAudit(this.#db, {
+      action: 'client.token',
+      actor: `client:${clientId}`,
+      ...origin,
+      details: { client_id: clientId, scopes: scopes.length },
+    });
     return {
       access_token: accessToken,
       token_type: 'Bearer' as const,
@@ -123,6 +131,25 @@ export class AuthService {
     return { clientId: token.client_id ?? '', scopes: token.scopes };
   }
 
+  /**
+   * Ends the presented token (POST /v1/logout): it is deleted, so every API process refuses it from the
+   * next request on. The sign-out is audited under the holder's name, never with the token.
+   */
+  async endToken(bearer: string, origin: AuditOrigin): Promise<void> {
+    const ended = await this.#db.transaction(async (tx) => {
+      const holder = await tokenRepository.removeLive(tx, [digest(bearer), this.#rootTokenDigest(bearer)]);
+      if (!holder) return false;
+      await recordAudit(tx, {
+        action: holder.username === null ? 'client.logout' : 'operator.logout',
+        actor: holder.username === null ? `client:${holder.client_id ?? ''}` : `user:${holder.username}`,
+        ...origin,
+        details: holder.username === null ? { client_id: holder.client_id } : { username: holder.username },
+      });
+      return true;
+    });
+    if (!ended) throw unauthorized('The access token is not valid or has expired.');
+  }
+
   #rootTokenDigest(token: string): Buffer {
     return createHmac('sha256', this.#rootTokenKey).update(token).digest();
   }
@@ -159,10 +186,19 @@ export class AuthService {
     return (await clientRepository.list(this.#db)).map(toView);
   }
 
-  /** Deletes the client and revokes its tokens at once. */
+  /**
+   * Deletes the client and revokes its tokens at once. The caller must hold every scope the client holds
+   * (as for creating it): a narrower principal cannot remove a broader one.
+   */
   async deleteClient(by: ChangeActor, clientId: string) {
     requireScope(by.principal, 'client:*');
     await this.#db.transaction(async (tx) => {
+      const client = await clientRepository.find(tx, clientId);
+      if (!client) throw notFound(`No client with id ${clientId}.`);
+      const beyond = client.scopes.filter((scope) => !grants(by.principal.scopes, scope));
+      if (beyond.length > 0) {
+        throw forbidden(`You cannot delete a client holding scopes you do not hold: ${beyond.join(', ')}.`);
+      }
       if (!(await clientRepository.remove(tx, clientId))) throw notFound(`No client with id ${clientId}.`);
       await tokenRepository.removeForClient(tx, clientId);
       await recordChange(tx, by, 'client.delete', { client_id: clientId });

@@ -14,11 +14,15 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Names that describe the HTTP exchange itself, which the HTTP client sets or refuses: accepting them
- * would break every callback of the connection. DECISIONS names the first four.
+ * would break every callback of the connection (or, for Content-Encoding, mislabel the JSON body Lethe
+ * sends, and for Cookie, smuggle a session of someone else's into every call). Issue 22 names Content-Encoding,
+ * Content-Length, Transfer-Encoding, Connection, Host and Cookie.
  */
 const REFUSED = new Set([
   'host',
   'content-length',
+  'content-encoding',
+  'cookie',
   'transfer-encoding',
   'connection',
   'keep-alive',

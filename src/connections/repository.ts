@@ -237,9 +237,12 @@ export const connectionRepository = {
   },
 
   /** Locks the row for the rest of the transaction; answers whether the connection exists and has OAuth. */
-  async lock(db: Queryable, key: string): Promise<{ has_oauth: boolean } | undefined> {
-    const { rows } = await db.query<{ has_oauth: boolean }>(
-      'SELECT oauth_grant_type IS NOT NULL AS has_oauth FROM connections WHERE key = $1 FOR UPDATE',
+  async lock(
+    db: Queryable,
+    key: string,
+  ): Promise<{ has_oauth: boolean; secrets_url: string | null } | undefined> {
+    const { rows } = await db.query<{ has_oauth: boolean; secrets_url: string | null }>(
+      'SELECT oauth_grant_type IS NOT NULL AS has_oauth, secrets_url FROM connections WHERE key = $1 FOR UPDATE',
       [key],
     );
     return rows[0];

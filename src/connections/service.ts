@@ -30,6 +30,7 @@ import {
   sealOAuthClientSecret,
   sealSigningSecret,
 } from './secrets.ts';
+import { maskUrlSecrets, storedUnlessMasked } from './url-mask.ts';
 
 const checkItem = itemValidator(ConnectionItem);
 const OAUTH_FIELDS = ['grant_type', 'token_url', 'scope', 'client_id', 'client_secret'] as const;
@@ -153,7 +154,7 @@ export class ConnectionService {
             }
           : null;
       await connectionRepository.replaceSecrets(tx, key, {
-        url: secrets.url,
+        url: storedUnlessMasked(secrets.url, locked.secrets_url),
         authorizationSealed: sealed,
         headers,
       });
@@ -166,10 +167,11 @@ export class ConnectionService {
     await this.get(key);
     await assertAllowedDestination(oauth.token_url, this.#config, 'token_url');
     await this.#db.transaction(async (tx) => {
-      if (!(await connectionRepository.findOAuth(tx, key))) throw notFound(`No connection with key ${key}.`);
+      const current = await connectionRepository.findOAuth(tx, key);
+      if (!current) throw notFound(`No connection with key ${key}.`);
       await connectionRepository.replaceOAuth(tx, key, {
         grantType: oauth.grant_type,
-        tokenUrl: oauth.token_url,
+        tokenUrl: storedUnlessMasked(oauth.token_url, current.oauth_token_url),
         scope: oauth.scope,
         clientId: oauth.client_id,
         clientSecretSealed: sealOAuthClientSecret(this.#keyring, key, oauth.client_secret),
@@ -192,7 +194,10 @@ export class ConnectionService {
       const current = await connectionRepository.findOAuth(tx, key);
       if (!current) throw notFound(`No connection with key ${key}.`);
       const grantType = changes.grant_type ?? current.oauth_grant_type;
-      const tokenUrl = changes.token_url ?? current.oauth_token_url;
+      const tokenUrl =
+        changes.token_url === undefined
+          ? current.oauth_token_url
+          : storedUnlessMasked(changes.token_url, current.oauth_token_url);
       const scope = changes.scope ?? current.oauth_scope;
       const clientId = changes.client_id ?? current.oauth_client_id;
       const clientSecretSealed =
@@ -288,7 +293,7 @@ function toView(row: ConnectionViewRow): ConnectionView {
       row.secrets_url === null
         ? null
         : {
-            url: row.secrets_url,
+            url: maskUrlSecrets(row.secrets_url),
             authorization: row.has_authorization ? SECRET_MASK : null,
             ...(row.secrets_header_names
               ? { headers: Object.fromEntries(row.secrets_header_names.map((name) => [name, SECRET_MASK])) }
@@ -298,7 +303,7 @@ function toView(row: ConnectionViewRow): ConnectionView {
       grantType !== null && tokenUrl !== null && scope !== null && clientId !== null
         ? {
             grant_type: grantType,
-            token_url: tokenUrl,
+            token_url: maskUrlSecrets(tokenUrl),
             scope,
             client_id: clientId,
             client_secret: SECRET_MASK,

@@ -3,9 +3,13 @@
 // proxy on the same host); without it, loopback callers only, and every other address is refused with a
 // sentence saying to set the token. A wrong token counts as a failed authentication of the caller's
 // address like every other one (src/rate-limits/address-throttle.ts). The token is never logged nor echoed.
+// A reverse proxy on the same host connects from loopback: a request carrying X-Forwarded-For, Forwarded
+// or X-Real-IP is therefore loopback only when its peer is one LETHE_TRUST_PROXY lists and the client
+// address Lethe derives from X-Forwarded-For is loopback itself (a trusted proxy sending only Forwarded or
+// X-Real-IP, which Lethe does not read, is not believed to forward a loopback client).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
-import type { FastifyPluginAsync } from 'fastify';
+import { BlockList, isIP } from 'node:net';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { bearerToken } from '../http/authorize.ts';
 import { ErrorDetail } from '../http/schemas.ts';
@@ -19,12 +23,42 @@ export function isLoopbackAddress(ip: string): boolean {
   return address === '::1';
 }
 
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+
+/** The addresses and CIDRs of LETHE_TRUST_PROXY (validated by config.ts), as one matcher. */
+function trustedPeers(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
+
+function isTrusted(list: BlockList, ip: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  const address = mapped ?? ip;
+  return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** Whether the caller is on this host, forwarding headers judged as the module header says. */
+export function isLoopbackCaller(request: FastifyRequest, trusted: BlockList): boolean {
+  if (!isLoopbackAddress(request.ip)) return false;
+  const forwarded = FORWARDING_HEADERS.filter((name) => request.headers[name] !== undefined);
+  if (forwarded.length === 0) return true;
+  const peer = request.socket.remoteAddress ?? '';
+  return isTrusted(trusted, peer) && request.headers['x-forwarded-for'] !== undefined;
+}
+
 function sameToken(presented: string, expected: string): boolean {
   const digest = (value: string) => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
 export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync {
+  const trusted = trustedPeers(config.trustProxy);
   return async (app) => {
     app.get(
       '/metrics',
@@ -32,9 +66,9 @@ export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync
         onRequest: async (request, reply) => {
           const expected = config.metricsToken;
           if (expected === undefined) {
-            if (!isLoopbackAddress(request.ip))
+            if (!isLoopbackCaller(request, trusted))
               throw forbidden(
-                '/metrics answers loopback callers only; set LETHE_METRICS_TOKEN to scrape it from another address.',
+                '/metrics answers loopback callers only (a request forwarded by a proxy is not one); set LETHE_METRICS_TOKEN to scrape it from another address.',
               );
             return;
           }

@@ -1,12 +1,13 @@
 // Operator accounts over HTTP: POST/GET /v1/user, DELETE /v1/user/{username} (scopes user:*, user:read)
 // and POST /v1/login in Fides' shape. Login failures count against the caller's address like every
-// other failed authentication (src/http/address-throttle.ts).
+// other failed authentication (src/rate-limits/address-throttle.ts), and an attempt is counted in flight
+// before its password is hashed; 429 when too many hashes already run and wait (src/crypto/password.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { ROLES } from '../auth/scopes.ts';
 import { MAX_PASSWORD_LENGTH } from '../crypto/password.ts';
 import { DomainError } from '../errors.ts';
-import { changeActorOf } from '../http/authorize.ts';
+import { auditOriginOf, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { OperatorService } from './service.ts';
 
@@ -58,14 +59,20 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await app.addressThrottle.assertNotBlocked(request, reply);
+        // Counted before the password is hashed: a burst from one address hashes at most its limit.
+        const release = await app.addressThrottle.holdAttempt(request, reply);
         try {
-          return await operators.login(request.body);
+          return await operators.login(request.body, auditOriginOf(request));
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
             throw await app.addressThrottle.chargeFailure(request, reply, error);
           }
+          if (error instanceof DomainError && error.kind === 'too_many_requests') {
+            reply.header('retry-after', '2');
+          }
           throw error;
+        } finally {
+          release();
         }
       },
     );

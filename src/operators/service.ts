@@ -1,7 +1,7 @@
 // Operator accounts: people who sign in with a username and a password and act with the scopes of their
 // roles (src/auth/scopes.ts). Owns the operators table and the password rules; tokens are issued by the
 // auth service, which owns them. A password is hashed here and never returned, logged or audited.
-import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
+import { type AuditOrigin, type ChangeActor, recordAudit, recordChange } from '../audit/audit-log.ts';
 import { grants, principalName, type Role, ROLES, scopesOfRoles } from '../auth/scopes.ts';
 import type { AuthService } from '../auth/service.ts';
 import {
@@ -11,8 +11,9 @@ import {
   MIN_PASSWORD_LENGTH,
   verifyPassword,
 } from '../crypto/password.ts';
+import { HashingBusy } from '../crypto/hash-turns.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { conflict, forbidden, invalid, notFound, tooManyRequests, unauthorized } from '../errors.ts';
 import { type OperatorRow, operatorRepository } from './repository.ts';
 
 /** Lower-case letters, digits, `.`, `_`, `@` and `-`; at most 100 characters. */
@@ -60,7 +61,9 @@ export class OperatorService {
     if (missing.length > 0) {
       throw forbidden(`You cannot give roles with scopes you do not hold: ${missing.join(', ')}.`);
     }
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashingInTurn(() =>
+      hashPassword(canonicalPassword(input.password), by.clientAddress ?? ''),
+    );
     return this.#db.transaction(async (tx) => {
       const row = await operatorRepository.insert(tx, {
         username,
@@ -78,26 +81,50 @@ export class OperatorService {
     return (await operatorRepository.list(this.#db)).map(toView);
   }
 
-  /** Deletes the operator and revokes their tokens at once. */
+  /**
+   * Deletes the operator and revokes their tokens at once. The caller must hold every scope the operator
+   * holds (as for creating them): a narrower account cannot remove a broader one, e.g. the last owner.
+   */
   async remove(by: ChangeActor, username: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
+      const row = await operatorRepository.find(tx, username);
+      if (!row) throw notFound(`No operator named ${username}.`);
+      const missing = scopesOfRoles(row.roles as Role[]).filter(
+        (scope) => !grants(by.principal.scopes, scope),
+      );
+      if (missing.length > 0) {
+        throw forbidden(
+          `You cannot delete an operator holding scopes you do not hold: ${missing.join(', ')}.`,
+        );
+      }
       if (!(await operatorRepository.remove(tx, username))) throw notFound(`No operator named ${username}.`);
       await recordChange(tx, by, 'operator.delete', { username });
     });
   }
 
-  /** 401 for a wrong name or password alike (which one is not said), after the same work either way. */
-  async login(input: { username: string; password: string }): Promise<LoginAnswer> {
+  /**
+   * 401 for a wrong name or password alike (which one is not said), after the same work either way: one
+   * hash per attempt. The sign-in is audited (who and from where, never the password or the token).
+   */
+  async login(input: { username: string; password: string }, origin?: AuditOrigin): Promise<LoginAnswer> {
     const username = input.username.trim().toLowerCase();
     const row = await operatorRepository.find(this.#db, username);
-    const hash = row?.password_hash ?? (await hashOfNobody());
-    let matches = false;
-    for (const candidate of [input.password, ...fidesDecoded(input.password)]) {
-      matches = (await verifyPassword(candidate, hash)) || matches;
-    }
+    const matches = await hashingInTurn(async () =>
+      verifyPassword(
+        canonicalPassword(input.password),
+        row?.password_hash ?? (await hashOfNobody()),
+        origin?.clientAddress ?? '',
+      ),
+    );
     if (!row || !matches) throw unauthorized('The username or password is not valid.');
     const roles = row.roles as Role[];
     const token = await this.#auth.issueOperatorToken(row.username, scopesOfRoles(roles));
+    await recordAudit(this.#db, {
+      action: 'operator.login',
+      actor: `user:${row.username}`,
+      ...origin,
+      details: { username: row.username, roles },
+    });
     return {
       user_data: { username: row.username, roles },
       token_data: { access_token: token.access_token, token_type: 'Bearer', expires_in: token.expires_in },
@@ -105,16 +132,37 @@ export class OperatorService {
   }
 }
 
+/** 429 instead of a hash when too many are running and waiting (src/crypto/hash-turns.ts). */
+async function hashingInTurn<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof HashingBusy) throw tooManyRequests(error.message);
+    throw error;
+  }
+}
+
 /**
- * Fides' login takes the password base64-encoded, so scripts written for Fides send it that way. A
- * password that is well-formed base64 of printable text is also tried decoded (one more candidate per
- * attempt, for known and unknown usernames alike).
+ * Fides' login takes the password base64-encoded, so scripts written for Fides send it that way. Trying
+ * both forms would cost two hashes per attempt; instead a password is hashed, at creation and at login
+ * alike, in one canonical form: decoded while it is well-formed base64 of printable text (a few rounds at
+ * most). The clear password and its base64 form then give the same hash, and an attempt costs one.
  */
-function fidesDecoded(password: string): string[] {
-  if (password.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(password)) return [];
+export function canonicalPassword(password: string): string {
+  let current = password;
+  for (let round = 0; round < 4; round += 1) {
+    const decoded = fidesDecoded(current);
+    if (decoded === undefined) break;
+    current = decoded;
+  }
+  return current;
+}
+
+function fidesDecoded(password: string): string | undefined {
+  if (password.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(password)) return undefined;
   const decoded = Buffer.from(password, 'base64').toString('utf8');
-  if (decoded.length === 0 || decoded.includes('\uFFFD') || /\p{Cc}/u.test(decoded)) return [];
-  return [decoded];
+  if (decoded.length === 0 || decoded.includes('\uFFFD') || /\p{Cc}/u.test(decoded)) return undefined;
+  return decoded;
 }
 
 function checkPassword(password: string) {

@@ -5,7 +5,7 @@
 import { mailFailureCodes, type MailTransport } from '../mail/transport.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { Services } from '../services.ts';
-import { openContent } from './content.ts';
+import { openContent, purgedContent, sealContent } from './content.ts';
 import { maskEmail } from './recipient-mask.ts';
 import { type MessageRow, outboxRepository as repo } from './repository.ts';
 
@@ -52,13 +52,17 @@ async function deliverOne(
   const content = openContent(keyring, message.id, message.content_sealed);
   let error: string | undefined;
   try {
-    await transport.send({ from: config.smtpFrom, ...content });
+    // A message claimed again after its delivery was recorded (never expected) has no body left to send.
+    if (content.text === null || content.html === null) throw new Error('the message was already delivered');
+    await transport.send({ from: config.smtpFrom, ...content, text: content.text, html: content.html });
   } catch (failure) {
     error = failureText(failure);
   }
   const recipient = maskEmail(content.to);
   await db.transaction(async (tx) => {
-    if (error === undefined) await repo.markSent(tx, message.id);
+    // Delivered: the codes and links in the bodies have done their work and are purged from the outbox.
+    if (error === undefined)
+      await repo.markSent(tx, message.id, sealContent(keyring, message.id, purgedContent(content)));
     else
       await repo.scheduleRetry(
         tx,

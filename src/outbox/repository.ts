@@ -86,10 +86,12 @@ export const outboxRepository = {
     return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
   },
 
-  async markSent(tx: Queryable, id: string): Promise<void> {
+  /** Marks the message delivered and replaces its content by `purgedSealed` (no bodies, recipient masked). */
+  async markSent(tx: Queryable, id: string, purgedSealed: Buffer): Promise<void> {
     await tx.query(
-      `UPDATE outbox_messages SET state = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`,
-      [id],
+      `UPDATE outbox_messages SET state = 'sent', sent_at = now(), last_error = NULL, content_sealed = $2
+        WHERE id = $1`,
+      [id, purgedSealed],
     );
   },
 

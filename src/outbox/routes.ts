@@ -1,12 +1,16 @@
 // GET /v1/outbox: the messages to data subjects, newest first, opened for operators (scope
 // privacy-request:read, who already read the requests' identities). Without LETHE_SMTP_URL this is where
-// the verification codes and download links of `npm start` are read.
+// the verification codes and download links of `npm start` are read, by owners: for anyone else they are
+// masked (body-mask.ts). A delivered message has no body any more (`body_purged`, text and html null) and
+// shows its recipient masked; its subject, kind, state, attempts and times stay.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { principalOf } from '../http/authorize.ts';
 import { managementErrors, Page, security } from '../http/schemas.ts';
 import { pageOf } from '../validation/page.ts';
 import type { Services } from '../services.ts';
-import { openContent } from './content.ts';
+import { maskBodySecrets, seesOutboxSecrets } from './body-mask.ts';
+import { openContent, purgedContent } from './content.ts';
 import { MESSAGE_KINDS, outboxRepository as repo } from './repository.ts';
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -18,8 +22,9 @@ export const OutboxMessageView = Type.Object({
   state: Type.Union([Type.Literal('pending'), Type.Literal('sent')]),
   to: Type.String(),
   subject: Type.String(),
-  text: Type.String(),
-  html: Type.String(),
+  text: Nullable(Type.String({ description: 'null once delivered (body_purged)' })),
+  html: Nullable(Type.String({ description: 'null once delivered (body_purged)' })),
+  body_purged: Type.Boolean({ description: 'the message was delivered and its bodies removed' }),
   attempts: Type.Integer(),
   next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
   last_error: Nullable(Type.String()),
@@ -60,14 +65,22 @@ export function outboxRoutes(services: Services): FastifyPluginAsync {
           repo.count(services.db, filter),
         ]);
         reply.header('cache-control', 'no-store');
+        const owner = seesOutboxSecrets(principalOf(request), services.config.rootClient?.id);
+        const shown = (body: string | null) => (body === null || owner ? body : maskBodySecrets(body));
         const items = rows.map((row) => {
-          const content = openContent(services.keyring, row.id, row.content_sealed);
+          const opened = openContent(services.keyring, row.id, row.content_sealed);
+          // A message delivered before bodies were purged at delivery is shown as purged all the same.
+          const content = row.state === 'sent' && opened.text !== null ? purgedContent(opened) : opened;
           return {
             id: row.id,
             privacy_request_id: row.privacy_request_id,
             kind: row.kind,
             state: row.state,
-            ...content,
+            to: content.to,
+            subject: content.subject,
+            text: shown(content.text),
+            html: shown(content.html),
+            body_purged: content.text === null,
             attempts: row.attempts,
             next_attempt_at: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
             last_error: row.last_error,

@@ -4,7 +4,7 @@
 // with the problem and the right 4xx status; a cross-site post is refused (403) before anything is done.
 // Every answer carries PAGE_CSP and is never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { openPackageDownload } from '../access-delivery/download.ts';
+import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
 import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';
@@ -173,6 +173,19 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       // The token is in the path: the per-request info lines (which log the URL) stay off for this route.
       { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
+        if (request.method === 'HEAD') {
+          // Fastify answers HEAD with this handler: check the link, build nothing, audit nothing.
+          try {
+            const { privacyRequestId } = await checkPackageDownload(services, request.params.token);
+            return reply
+              .type('application/zip')
+              .header('content-disposition', `attachment; filename="access-package-${privacyRequestId}.zip"`)
+              .send();
+          } catch (error) {
+            const status = statusOf(error);
+            return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+          }
+        }
         let download: Awaited<ReturnType<typeof openPackageDownload>>;
         try {
           download = await openPackageDownload(services, request.params.token, {

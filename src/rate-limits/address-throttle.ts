@@ -4,7 +4,8 @@
 // from it to authenticate answers 429 with Retry-After until the window ends, a correct secret included
 // (otherwise a guesser would still learn which guess was right). A failure is counted before it is
 // answered, and answered from the count (401 within the limit, 429 past it), so concurrent guesses get
-// no more 401s than the limit. Successes never count, and other addresses are not affected. The
+// no more 401s than the limit. Operator logins, which hash a password, are also counted in flight before
+// the hash (holdAttempt), so a burst from one address starts at most the limit of hashes. Successes never count, and other addresses are not affected. The
 // counters are the per-key rate limit's (src/rate-limits/key-limiter.ts:
 // memory, PostgreSQL or Redis), under keys `auth-failure:<address>`. Never sees a secret.
 import { isIPv6 } from 'node:net';
@@ -24,6 +25,14 @@ export interface AddressThrottle {
    * the same count: at most the limit of them are answered with `failure` in a window.
    */
   chargeFailure(request: FastifyRequest, reply: FastifyReply, failure: Error): Promise<Error>;
+  /**
+   * For checks that cost a slow hash (operator logins): 429 while the address is blocked, and also while
+   * its failures in the window plus its attempts in flight in this process reach the limit; otherwise the
+   * attempt is counted as in flight until `release` (call it after chargeFailure on a failure). So the
+   * attempt is counted before its password is hashed, and concurrent guesses from one address cannot
+   * start more hashes than the limit allows (with P API processes, at most P times the limit).
+   */
+  holdAttempt(request: FastifyRequest, reply: FastifyReply): Promise<() => void>;
 }
 
 declare module 'fastify' {
@@ -80,7 +89,37 @@ export async function registerAddressThrottle(
     );
   });
   const count = counter as NonNullable<typeof counter>;
+  /** Attempts started and not yet answered, per throttled address, in this process. */
+  const inFlight = new Map<string, number>();
   app.decorate<AddressThrottle>('addressThrottle', {
+    async holdAttempt(request, reply) {
+      const address = throttledAddress(request.ip);
+      let failures = 0;
+      let resetSeconds = 60;
+      try {
+        const state = await count(request, { count: false });
+        failures = state.limit - state.remaining;
+        if (state.resetSeconds > 0) resetSeconds = state.resetSeconds;
+      } catch (error) {
+        // Fails open on the shared count as assertNotBlocked does; the in-flight count still holds.
+        request.log.warn(
+          { err: error },
+          'authentication throttle store unavailable; counting in flight only',
+        );
+      }
+      // Checked and counted in one turn of the event loop: concurrent attempts cannot all pass one count.
+      const held = inFlight.get(address) ?? 0;
+      if (failures + held >= config.authFailuresPerMinute) throw addressBlocked(reply, resetSeconds);
+      inFlight.set(address, held + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (inFlight.get(address) ?? 1) - 1;
+        if (left > 0) inFlight.set(address, left);
+        else inFlight.delete(address);
+      };
+    },
     async assertNotBlocked(request, reply) {
       let state: Awaited<ReturnType<typeof count>>;
       try {

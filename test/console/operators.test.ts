@@ -148,11 +148,15 @@ describe('operators in the console', () => {
     await filters.getByRole('button', { name: 'Filter' }).click();
     const actions = page.locator('tbody td[data-label="Action"]');
     await page.waitForFunction(
-      () => document.querySelectorAll('tbody td[data-label="Action"]').length === 2,
+      () => document.querySelectorAll('tbody td[data-label="Action"]').length === 3,
       undefined,
       { timeout: 15_000 },
     );
-    assert.deepEqual(await actions.allTextContents(), ['operator.delete', 'operator.create']);
+    assert.deepEqual(await actions.allTextContents(), [
+      'operator.delete',
+      'operator.create',
+      'operator.login',
+    ]);
     await expectNoViolations(page, 'audit log');
 
     await filters.getByLabel('From').fill('2099-01-01T00:00');
@@ -182,6 +186,31 @@ describe('operators in the console', () => {
     } finally {
       await context.close();
     }
+    assert.deepEqual(pageProblems, []);
+  });
+
+  test("signing out ends the session's token at the server, not only in the page", async () => {
+    const tokens = async () =>
+      (
+        await service.services.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM oauth_access_tokens WHERE username = 'dana.owner'",
+        )
+      ).rows[0]?.n ?? 0;
+    const before = await tokens();
+    assert.ok(before >= 1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You signed out.').waitFor();
+    for (let tries = 0; tries < 50 && (await tokens()) === before; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(await tokens(), before - 1, 'the token was deleted by POST /v1/logout');
+    const { rows } = await service.services.db.query<{ actor: string }>(
+      "SELECT actor FROM audit_log WHERE action = 'operator.logout'",
+    );
+    assert.deepEqual(
+      rows.map((row) => row.actor),
+      ['user:dana.owner'],
+    );
     assert.deepEqual(pageProblems, []);
   });
 });

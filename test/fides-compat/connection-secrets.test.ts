@@ -142,6 +142,8 @@ describe('Fides connection secrets', () => {
       ['content-length', { 'content-length': '5' }],
       ['Transfer-Encoding', { 'Transfer-Encoding': 'chunked' }],
       ['CONNECTION', { CONNECTION: 'close' }],
+      ['Content-Encoding', { 'Content-Encoding': 'gzip' }],
+      ['cOOKIE', { cOOKIE: 'session=theirs' }],
       ['name with a space', { 'X Bad': 'v' }],
       ['empty name', { '': 'v' }],
       ['name with a colon', { 'X-Bad:': 'v' }],
@@ -158,6 +160,7 @@ describe('Fides connection secrets', () => {
         });
         assert.equal(answer.status, 422, `${label} on ${path}: ${answer.text}`);
         assert.match(answer.body.detail, /headers/, label);
+        if (/^[A-Za-z-]+$/.test(label)) assert.match(answer.body.detail, new RegExp(label, 'i'), label);
       }
     }
     assert.deepEqual(await stored('guarded_headers'), before);
@@ -190,5 +193,47 @@ describe('Fides connection secrets', () => {
       (await service.call('PATCH', '/v1/connection/nope/oauth', { token, json: OAUTH })).status,
       404,
     );
+  });
+
+  it("masks a URL's query values in every answer and log line, and stores the URL whole for calling", async () => {
+    await createConnection(service, 'query_token');
+    const url = `${PUBLIC_URL}?token=query-secret-value&tenant=acme-tenant-id`;
+    const tokenUrl = `${OAUTH.token_url}?audience=oauth-query-secret`;
+    const masked = `${PUBLIC_URL}?token=***&tenant=***`;
+    const put = await service.call('PUT', '/api/v1/connection/query_token/secret', { token, json: { url } });
+    assert.equal(put.status, 200, put.text);
+    const oauth = await service.call('PUT', '/v1/connection/query_token/oauth', {
+      token,
+      json: { ...OAUTH, token_url: tokenUrl },
+    });
+    assert.equal(oauth.status, 200, oauth.text);
+    assert.equal(oauth.body.oauth.token_url, `${OAUTH.token_url}?audience=***`);
+    assert.equal(oauth.body.secrets.url, masked);
+    const one = await read(service, '/v1/connection/query_token');
+    assert.equal(one.secrets.url, masked);
+    const listed = await read(service, '/api/v1/connection?size=200');
+    const inList = listed.items.find((item: { key: string }) => item.key === 'query_token');
+    assert.equal(inList.secrets.url, masked);
+    assert.equal((await stored('query_token'))?.secrets_url, url, 'the stored URL keeps its query');
+    // A form that sends back the URL it was shown (masked) leaves the stored URL as it was.
+    const roundTrip = await service.call('PUT', '/api/v1/connection/query_token/secret', {
+      token,
+      json: { url: masked },
+    });
+    assert.equal(roundTrip.status, 200, roundTrip.text);
+    const oauthRoundTrip = await service.call('PATCH', '/v1/connection/query_token/oauth', {
+      token,
+      json: { token_url: oauth.body.oauth.token_url, scope: 'hooks' },
+    });
+    assert.equal(oauthRoundTrip.status, 200, oauthRoundTrip.text);
+    assert.equal((await stored('query_token'))?.secrets_url, url, 'a masked round-trip changes nothing');
+    const { rows } = await service.services.db.query<{ oauth_token_url: string }>(
+      "SELECT oauth_token_url FROM connections WHERE key = 'query_token'",
+    );
+    assert.equal(rows[0]?.oauth_token_url, tokenUrl);
+    for (const secret of ['query-secret-value', 'acme-tenant-id', 'oauth-query-secret']) {
+      assert.ok(!service.answers.some((answer) => answer.includes(secret)), `${secret} in an answer`);
+      assert.ok(!service.logLines.some((line) => line.includes(secret)), `${secret} in the log`);
+    }
   });
 });

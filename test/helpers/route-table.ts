@@ -45,12 +45,14 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
 }
 
 /**
- * The guarded routes that change something: each under /v1, and a route under /api/v1 or bare only when
+ * The guarded routes that change something under a scope (POST /v1/logout, which any valid token may call
+ * to end itself, is left out): each under /v1, and a route under /api/v1 or bare only when
  * it has no /v1 twin (the aliases share the /v1 handlers; Fides' own paths answer only under /api/v1).
  */
 export function managementWriteRoutes(app: FastifyInstance): RouteEntry[] {
   const writes = routeTable(app).filter(
-    (route) => route.scope !== undefined && !['GET', 'HEAD'].includes(route.method),
+    (route) =>
+      route.scope !== undefined && route.scope !== 'any token' && !['GET', 'HEAD'].includes(route.method),
   );
   const documented = new Set(
     writes.filter((route) => route.url.startsWith('/v1/')).map((route) => `${route.method} ${route.url}`),

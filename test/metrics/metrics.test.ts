@@ -141,6 +141,50 @@ describe('who may scrape /metrics', () => {
         assert.equal(answer?.body.includes('lethe_'), false);
       }
     });
+
+    it('refuses a loopback peer that forwards another caller (a proxy on this host not in LETHE_TRUST_PROXY)', async () => {
+      const forwarded: Record<string, string>[] = [
+        { 'x-forwarded-for': '203.0.113.9' },
+        { 'x-forwarded-for': '127.0.0.1' },
+        { forwarded: 'for=203.0.113.9' },
+        { 'x-real-ip': '203.0.113.9' },
+      ];
+      for (const headers of forwarded) {
+        for (const remoteAddress of ['127.0.0.1', '::1']) {
+          const answer = await service.app?.inject({
+            method: 'GET',
+            url: '/metrics',
+            remoteAddress,
+            headers,
+          });
+          assert.equal(answer?.statusCode, 403, `${JSON.stringify(headers)} from ${remoteAddress}`);
+          assert.match(answer?.json().detail, /set LETHE_METRICS_TOKEN/);
+          assert.equal(answer?.body.includes('lethe_'), false);
+        }
+      }
+    });
+  });
+
+  describe('behind a trusted proxy, without LETHE_METRICS_TOKEN', () => {
+    let service: TestService;
+    before(async () => {
+      service = await startTestService({ trustProxy: ['127.0.0.1'] });
+    });
+    after(async () => service?.stop());
+
+    it('believes the trusted proxy about its client: loopback answered, any other refused', async () => {
+      const call = (remoteAddress: string, headers: Record<string, string>) =>
+        service.app?.inject({ method: 'GET', url: '/metrics', remoteAddress, headers });
+      assert.equal((await call('127.0.0.1', { 'x-forwarded-for': '127.0.0.1' }))?.statusCode, 200);
+      assert.equal((await call('127.0.0.1', {}))?.statusCode, 200);
+      assert.equal((await call('127.0.0.1', { 'x-forwarded-for': '203.0.113.9' }))?.statusCode, 403);
+      assert.equal((await call('127.0.0.1', { 'x-real-ip': '203.0.113.9' }))?.statusCode, 403);
+      assert.equal(
+        (await call('::1', { 'x-forwarded-for': '127.0.0.1' }))?.statusCode,
+        403,
+        'untrusted peer',
+      );
+    });
   });
 
   describe('with LETHE_METRICS_TOKEN', () => {

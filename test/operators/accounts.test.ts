@@ -191,6 +191,41 @@ describe('operator accounts', () => {
     assert.ok(!(await usernames()).includes('sneaky'));
   });
 
+  it('deletes a user or a client only for a caller holding every scope the target holds', async () => {
+    const root = await service.rootToken();
+    await createUser('otto.owner', ['owner']);
+    await createUser('val.viewer', ['viewer']);
+    const broad = await service.call('POST', '/v1/oauth/client', {
+      token: root,
+      json: { name: 'broad', scopes: ['connection:delete', 'client:read'] },
+    });
+    assert.equal(broad.status, 201, broad.text);
+    const accountsOnly = await scopedToken(service, ['user:*', 'user:read', 'client:*', 'client:read']);
+    const clientsBefore = (await service.call('GET', '/v1/oauth/client', { token: root })).text;
+    const usersBefore = await usernames();
+
+    for (const path of ['/v1/user/otto.owner', '/api/v1/user/otto.owner']) {
+      const refused = await service.call('DELETE', path, { token: accountsOnly });
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.detail, /delete an operator holding scopes you do not hold: connection:read/);
+    }
+    const refusedClient = await service.call('DELETE', `/v1/oauth/client/${broad.body.client_id}`, {
+      token: accountsOnly,
+    });
+    assert.equal(refusedClient.status, 403, refusedClient.text);
+    assert.match(
+      refusedClient.body.detail,
+      /delete a client holding scopes you do not hold: connection:delete/,
+    );
+    assert.deepEqual(await usernames(), usersBefore, 'nobody was deleted');
+    assert.equal((await service.call('GET', '/v1/oauth/client', { token: root })).text, clientsBefore);
+    assert.equal((await login('otto.owner')).status, 200, "the owner's sign-in still works");
+
+    const narrowUser = await scopedToken(service, ['user:*', ...ROLE_SCOPES.viewer]);
+    assert.equal((await service.call('DELETE', '/v1/user/val.viewer', { token: narrowUser })).status, 204);
+    assert.equal((await service.call('DELETE', '/v1/user/otto.owner', { token: root })).status, 204);
+  });
+
   it('names the person in approvals, denials, the request log and the audit log', async () => {
     const root = await service.rootToken();
     const submitted = await service.call('POST', '/v1/privacy-request', {
@@ -223,10 +258,12 @@ describe('operator accounts', () => {
       log.text,
     );
     const audit = await service.call('GET', '/v1/audit-log?actor=user:abe.approver', { token: root });
-    assert.deepEqual(audit.body.items.map((entry: { action: string }) => entry.action).sort(), [
+    const actions = audit.body.items.map((entry: { action: string }) => entry.action);
+    assert.deepEqual(actions.filter((action: string) => action !== 'operator.login').sort(), [
       'privacy-request.approve',
       'privacy-request.deny',
     ]);
+    assert.ok(actions.includes('operator.login'), 'the sign-ins are audited too');
     assert.ok(!audit.text.includes('duplicate of another'), 'a denial reason stays out of the audit log');
   });
 

@@ -73,6 +73,23 @@ describe('the data subject journey over the API', () => {
     const link = downloadLinkIn(done);
     assert.ok(link.startsWith(`${service.url}/privacy-center/download/`), link);
 
+    const downloads = async () =>
+      (
+        await service.services.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM audit_log WHERE action = 'access-package.download'`,
+        )
+      ).rows[0]?.n;
+    const downloadsBefore = await downloads();
+    // A link checker or mail scanner sends HEAD: it learns the link works, and nothing is audited as a download.
+    const head = await fetch(link, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'application/zip');
+    assert.equal(await downloads(), downloadsBefore, 'HEAD writes no audit entry');
+    const headOfUnknown = await fetch(`${service.url}/privacy-center/download/${'x'.repeat(43)}`, {
+      method: 'HEAD',
+    });
+    assert.equal(headOfUnknown.status, 404);
+
     const download = await fetch(link);
     assert.equal(download.status, 200);
     assert.equal(download.headers.get('content-type'), 'application/zip');
@@ -96,6 +113,7 @@ describe('the data subject journey over the API', () => {
       audit.rows.some((row) => row.details.privacy_request_id === id),
       'the download is audited',
     );
+    assert.equal(await downloads(), (downloadsBefore ?? 0) + 1, 'the GET is audited once');
 
     const log = await service.call('GET', `/v1/privacy-request/${id}/log`, {
       token: await service.rootToken(),

@@ -32,7 +32,8 @@ export function OutboxPage() {
       <PageHeader title="Outbox" />
       <p>
         Messages to data subjects. They are sent by the worker when <code>LETHE_SMTP_URL</code> is set;
-        otherwise they wait here.
+        otherwise they wait here. Codes and download links show to owners only, and a sent message keeps no
+        text.
       </p>
       <ErrorNotice message={outbox.error} />
       {outbox.loading && !outbox.data ? (
@@ -64,10 +65,14 @@ export function OutboxPage() {
                     </>
                   ) : null}
                 </p>
-                <details>
-                  <summary>Message text</summary>
-                  <pre className="message-text">{message.text}</pre>
-                </details>
+                {message.body_purged ? (
+                  <p className="hint">Text removed after delivery.</p>
+                ) : (
+                  <details>
+                    <summary>Message text</summary>
+                    <pre className="message-text">{message.text}</pre>
+                  </details>
+                )}
               </li>
             ))}
           </ul>
