@@ -8,11 +8,13 @@
 // its in-flight work before the server stops, not the server first. A Lethe killed with SIGKILL leaves the
 // server running; the next process reuses it (PostgreSQL itself keeps the data dir consistent).
 //
-// Where the cluster lives and how it is created (as root, for the `postgres` user) is embedded-cluster.ts's.
+// Where the cluster lives and how it is created (as root, for the lethe-postgres account) is
+// embedded-cluster.ts's; who may connect, and the migration of an earlier version's cluster (trust, owned by
+// `postgres`), embedded-auth.ts's.
 //
 // The server listens on a Unix socket in the cluster dir only (`listen_addresses` empty), unless that
 // socket's path would be longer than the 107 bytes a socket path may have: then on 127.0.0.1, on a free
-// port, with a password (stored 0600 in the data dir) required for TCP.
+// port. Either way a client needs the password stored 0600 in the data dir.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, constants as fsConstants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readFile, readlink, rm } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import { createServer, Socket } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 
+import { giveCluster, hbaTrusts, ownedBy, processUid, securePasswordless } from './embedded-auth.ts';
 import {
   binaries,
   EmbeddedStoreError,
@@ -205,12 +208,19 @@ export async function acquireEmbeddedServer(
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await refusePgliteStore(dataDir);
   const account = await serverAccount();
-  // The postgres user must pass through the data dir to its cluster; it cannot read Lethe's own files
+  // lethe-postgres must pass through the data dir to its cluster; it cannot read Lethe's own files
   // (0600), and without the read bit it cannot list the dir either.
   if (account) await chmod(dataDir, 0o711);
   const cluster = await ensureCluster(dataDir, account);
   const realCluster = await realClusterPath(cluster);
   const password = await serverPassword(dataDir);
+  if (account && !(await ownedBy(realCluster, account))) {
+    // An earlier version's cluster, run as the distribution's postgres account: its server (if running)
+    // stops with a clean checkpoint, and starts again below as lethe-postgres.
+    await stopServerOfOtherAccount(realCluster, account);
+    await giveCluster(realCluster, account);
+  }
+  const trusting = await hbaTrusts(realCluster);
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
@@ -226,8 +236,17 @@ export async function acquireEmbeddedServer(
       // The server may go away while we hold this connection (stopped by hand); that is the next query's
       // concern, not a crash of this process.
       presence.on('error', () => undefined);
-      try {
-        await presence.connect();
+      const refused = await presence.connect().then(
+        () => undefined,
+        async (error: Error) => {
+          await presence.end().catch(() => undefined);
+          return error;
+        },
+      );
+      if (!refused) {
+        // A cluster still trusting local connections was let in without the password: it asks for it
+        // from now on.
+        if (trusting) await securePasswordless(presence, realCluster, account, password);
         // A registration, not work: it must not keep alive a process that has nothing else to do (until
         // the release, which must finish).
         socket.unref();
@@ -238,14 +257,12 @@ export async function acquireEmbeddedServer(
             return release(presence, realCluster, info.pid);
           },
         };
-      } catch (error) {
-        await presence.end().catch(() => undefined);
-        // The server is shutting down (another process was the last to leave), or the pid file is stale.
-        if (Date.now() > deadline) {
-          throw new EmbeddedStoreError(
-            `The embedded PostgreSQL of ${dataDir} (pid ${info.pid} in ${realCluster}/postmaster.pid) does not accept connections: ${(error as Error).message}`,
-          );
-        }
+      }
+      // The server is shutting down (another process was the last to leave), or the pid file is stale.
+      if (Date.now() > deadline) {
+        throw new EmbeddedStoreError(
+          `The embedded PostgreSQL of ${dataDir} (pid ${info.pid} in ${realCluster}/postmaster.pid) does not accept connections: ${refused.message}`,
+        );
       }
     } else if (state === 'gone') {
       // No postmaster runs on the cluster: a postmaster.pid left behind is stale (PostgreSQL would refuse
@@ -278,7 +295,23 @@ async function release(presence: pg.Client, cluster: string, pid: number): Promi
     await presence.end().catch(() => undefined);
   }
   if (others > 0) return;
-  // Fast shutdown: PostgreSQL ends the remaining sessions (none of Lethe's) and writes a checkpoint.
+  await stopServer(cluster, pid);
+}
+
+/**
+ * Stops the cluster's server if it runs as another account than `account` (an earlier version's, as the
+ * distribution's postgres account), so that its files can change hands. A server already running as
+ * `account` was started by another process of this version: it stays.
+ */
+async function stopServerOfOtherAccount(cluster: string, account: Owner): Promise<void> {
+  const info = await readPostmasterPid(cluster);
+  if (!info || (await processState(info.pid)) === 'gone') return;
+  if ((await processUid(info.pid)) === account.uid) return;
+  await stopServer(cluster, info.pid);
+}
+
+/** Fast shutdown: PostgreSQL ends the remaining sessions and writes a checkpoint; waits until it is gone. */
+async function stopServer(cluster: string, pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGINT');
   } catch {
