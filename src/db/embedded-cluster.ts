@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 export const run = promisify(execFile);
 
 const CLUSTER_NAME = 'postgres';
-const PASSWORD_FILE = 'postgres.password';
+export const PASSWORD_FILE = 'postgres.password';
 /** The database superuser (a role inside the cluster, not an OS account). */
 export const SUPERUSER = 'postgres';
 /** The OS account the server runs as when Lethe runs as root. */

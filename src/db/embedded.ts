@@ -28,6 +28,7 @@ import {
   EmbeddedStoreError,
   ensureCluster,
   type Owner,
+  PASSWORD_FILE,
   refusePgliteStore,
   serverAccount,
   serverPassword,
@@ -40,6 +41,8 @@ const DATABASE = 'postgres';
 /** Marks the connection by which a Lethe process says it uses the server (see `release`). */
 const PRESENCE_APPLICATION = 'lethe-presence';
 const SOCKET_PORT = 5432;
+/** PostgreSQL's SQLSTATE for a failed password authentication. */
+const INVALID_PASSWORD = '28P01';
 /** sockaddr_un.sun_path holds 108 bytes on Linux, including the terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 const START_TIMEOUT_MS = 60_000;
@@ -110,10 +113,15 @@ async function logTail(file: string): Promise<string> {
 }
 
 /**
- * Spawns postgres on the cluster and waits until it accepts connections. Answers false when the start
- * lost a race (another process started it, or a killed postmaster's pid is still in the way): look again.
+ * Spawns postgres on the cluster and waits until it accepts connections; answers its pid. Answers
+ * undefined when the start lost a race (another process started it, or a killed postmaster's pid is still
+ * in the way): look again.
  */
-async function startServer(cluster: string, account: Owner | undefined, durable: boolean): Promise<boolean> {
+async function startServer(
+  cluster: string,
+  account: Owner | undefined,
+  durable: boolean,
+): Promise<number | undefined> {
   const { postgres } = await binaries(account);
   const realCluster = await realClusterPath(cluster);
   const useSocket = path.join(realCluster, `.s.PGSQL.${SOCKET_PORT}`).length <= MAX_SOCKET_PATH;
@@ -149,13 +157,13 @@ async function startServer(cluster: string, account: Owner | undefined, durable:
   while (Date.now() < deadline) {
     if (exited) {
       const tail = await logTail(logFile);
-      if (/lock file .* already exists|could not bind/i.test(tail)) return false;
+      if (/lock file .* already exists|could not bind/i.test(tail)) return undefined;
       throw new EmbeddedStoreError(`The embedded PostgreSQL in ${realCluster} did not start:\n${tail}`);
     }
     const info = await readPostmasterPid(realCluster);
     if (info && info.pid === child.pid && info.status === 'ready') {
       child.unref();
-      return true;
+      return info.pid;
     }
     await sleep(POLL_MS);
   }
@@ -223,6 +231,8 @@ export async function acquireEmbeddedServer(
   const trusting = await hbaTrusts(realCluster);
 
   const deadline = Date.now() + START_TIMEOUT_MS;
+  /** The postmaster this call started, if it did. */
+  let started: number | undefined;
   for (;;) {
     const info = await readPostmasterPid(realCluster);
     const state = info ? await processState(info.pid) : 'gone';
@@ -258,6 +268,14 @@ export async function acquireEmbeddedServer(
           },
         };
       }
+      if ((refused as { code?: string }).code === INVALID_PASSWORD) {
+        // Waiting would not help: the file and the server disagree (the file was replaced or lost). A
+        // server this call started would have no one to stop it.
+        if (started === info.pid) await stopServer(realCluster, info.pid);
+        throw new EmbeddedStoreError(
+          `The embedded PostgreSQL of ${dataDir} refuses the password in ${path.join(dataDir, PASSWORD_FILE)}: the file is not the one the cluster was made with. Restore it from a backup of the data dir.`,
+        );
+      }
       // The server is shutting down (another process was the last to leave), or the pid file is stale.
       if (Date.now() > deadline) {
         throw new EmbeddedStoreError(
@@ -268,7 +286,8 @@ export async function acquireEmbeddedServer(
       // No postmaster runs on the cluster: a postmaster.pid left behind is stale (PostgreSQL would refuse
       // to start over one whose pid another program now has).
       if (info) await rm(path.join(realCluster, 'postmaster.pid'), { force: true });
-      if (await startServer(cluster, account, options.durable ?? true)) continue;
+      started = await startServer(cluster, account, options.durable ?? true);
+      if (started) continue;
     }
     // Starting, stopping, or a killed postmaster not yet reaped: wait for it to settle.
     if (Date.now() > deadline) {

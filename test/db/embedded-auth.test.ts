@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { acquireEmbeddedServer, type EmbeddedServer } from '../../src/db/embedded.ts';
+import { hbaTrusts, requirePassword } from '../../src/db/embedded-auth.ts';
 import { binaries, type Owner, serverAccount } from '../../src/db/embedded-cluster.ts';
 
 const run = promisify(execFile);
@@ -142,6 +143,52 @@ describe('the embedded PostgreSQL as root: its own account, and a password on ev
       await server.release();
     }
     assert.ok(await gone(pid), 'the last to leave stopped the server');
+  });
+});
+
+describe('the password of the data dir', () => {
+  it("when it is not the cluster's, the start fails at once saying so, and leaves no server running", async () => {
+    const dataDir = await newDataDir();
+    const first = await acquireEmbeddedServer(dataDir, { durable: false });
+    await first.release();
+    const passwordFile = path.join(dataDir, 'postgres.password');
+    const replaced = randomBytes(24).toString('base64url');
+    await writeFile(passwordFile, `${replaced}\n`, { mode: 0o600 });
+    const began = Date.now();
+    await assert.rejects(acquireEmbeddedServer(dataDir, { durable: false }), (error: Error) => {
+      assert.equal(error.name, 'EmbeddedStoreError');
+      assert.match(error.message, /refuses the password in .*postgres\.password/);
+      assert.match(error.message, /Restore it from a backup/);
+      assert.ok(!error.message.includes(replaced), 'the message does not quote the password');
+      return true;
+    });
+    assert.ok(Date.now() - began < 20_000, `failed after ${Date.now() - began} ms, not at the start timeout`);
+    await assert.rejects(readFile(path.join(dataDir, 'postgres', 'postmaster.pid')), { code: 'ENOENT' });
+  });
+});
+
+describe('pg_hba.conf of an earlier version', () => {
+  it('has every trust record rewritten to scram-sha-256, and the rest kept as written', async () => {
+    const cluster = await newDataDir();
+    const file = path.join(cluster, 'pg_hba.conf');
+    const lines = (method: string) => [
+      '# TYPE  DATABASE  USER  ADDRESS  METHOD',
+      '# local all all trust (a comment stays a comment)',
+      `local   all       all            ${method}`,
+      `local   all       all            ${method} # note`,
+      `host    all       all   127.0.0.1/32  ${method}`,
+      `host    all       all   10.0.0.0  255.0.0.0  ${method}`,
+      `hostssl trust     all   samehost  ${method} clientcert=verify-full`,
+      'local   replication  all          peer',
+      'host    all       all   ::1/128  scram-sha-256',
+      '',
+    ];
+    await writeFile(file, lines('trust').join('\n'));
+    assert.equal(await hbaTrusts(cluster), true);
+    await requirePassword(cluster, undefined);
+    assert.equal(await readFile(file, 'utf8'), lines('scram-sha-256').join('\n'));
+    assert.equal(await hbaTrusts(cluster), false);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
   });
 });
 
