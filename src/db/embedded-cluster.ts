@@ -1,8 +1,10 @@
 // The embedded PostgreSQL's cluster on disk: where it lives, who owns it, and its creation. As root,
-// PostgreSQL refuses to run, so initdb and postgres run as the `postgres` user and the cluster must be
-// reachable by that user: in `<data dir>/postgres` when every parent lets it through, otherwise under
-// /var/lib/lethe with a symlink from the data dir. Starting, joining and stopping the server is
-// embedded.ts's.
+// PostgreSQL refuses to run, so initdb and postgres run as `lethe-postgres`, a system account Lethe creates
+// for it (never a distribution's `postgres`, which another server on the machine may run as), and the
+// cluster must be reachable by that account: in `<data dir>/postgres` when every parent lets it through,
+// otherwise under /var/lib/lethe with a symlink from the data dir. Every connection needs the data dir's
+// password (scram-sha-256, on the socket too). Starting, joining and stopping the server is embedded.ts's;
+// bringing a cluster of an earlier version up to this is embedded-auth.ts's.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chown, cp, lstat, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
@@ -13,8 +15,11 @@ import { promisify } from 'node:util';
 export const run = promisify(execFile);
 
 const CLUSTER_NAME = 'postgres';
-const PASSWORD_FILE = 'postgres.password';
+export const PASSWORD_FILE = 'postgres.password';
+/** The database superuser (a role inside the cluster, not an OS account). */
 export const SUPERUSER = 'postgres';
+/** The OS account the server runs as when Lethe runs as root. */
+export const SERVER_ACCOUNT = 'lethe-postgres';
 const ROOT_CLUSTER_HOME = '/var/lib/lethe';
 
 /** A store this version cannot open; the message says what to do. */
@@ -47,7 +52,7 @@ export async function installedBinaries(): Promise<Binaries> {
   }
 }
 
-/** The binaries as `account` (the postgres user, when Lethe runs as root) can run them. */
+/** The binaries as `account` (lethe-postgres, when Lethe runs as root) can run them. */
 export async function binaries(account?: Owner): Promise<Binaries> {
   return reachableBinaries(await installedBinaries(), account);
 }
@@ -99,31 +104,47 @@ export interface Owner {
   gid: number;
 }
 
-/** As root, the account PostgreSQL runs as; undefined when Lethe runs as an ordinary user. */
+/**
+ * As root, the account PostgreSQL runs as (lethe-postgres, created when missing: a system account with its
+ * own group, no home and no login shell); undefined when Lethe runs as an ordinary user.
+ */
 export async function serverAccount(): Promise<Owner | undefined> {
   if (process.getuid?.() !== 0) return undefined;
-  const lookup = async () => ({
-    uid: Number((await run('id', ['-u', SUPERUSER])).stdout.trim()),
-    gid: Number((await run('id', ['-g', SUPERUSER])).stdout.trim()),
+  const lookup = async (): Promise<Owner> => ({
+    uid: Number((await run('id', ['-u', SERVER_ACCOUNT])).stdout.trim()),
+    gid: Number((await run('id', ['-g', SERVER_ACCOUNT])).stdout.trim()),
   });
   try {
     return await lookup();
   } catch {
-    try {
-      await run('useradd', [
-        '--system',
-        '--user-group',
-        '--no-create-home',
-        '--shell',
-        '/usr/sbin/nologin',
-        SUPERUSER,
-      ]);
-    } catch (error) {
-      throw new EmbeddedStoreError(
-        `PostgreSQL refuses to run as root, and creating a "${SUPERUSER}" user to run it as failed (${(error as Error).message}). Create that user, run Lethe as an ordinary user, or set DATABASE_URL.`,
-      );
+    // Missing: create it. Another Lethe process starting at the same moment may create it first (useradd
+    // then fails: the name exists, or /etc/passwd is locked), so a failure is judged by a lookup after it.
+    let failure: Error | undefined;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await run('useradd', [
+          '--system',
+          '--user-group',
+          '--no-create-home',
+          '--home-dir',
+          '/nonexistent',
+          '--shell',
+          '/usr/sbin/nologin',
+          '--comment',
+          'Lethe embedded PostgreSQL',
+          SERVER_ACCOUNT,
+        ]);
+        return await lookup();
+      } catch (error) {
+        failure = error as Error;
+        const found = await lookup().catch(() => undefined);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     }
-    return lookup();
+    throw new EmbeddedStoreError(
+      `PostgreSQL refuses to run as root, and creating the "${SERVER_ACCOUNT}" account to run it as failed (${failure?.message}). Create that account (useradd --system --user-group --no-create-home --shell /usr/sbin/nologin ${SERVER_ACCOUNT}), run Lethe as an ordinary user, or set DATABASE_URL.`,
+    );
   }
 }
 
@@ -168,7 +189,7 @@ export async function ensureCluster(dataDir: string, account: Owner | undefined)
     );
   }
   const { initdb } = await binaries(account);
-  // As root with a data dir the postgres user cannot reach, the cluster lives where it can.
+  // As root with a data dir lethe-postgres cannot reach, the cluster lives where it can.
   const outside = account !== undefined && !(await traversable(dataDir, account));
   const home = outside ? ROOT_CLUSTER_HOME : dataDir;
   await mkdir(home, { recursive: true, mode: 0o755 });
@@ -187,7 +208,7 @@ export async function ensureCluster(dataDir: string, account: Owner | undefined)
           `--pgdata=${cluster}`,
           `--username=${SUPERUSER}`,
           `--pwfile=${passwordFile}`,
-          '--auth-local=trust',
+          '--auth-local=scram-sha-256',
           '--auth-host=scram-sha-256',
           '--encoding=UTF8',
           '--no-locale',
@@ -223,7 +244,10 @@ export async function ensureCluster(dataDir: string, account: Owner | undefined)
   return link;
 }
 
-/** The password PostgreSQL asks of TCP clients (never of the Unix socket), created once per data dir. */
+/**
+ * The password PostgreSQL asks of every client (socket and TCP), created on the first start of a data dir
+ * and kept in it, readable by its owner only.
+ */
 export async function serverPassword(dataDir: string): Promise<string> {
   const file = path.join(dataDir, PASSWORD_FILE);
   try {

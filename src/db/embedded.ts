@@ -8,11 +8,13 @@
 // its in-flight work before the server stops, not the server first. A Lethe killed with SIGKILL leaves the
 // server running; the next process reuses it (PostgreSQL itself keeps the data dir consistent).
 //
-// Where the cluster lives and how it is created (as root, for the `postgres` user) is embedded-cluster.ts's.
+// Where the cluster lives and how it is created (as root, for the lethe-postgres account) is
+// embedded-cluster.ts's; who may connect, and the migration of an earlier version's cluster (trust, owned by
+// `postgres`), embedded-auth.ts's.
 //
 // The server listens on a Unix socket in the cluster dir only (`listen_addresses` empty), unless that
 // socket's path would be longer than the 107 bytes a socket path may have: then on 127.0.0.1, on a free
-// port, with a password (stored 0600 in the data dir) required for TCP.
+// port. Either way a client needs the password stored 0600 in the data dir.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, constants as fsConstants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readFile, readlink, rm } from 'node:fs/promises';
@@ -20,11 +22,13 @@ import { createServer, Socket } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 
+import { giveCluster, hbaTrusts, ownedBy, processUid, securePasswordless } from './embedded-auth.ts';
 import {
   binaries,
   EmbeddedStoreError,
   ensureCluster,
   type Owner,
+  PASSWORD_FILE,
   refusePgliteStore,
   serverAccount,
   serverPassword,
@@ -37,6 +41,8 @@ const DATABASE = 'postgres';
 /** Marks the connection by which a Lethe process says it uses the server (see `release`). */
 const PRESENCE_APPLICATION = 'lethe-presence';
 const SOCKET_PORT = 5432;
+/** PostgreSQL's SQLSTATE for a failed password authentication. */
+const INVALID_PASSWORD = '28P01';
 /** sockaddr_un.sun_path holds 108 bytes on Linux, including the terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 const START_TIMEOUT_MS = 60_000;
@@ -107,10 +113,15 @@ async function logTail(file: string): Promise<string> {
 }
 
 /**
- * Spawns postgres on the cluster and waits until it accepts connections. Answers false when the start
- * lost a race (another process started it, or a killed postmaster's pid is still in the way): look again.
+ * Spawns postgres on the cluster and waits until it accepts connections; answers its pid. Answers
+ * undefined when the start lost a race (another process started it, or a killed postmaster's pid is still
+ * in the way): look again.
  */
-async function startServer(cluster: string, account: Owner | undefined, durable: boolean): Promise<boolean> {
+async function startServer(
+  cluster: string,
+  account: Owner | undefined,
+  durable: boolean,
+): Promise<number | undefined> {
   const { postgres } = await binaries(account);
   const realCluster = await realClusterPath(cluster);
   const useSocket = path.join(realCluster, `.s.PGSQL.${SOCKET_PORT}`).length <= MAX_SOCKET_PATH;
@@ -146,13 +157,13 @@ async function startServer(cluster: string, account: Owner | undefined, durable:
   while (Date.now() < deadline) {
     if (exited) {
       const tail = await logTail(logFile);
-      if (/lock file .* already exists|could not bind/i.test(tail)) return false;
+      if (/lock file .* already exists|could not bind/i.test(tail)) return undefined;
       throw new EmbeddedStoreError(`The embedded PostgreSQL in ${realCluster} did not start:\n${tail}`);
     }
     const info = await readPostmasterPid(realCluster);
     if (info && info.pid === child.pid && info.status === 'ready') {
       child.unref();
-      return true;
+      return info.pid;
     }
     await sleep(POLL_MS);
   }
@@ -205,14 +216,23 @@ export async function acquireEmbeddedServer(
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await refusePgliteStore(dataDir);
   const account = await serverAccount();
-  // The postgres user must pass through the data dir to its cluster; it cannot read Lethe's own files
+  // lethe-postgres must pass through the data dir to its cluster; it cannot read Lethe's own files
   // (0600), and without the read bit it cannot list the dir either.
   if (account) await chmod(dataDir, 0o711);
   const cluster = await ensureCluster(dataDir, account);
   const realCluster = await realClusterPath(cluster);
   const password = await serverPassword(dataDir);
+  if (account && !(await ownedBy(realCluster, account))) {
+    // An earlier version's cluster, run as the distribution's postgres account: its server (if running)
+    // stops with a clean checkpoint, and starts again below as lethe-postgres.
+    await stopServerOfOtherAccount(realCluster, account);
+    await giveCluster(realCluster, account);
+  }
+  const trusting = await hbaTrusts(realCluster);
 
   const deadline = Date.now() + START_TIMEOUT_MS;
+  /** The postmaster this call started, if it did. */
+  let started: number | undefined;
   for (;;) {
     const info = await readPostmasterPid(realCluster);
     const state = info ? await processState(info.pid) : 'gone';
@@ -226,8 +246,17 @@ export async function acquireEmbeddedServer(
       // The server may go away while we hold this connection (stopped by hand); that is the next query's
       // concern, not a crash of this process.
       presence.on('error', () => undefined);
-      try {
-        await presence.connect();
+      const refused = await presence.connect().then(
+        () => undefined,
+        async (error: Error) => {
+          await presence.end().catch(() => undefined);
+          return error;
+        },
+      );
+      if (!refused) {
+        // A cluster still trusting local connections was let in without the password: it asks for it
+        // from now on.
+        if (trusting) await securePasswordless(presence, realCluster, account, password);
         // A registration, not work: it must not keep alive a process that has nothing else to do (until
         // the release, which must finish).
         socket.unref();
@@ -238,20 +267,27 @@ export async function acquireEmbeddedServer(
             return release(presence, realCluster, info.pid);
           },
         };
-      } catch (error) {
-        await presence.end().catch(() => undefined);
-        // The server is shutting down (another process was the last to leave), or the pid file is stale.
-        if (Date.now() > deadline) {
-          throw new EmbeddedStoreError(
-            `The embedded PostgreSQL of ${dataDir} (pid ${info.pid} in ${realCluster}/postmaster.pid) does not accept connections: ${(error as Error).message}`,
-          );
-        }
+      }
+      if ((refused as { code?: string }).code === INVALID_PASSWORD) {
+        // Waiting would not help: the file and the server disagree (the file was replaced or lost). A
+        // server this call started would have no one to stop it.
+        if (started === info.pid) await stopServer(realCluster, info.pid);
+        throw new EmbeddedStoreError(
+          `The embedded PostgreSQL of ${dataDir} refuses the password in ${path.join(dataDir, PASSWORD_FILE)}: the file is not the one the cluster was made with. Restore it from a backup of the data dir.`,
+        );
+      }
+      // The server is shutting down (another process was the last to leave), or the pid file is stale.
+      if (Date.now() > deadline) {
+        throw new EmbeddedStoreError(
+          `The embedded PostgreSQL of ${dataDir} (pid ${info.pid} in ${realCluster}/postmaster.pid) does not accept connections: ${refused.message}`,
+        );
       }
     } else if (state === 'gone') {
       // No postmaster runs on the cluster: a postmaster.pid left behind is stale (PostgreSQL would refuse
       // to start over one whose pid another program now has).
       if (info) await rm(path.join(realCluster, 'postmaster.pid'), { force: true });
-      if (await startServer(cluster, account, options.durable ?? true)) continue;
+      started = await startServer(cluster, account, options.durable ?? true);
+      if (started) continue;
     }
     // Starting, stopping, or a killed postmaster not yet reaped: wait for it to settle.
     if (Date.now() > deadline) {
@@ -278,7 +314,23 @@ async function release(presence: pg.Client, cluster: string, pid: number): Promi
     await presence.end().catch(() => undefined);
   }
   if (others > 0) return;
-  // Fast shutdown: PostgreSQL ends the remaining sessions (none of Lethe's) and writes a checkpoint.
+  await stopServer(cluster, pid);
+}
+
+/**
+ * Stops the cluster's server if it runs as another account than `account` (an earlier version's, as the
+ * distribution's postgres account), so that its files can change hands. A server already running as
+ * `account` was started by another process of this version: it stays.
+ */
+async function stopServerOfOtherAccount(cluster: string, account: Owner): Promise<void> {
+  const info = await readPostmasterPid(cluster);
+  if (!info || (await processState(info.pid)) === 'gone') return;
+  if ((await processUid(info.pid)) === account.uid) return;
+  await stopServer(cluster, info.pid);
+}
+
+/** Fast shutdown: PostgreSQL ends the remaining sessions and writes a checkpoint; waits until it is gone. */
+async function stopServer(cluster: string, pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGINT');
   } catch {

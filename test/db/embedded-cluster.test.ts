@@ -1,4 +1,4 @@
-// As root, PostgreSQL runs as the postgres user, which must reach the binaries. A checkout under a
+// As root, PostgreSQL runs as lethe-postgres, which must reach the binaries. A checkout under a
 // directory closed to it (/root is 0700, where CI or an operator may clone) once made initdb fail with
 // EACCES; the binaries are now copied where that user can run them.
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import {
 
 const run = promisify(execFile);
 
-describe('the embedded binaries as the postgres user', () => {
+describe('the embedded binaries as lethe-postgres', () => {
   const cleanup: string[] = [];
   after(() => Promise.all(cleanup.map((dir) => rm(dir, { recursive: true, force: true }))));
 
@@ -54,7 +54,7 @@ describe('the embedded binaries as the postgres user', () => {
     await assert.rejects(
       run(closed.binaries.initdb, ['--version'], account),
       /EACCES/,
-      'the postgres user cannot run binaries inside the closed checkout',
+      'lethe-postgres cannot run binaries inside the closed checkout',
     );
     const reachable = await reachableBinaries(closed.binaries, account);
     cleanup.push(path.dirname(path.dirname(reachable.postgres)));

@@ -31,7 +31,7 @@ export interface TestServer {
  */
 export async function startEmbeddedTestServer(): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-server-'));
-  // As root the server runs as the postgres user, which must pass through this dir.
+  // As root the server runs as lethe-postgres, which must pass through this dir.
   await chmod(dataDir, 0o711);
   const server: EmbeddedServer = await acquireEmbeddedServer(dataDir, { durable: false });
   return {

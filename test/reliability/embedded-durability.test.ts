@@ -7,7 +7,7 @@
 // - `lethe datastore list` works beside a running `serve` and leaves its server running; with no server
 //   running, a command starts one and stops it when done;
 // - a data dir of the PGlite versions is refused with a message saying what to do;
-// - as root, a data dir under a parent the postgres user cannot enter (a checkout under /root) still works.
+// - as root, a data dir under a parent lethe-postgres cannot enter (a checkout under /root) still works.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
@@ -206,7 +206,7 @@ describe('data dirs the embedded PostgreSQL must handle', () => {
     assert.equal(listed.stdout.trim(), '[]');
     const cluster = path.join(dataDir, 'postgres');
     if (process.getuid?.() === 0) {
-      // postgres runs as the postgres user, which cannot pass the parent: the cluster lives where it can.
+      // postgres runs as lethe-postgres, which cannot pass the parent: the cluster lives where it can.
       const target = await readlink(cluster);
       assert.match(target, /^\/var\/lib\/lethe\//);
       made.push(target);

