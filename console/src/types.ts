@@ -154,3 +154,16 @@ export interface ManagementClient {
   scopes: string[];
   created_at: string;
 }
+
+/** GET /v1/oauth/scopes: a scope and what it allows, in the service's order. */
+export interface ScopeDescription {
+  scope: string;
+  description: string;
+}
+
+/** GET /v1/masking/strategy: a masking strategy of the service's registry. */
+export interface MaskingStrategy {
+  name: string;
+  description: string;
+  configurations: { key: string; optional: boolean; description: string }[];
+}

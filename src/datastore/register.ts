@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
 import type { Services } from '../runtime/services.ts';
 import { DatastoreAdminService } from './admin-service.ts';
+import { datastoreBrowseRoutes } from './browse-routes.ts';
+import { DatastoreBrowseService } from './browse-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from './management-routes.ts';
 import { SarMailer } from './sar-mailer.ts';
@@ -17,5 +19,9 @@ export async function registerSubjectDataArea(app: FastifyInstance, services: Se
   const files = new SubjectFiles(services.db, services.keyring, services.config);
   app.addHook('onClose', async () => mailer.close());
   await registerManagementRoutes(app, datastoreManagementRoutes(admin));
+  await registerManagementRoutes(
+    app,
+    datastoreBrowseRoutes(new DatastoreBrowseService(services.db, services.keyring)),
+  );
   await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects, files }));
 }

@@ -4,7 +4,16 @@ import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../runtime/services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
-import { PolicyItem, PolicyKeyParams, PolicyView, RuleItem, RuleView } from './schemas.ts';
+import Type from 'typebox';
+import {
+  describeMaskingStrategies,
+  MaskingStrategyDescription,
+  PolicyItem,
+  PolicyKeyParams,
+  PolicyView,
+  RuleItem,
+  RuleView,
+} from './schemas.ts';
 import { PolicyService } from './service.ts';
 
 const tags = ['dsr policies'];
@@ -25,6 +34,21 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => policies.list(request.query.page ?? 1, request.query.size ?? 50),
+    );
+
+    app.get(
+      '/masking/strategy',
+      {
+        onRequest: app.authorize('policy:read'),
+        schema: {
+          tags,
+          summary:
+            "The masking strategies an erasure rule may use, with their configurations (Fides' shape).",
+          security,
+          response: { 200: Type.Array(MaskingStrategyDescription), ...managementErrors },
+        },
+      },
+      async () => describeMaskingStrategies(),
     );
 
     app.get<{ Params: { policy_key: string } }>(

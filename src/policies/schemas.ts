@@ -43,18 +43,68 @@ export const STRATEGY_CONFIGURATIONS = {
   delete: NoConfiguration,
   forget: NoConfiguration,
   hash: Type.Object(
-    { salt: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
+    {
+      salt: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 500,
+          description: 'hash under this salt instead of the service key',
+        }),
+      ),
+    },
     { additionalProperties: false },
   ),
   random_string: Type.Object(
-    { length: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })) },
+    {
+      length: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 256, description: 'characters, 1 to 256 (default 30)' }),
+      ),
+    },
     { additionalProperties: false },
   ),
   string_rewrite: Type.Object(
-    { rewrite_value: Type.String({ maxLength: 10000 }) },
+    { rewrite_value: Type.String({ maxLength: 10000, description: 'the text every value becomes' }) },
     { additionalProperties: false },
   ),
 } satisfies Record<MaskingStrategyName, Type.TSchema>;
+
+/** What each strategy does to a selected value; GET /v1/masking/strategy serves it with the configurations. */
+export const STRATEGY_DESCRIPTIONS: Record<MaskingStrategyName, string> = {
+  nullify: 'Each targeted value becomes null; the attribute stays.',
+  delete: 'Each targeted attribute is removed (value and file of that name).',
+  forget: 'The targeted entities and all their descendants are erased, as by /api/user/forget.',
+  hash: 'Each value becomes its HMAC-SHA-256 under the service key (or under the salt given).',
+  random_string: 'Each value becomes random letters and digits (30, or the length given).',
+  string_rewrite: 'Replaces each value by the rewrite value given.',
+};
+
+/** A strategy as GET /v1/masking/strategy answers it (Fides' shape: name, description, configurations). */
+export const MaskingStrategyDescription = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  configurations: Type.Array(
+    Type.Object({ key: Type.String(), optional: Type.Boolean(), description: Type.String() }),
+  ),
+});
+
+/** Every strategy in MASKING_STRATEGIES' order, read from the registry above (nothing listed again). */
+export function describeMaskingStrategies(): Type.Static<typeof MaskingStrategyDescription>[] {
+  return MASKING_STRATEGIES.map((name) => {
+    const shape = STRATEGY_CONFIGURATIONS[name] as {
+      properties: Record<string, { type?: string; description?: string }>;
+      required?: string[];
+    };
+    return {
+      name,
+      description: STRATEGY_DESCRIPTIONS[name],
+      configurations: Object.entries(shape.properties).map(([key, property]) => ({
+        key,
+        optional: !(shape.required ?? []).includes(key),
+        description: property.description ?? property.type ?? '',
+      })),
+    };
+  });
+}
 
 /** `*`, `<table>.*` or `<table>.<attribute>`. */
 export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
