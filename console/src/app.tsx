@@ -12,6 +12,7 @@ import { PolicyDetailPage } from './pages/policy-detail.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
 import { ConnectionDetailPage } from './pages/connection-detail.tsx';
 import { DatastoresPage } from './pages/datastores.tsx';
+import { DatastoreEntitiesPage } from './pages/datastore-entities.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { ClientsPage } from './pages/clients.tsx';
@@ -90,6 +91,9 @@ function Frame() {
             {(params) => <ConnectionDetailPage connectionKey={params.key} />}
           </Route>
           <Route path="/datastores" component={DatastoresPage} />
+          <Route path="/datastores/:name/entities">
+            {(params) => <DatastoreEntitiesPage datastore={params.name} />}
+          </Route>
           <Route path="/privacy-center" component={PrivacyCenterPage} />
           <Route path="/outbox" component={OutboxPage} />
           <Route path="/audit-log" component={AuditLogPage} />

@@ -69,6 +69,9 @@ export interface Datastore {
   name: string;
   description: string | null;
   created_at: string;
+  /** Exact up to the service's cap; `entity_count_capped` says there are more. */
+  entity_count?: number;
+  entity_count_capped?: boolean;
 }
 
 export interface ApiKey {
@@ -166,4 +169,22 @@ export interface MaskingStrategy {
   name: string;
   description: string;
   configurations: { key: string; optional: boolean; description: string }[];
+}
+
+/** GET /v1/datastore/{name}/entity: an entity with its attribute names, never a value. */
+export interface BrowsedEntity {
+  id: string;
+  name: string;
+  created_at: string;
+  parents: string[];
+  attributes: { name: string; has_value: boolean }[];
+  files: { name: string; size: number }[];
+}
+
+/** POST /v1/datastore/{name}/entity/{id}/reveal: the values asked for (the reveal is audited). */
+export interface RevealedEntity {
+  id: string;
+  name: string;
+  attributes: { name: string; value: string | null }[];
+  files: { name: string; file_name: string; content_type: string; size: number }[];
 }

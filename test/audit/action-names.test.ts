@@ -24,7 +24,7 @@ async function writtenActions(): Promise<string[]> {
     const text = await readFile(path.join(SRC, file), 'utf8');
     const patterns = [
       /recordChange\(\s*\w+,\s*\w+,\s*'([^']+)'/g,
-      /\baction: '([^']+\.[^']+)'/g,
+      /\baction: '([a-z_-]+\.[^']+)'/g,
       /_ACTION = '([^']+)'/g,
     ];
     for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.add(match[1] as string);

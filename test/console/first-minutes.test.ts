@@ -1,10 +1,15 @@
 // A new user's first minutes in the console, in a real Chromium against a real Lethe (issue 24): the
 // sign-in opens on the root client while no operator account exists, a reload keeps the session, each
-// role lands on a page it can read, a refused connection URL names both variables and keeps the form.
+// role lands on a page it can read, a refused connection URL names both variables and keeps the form,
+// policies offer the service's actions and masking strategies, the audit log reads as key/value pairs,
+// a datastore's entities are browsed masked and each reveal is audited, client scopes are described.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { SCOPES } from '../../src/auth/scopes.ts';
+import { MASKING_STRATEGIES } from '../../src/policies/schemas.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { apiClient } from '../subject-api/support.ts';
 import {
   ensureConsoleBuilt,
   launchBrowser,
@@ -126,6 +131,122 @@ describe("the console's first minutes", () => {
     assert.match(text, /LETHE_WEBHOOK_ALLOWED_HOSTS/);
     assert.equal(await secrets.getByLabel('Callback URL').inputValue(), 'http://127.0.0.1:9/hook');
     assert.equal(await secrets.getByLabel('Authorization header value').inputValue(), 'Bearer typed-once');
+    await page.context().close();
+  });
+
+  test("policies: the action and the masking strategy are the service's choices, and a create says so", async () => {
+    const page = await newPage();
+    await signIn(page, service, '/console/policies');
+    const create = page.getByRole('form', { name: 'Create a policy' });
+    const action = create.getByLabel('Action (optional)');
+    assert.equal(await action.evaluate((element) => element.tagName), 'SELECT');
+    await create.getByLabel('Name', { exact: true }).fill('Marketing erasure');
+    await create.getByLabel('Key', { exact: true }).fill('marketing_erasure');
+    await action.selectOption('erasure');
+    await create.getByRole('button', { name: 'Create policy' }).click();
+    await create.getByText('Policy marketing_erasure created.').waitFor();
+    assert.equal((await api('GET', '/v1/dsr/policy/marketing_erasure')).drp_action, 'erasure');
+
+    await page.getByRole('link', { name: 'Marketing erasure' }).first().click();
+    const rule = page.getByRole('form', { name: 'Add or redefine a rule' });
+    const strategy = rule.getByLabel('Masking strategy');
+    await rule.locator('option[value="string_rewrite"]').waitFor({ state: 'attached' });
+    const offered = await strategy
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+    assert.deepEqual(offered, [...MASKING_STRATEGIES]);
+    // The select is as wide as its longest choice: nothing is cut off.
+    const fits = await strategy.evaluate((element) => element.scrollWidth <= element.clientWidth);
+    assert.ok(fits, 'the strategy select shows its longest choice whole');
+    await rule.getByLabel('Action type').selectOption('access');
+    assert.equal(await strategy.isDisabled(), true, 'an access rule masks nothing');
+    await rule.getByLabel('Action type').selectOption('erasure');
+    assert.equal(await strategy.isDisabled(), false);
+    await strategy.selectOption('hash');
+    await rule.getByLabel('Rule name').fill('Hash emails');
+    await rule.getByLabel('Rule key').fill('hash_emails');
+    await rule.getByRole('button', { name: 'Save rule' }).click();
+    await rule.getByText('Rule hash_emails saved.').waitFor();
+    await page.context().close();
+  });
+
+  test('clients: each scope has its description, in the server order', async () => {
+    const page = await newPage();
+    await signIn(page, service, '/console/clients');
+    const form = page.getByRole('form', { name: 'Create a client' });
+    await form.locator('.scope-description').first().waitFor();
+    const shown = await form.locator('.scope-choice code').allTextContents();
+    assert.deepEqual(shown, [...SCOPES]);
+    const described = await form
+      .getByRole('checkbox', { name: 'audit-log:read' })
+      .getAttribute('aria-describedby');
+    assert.ok(described);
+    assert.equal(await page.locator(`[id="${described}"]`).textContent(), 'Read the audit log.');
+    await page.context().close();
+  });
+
+  test('a datastore shows its entity count; entities are browsed masked and each reveal is audited', async () => {
+    const store = await apiClient(service, 'crm');
+    const created = await store.call('/api/entity/create', {
+      json: [
+        { name: 'users', attributes: [{ name: 'email', value: 'hidden.person@example.com' }] },
+        { name: 'users', attributes: [{ name: 'email', value: 'other.person@example.com' }] },
+      ],
+    });
+    const [first] = created.body as { id: string }[];
+    assert.ok(first);
+
+    const page = await newPage();
+    await signInAsOperator(page, service, 'olga.owner', PASSWORD);
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Datastores & keys' })
+      .click();
+    const count = page.getByRole('link', { name: 'Browse the entities of crm' });
+    assert.equal(await count.textContent(), '2');
+    await count.click();
+    await page.getByRole('heading', { level: 1, name: 'Entities of crm' }).waitFor();
+    await page.getByRole('cell', { name: first.id, exact: true }).waitFor();
+    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /person@example\.com/);
+
+    await page.getByRole('button', { name: `Reveal email of ${first.id}` }).click();
+    await page.getByText('hidden.person@example.com').waitFor();
+    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /other\.person/);
+
+    const audit = (await api('GET', '/v1/audit-log?action=entity.reveal')) as {
+      items: { actor: string; datastore: string; entity_ids: string[]; details: object }[];
+    };
+    assert.equal(audit.items.length, 1);
+    assert.equal(audit.items[0]?.actor, 'user:olga.owner');
+    assert.deepEqual(audit.items[0]?.entity_ids, [first.id]);
+    assert.doesNotMatch(JSON.stringify(audit.items), /person@example/);
+
+    await page.getByRole('button', { name: `Hide values of ${first.id}` }).click();
+    assert.equal(await page.getByText('hidden.person@example.com').count(), 0);
+    await page.context().close();
+  });
+
+  test('the audit log: details as key/value pairs, each time on one line, one naming scheme', async () => {
+    const page = await newPage();
+    await signIn(page, service, '/console/audit-log');
+    const reveal = page.locator('tbody tr', { hasText: 'entity.reveal' });
+    await reveal.waitFor();
+    const details = reveal.getByRole('cell').last();
+    assert.deepEqual(await details.locator('dt').allTextContents(), ['attribute', 'values shown']);
+    assert.deepEqual(await details.locator('dd').allTextContents(), ['email', '1']);
+    assert.doesNotMatch((await details.textContent()) ?? '', /[{}"]/, 'no raw JSON');
+
+    const policy = page.locator('tbody tr', { hasText: 'policy.upsert' }).first();
+    const fields = policy.getByRole('cell').last().locator('div', { hasText: 'fields' });
+    assert.match((await fields.locator('dd').textContent()) ?? '', /^[a-z_]+(, [a-z_]+)+$/);
+
+    for (const cell of await page.locator('td.when').all()) {
+      const box = await cell.locator('time').boundingBox();
+      const lineHeight = await cell.evaluate((element) => parseFloat(getComputedStyle(element).lineHeight));
+      assert.ok(box && box.height < lineHeight * 1.5, 'a time fits on one line');
+    }
+    const actions = await page.locator('td.action code').allTextContents();
+    for (const action of actions) assert.match(action, /^[a-z]+(-[a-z]+)*(\.[a-z]+(-[a-z]+)*)+$/);
     await page.context().close();
   });
 
