@@ -11,6 +11,7 @@ import { MASKING_STRATEGIES } from '../../src/policies/schemas.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { apiClient } from '../subject-api/support.ts';
 import {
+  accessibilityViolations,
   ensureConsoleBuilt,
   launchBrowser,
   signIn,
@@ -202,8 +203,8 @@ describe("the console's first minutes", () => {
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Datastores & keys' })
       .click();
-    const count = page.getByRole('link', { name: 'Browse the entities of crm' });
-    assert.equal(await count.textContent(), '2');
+    const count = page.getByRole('link', { name: 'entities of crm' });
+    assert.equal(await count.textContent(), '2 entities of crm');
     await count.click();
     await page.getByRole('heading', { level: 1, name: 'Entities of crm' }).waitFor();
     await page.getByRole('cell', { name: first.id, exact: true }).waitFor();
@@ -221,6 +222,7 @@ describe("the console's first minutes", () => {
     assert.deepEqual(audit.items[0]?.entity_ids, [first.id]);
     assert.doesNotMatch(JSON.stringify(audit.items), /person@example/);
 
+    assert.deepEqual(await accessibilityViolations(page), [], 'the entities page passes axe-core');
     await page.getByRole('button', { name: `Hide values of ${first.id}` }).click();
     assert.equal(await page.getByText('hidden.person@example.com').count(), 0);
     await page.context().close();
@@ -245,6 +247,7 @@ describe("the console's first minutes", () => {
       const lineHeight = await cell.evaluate((element) => parseFloat(getComputedStyle(element).lineHeight));
       assert.ok(box && box.height < lineHeight * 1.5, 'a time fits on one line');
     }
+    assert.deepEqual(await accessibilityViolations(page), [], 'the audit log passes axe-core');
     const actions = await page.locator('td.action code').allTextContents();
     for (const action of actions) assert.match(action, /^[a-z]+(-[a-z]+)*(\.[a-z]+(-[a-z]+)*)+$/);
     await page.context().close();

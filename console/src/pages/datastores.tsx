@@ -29,11 +29,9 @@ function EntityCount(props: { datastore: Datastore }) {
   const { entity_count: count, entity_count_capped: capped } = props.datastore;
   if (count === undefined) return <>—</>;
   return (
-    <Link
-      href={`/datastores/${encodeURIComponent(props.datastore.name)}/entities`}
-      aria-label={`Browse the entities of ${props.datastore.name}`}
-    >
+    <Link href={`/datastores/${encodeURIComponent(props.datastore.name)}/entities`}>
       {capped ? `more than ${count.toLocaleString('en')}` : count.toLocaleString('en')}
+      <span className="visually-hidden"> entities of {props.datastore.name}</span>
     </Link>
   );
 }
