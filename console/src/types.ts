@@ -181,7 +181,7 @@ export interface BrowsedEntity {
   files: { name: string; size: number }[];
 }
 
-/** POST /v1/datastore/{name}/entity/{id}/reveal: the values asked for (the reveal is audited). */
+/** GET /v1/datastore/{name}/entity/{id}: the values asked for (the reveal is audited). */
 export interface RevealedEntity {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
 // HTTP face of the console's datastore browse (DatastoreBrowseService): a page of a datastore's entities
-// with attribute names only, and POST …/reveal for one entity's values, audited. Scope datastore:read.
+// with attribute names only, and GET …/entity/{id} for one entity's values, audited. Scope datastore:read.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
@@ -76,13 +76,11 @@ export function datastoreBrowseRoutes(browse: DatastoreBrowseService): FastifyPl
         browse.listEntities(request.params.name, request.query.page ?? 1, request.query.size ?? 25),
     );
 
-    app.post<{ Params: { name: string; id: string }; Body: { attribute?: string } }>(
-      '/datastore/:name/entity/:id/reveal',
+    // A GET, like every read of subject data: revealing changes nothing, and its audit entry is the record
+    // of a read (as /api/entity/get-by-id's is), written before the values are answered.
+    app.get<{ Params: { name: string; id: string }; Querystring: { attribute?: string } }>(
+      '/datastore/:name/entity/:id',
       {
-        // The body is optional: a bare POST reveals the whole entity.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
         onRequest: app.authorize('datastore:read'),
         schema: {
           tags,
@@ -90,7 +88,7 @@ export function datastoreBrowseRoutes(browse: DatastoreBrowseService): FastifyPl
             "Reveal one entity's values, or one attribute's; audited (who, which entity), never the value.",
           security,
           params: EntityParams,
-          body: Type.Object(
+          querystring: Type.Object(
             { attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
             { additionalProperties: false },
           ),
@@ -104,7 +102,7 @@ export function datastoreBrowseRoutes(browse: DatastoreBrowseService): FastifyPl
           auditOriginOf(request),
           request.params.name,
           request.params.id,
-          request.body.attribute,
+          request.query.attribute,
         );
       },
     );

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RouteEntry, managementWriteRoutes } from '../helpers/route-table.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { apiClient } from '../subject-api/support.ts';
 
 const PASSWORD = 'audited owner password';
 const AUTHORIZATION_SECRET = 'Bearer authorization-secret-4d1f';
@@ -389,19 +388,6 @@ describe('configuration audit', () => {
       run: async () => {
         const issued = await asRoot('POST', '/v1/api-key', { name: 'doomed key', datastores: ['*'] });
         return call('DELETE', `/v1/api-key/${issued.id}`, 'api-key.revoke');
-      },
-    },
-    {
-      pattern: /^POST \/v1\/datastore\/:name\/entity\/:id\/reveal$/,
-      run: async () => {
-        const store = await apiClient(service, unique('reveal-ds').replace('_', '-'));
-        const value = 'revealed.subject@example.com';
-        secrets.add(value);
-        const created = await store.call('/api/entity/create', {
-          json: [{ name: 'users', attributes: [{ name: 'email', value }] }],
-        });
-        const id = created.body[0].id as string;
-        return call('POST', `/v1/datastore/${store.datastore}/entity/${id}/reveal`, 'entity.reveal', {});
       },
     },
     {

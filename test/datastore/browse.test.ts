@@ -92,15 +92,14 @@ describe('browsing a datastore from the console', () => {
   });
 
   it('reveals one attribute, then the whole entity, and audits each without the value', async () => {
-    const one = await service.call('POST', `/v1/datastore/shop/entity/${userId}/reveal`, {
+    const one = await service.call('GET', `/v1/datastore/shop/entity/${userId}?attribute=email`, {
       token: root,
-      json: { attribute: 'email' },
     });
     assert.equal(one.status, 200, one.text);
     assert.equal(one.headers.get('cache-control'), 'no-store');
     assert.deepEqual(one.body.attributes, [{ name: 'email', value: SECRET_EMAIL }]);
 
-    const all = await service.call('POST', `/v1/datastore/shop/entity/${userId}/reveal`, { token: root });
+    const all = await service.call('GET', `/v1/datastore/shop/entity/${userId}`, { token: root });
     assert.equal(all.status, 200, all.text);
     assert.deepEqual(all.body.attributes, [
       { name: 'email', value: SECRET_EMAIL },
@@ -133,12 +132,12 @@ describe('browsing a datastore from the console', () => {
       ['GET', '/v1/datastore/shop/entity?page=0', undefined, 422, /page/],
       ['GET', '/v1/datastore/shop/entity?page=500&size=100', undefined, 422, /page/],
       ['GET', '/v1/datastore/shop/entity?colour=red', undefined, 422, /colour/],
-      ['POST', `/v1/datastore/shop/entity/not-a-uuid/reveal`, {}, 422, /id/],
-      ['POST', `/v1/datastore/shop/entity/${crypto.randomUUID()}/reveal`, {}, 404, /No entity/],
-      ['POST', `/v1/datastore/empty/entity/${userId}/reveal`, {}, 404, /No entity/],
-      ['POST', `/v1/datastore/shop/entity/${userId}/reveal`, { attribute: 'shoe_size' }, 404, /shoe_size/],
-      ['POST', `/v1/datastore/shop/entity/${userId}/reveal`, { attribute: 'email', x: 1 }, 422, /x/],
-      ['POST', `/v1/datastore/shop/entity/${userId}/reveal`, { attribute: '' }, 422, /attribute/],
+      ['GET', `/v1/datastore/shop/entity/not-a-uuid`, undefined, 422, /id/],
+      ['GET', `/v1/datastore/shop/entity/${crypto.randomUUID()}`, undefined, 404, /No entity/],
+      ['GET', `/v1/datastore/empty/entity/${userId}`, undefined, 404, /No entity/],
+      ['GET', `/v1/datastore/shop/entity/${userId}?attribute=shoe_size`, undefined, 404, /shoe_size/],
+      ['GET', `/v1/datastore/shop/entity/${userId}?attribute=email&x=1`, undefined, 422, /x/],
+      ['GET', `/v1/datastore/shop/entity/${userId}?attribute=`, undefined, 422, /attribute/],
     ];
     for (const [method, path, json, status, detail] of cases) {
       const answer = await service.call(method, path, { token: root, json });
@@ -162,9 +161,9 @@ describe('browsing a datastore from the console', () => {
         }),
       })
     ).body.access_token;
-    const path = `/v1/datastore/shop/entity/${userId}/reveal`;
-    assert.equal((await service.call('POST', path, { token, json: {} })).status, 403);
-    assert.equal((await service.call('POST', path, { json: {} })).status, 401);
+    const path = `/v1/datastore/shop/entity/${userId}`;
+    assert.equal((await service.call('GET', path, { token })).status, 403);
+    assert.equal((await service.call('GET', path)).status, 401);
     assert.equal((await service.call('GET', '/v1/datastore/shop/entity', { token })).status, 403);
   });
 

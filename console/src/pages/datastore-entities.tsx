@@ -1,6 +1,6 @@
 // One datastore's entities, read only (GET /v1/datastore/{name}/entity, scope datastore:read): 25 a page,
 // oldest first, each with its table, parents and attribute names, every value masked. "Reveal" shows one
-// attribute's value, "Reveal all" the entity's (POST …/{id}/reveal): the service writes an audit entry
+// attribute's value, "Reveal all" the entity's (GET …/entity/{id}): the service writes an audit entry
 // naming who and which entity before it answers, and the page keeps revealed values in its state only,
 // dropped on "Hide" or when the page is left. Nothing here changes subject data.
 import { useState } from 'react';
@@ -33,10 +33,9 @@ export function DatastoreEntitiesPage(props: { datastore: string }) {
 
   async function show(entityId: string, attribute?: string) {
     await reveal.run(async () => {
-      const answer = await api.send<RevealedEntity>(
-        'POST',
-        `/v1/datastore/${segment(props.datastore)}/entity/${segment(entityId)}/reveal`,
-        attribute === undefined ? {} : { attribute },
+      const answer = await api.get<RevealedEntity>(
+        `/v1/datastore/${segment(props.datastore)}/entity/${segment(entityId)}`,
+        { attribute },
       );
       setRevealed((current) => {
         const values = { ...current[entityId] };
