@@ -70,6 +70,21 @@ export async function requestLogin(username: string, password: string): Promise<
   return answer.token_data;
 }
 
+/**
+ * Whether any operator account exists (GET /console/sign-in-options, no token): the sign-in page opens on
+ * the root client on a fresh start. Undefined when the service cannot say; the page then offers both.
+ */
+export async function requestOperatorAccountsExist(): Promise<boolean | undefined> {
+  try {
+    const response = await fetch('/console/sign-in-options', { cache: 'no-store', credentials: 'omit' });
+    if (!response.ok) return undefined;
+    const answer = (await response.json()) as { operator_accounts?: unknown };
+    return typeof answer.operator_accounts === 'boolean' ? answer.operator_accounts : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface BulkAnswer<T> {
   succeeded: T[];
   failed: { message: string; data: unknown }[];

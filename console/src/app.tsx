@@ -1,7 +1,10 @@
-// The console's frame: the sign-in gate, the navigation and the client routes under /console.
-import { Link, Route, Router, Switch, useRoute } from 'wouter';
+// The console's frame: the sign-in gate, the navigation and the client routes under /console. A page the
+// sign-in cannot read (or the bare /console) sends it to its landing section (sections.ts).
+import { useEffect, useState } from 'react';
+import { Link, Route, Router, Switch, useLocation, useRoute } from 'wouter';
 import { SessionGate, useSession } from './session.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import { canRead, landingFor, SECTIONS } from './sections.ts';
 import { RequestsPage } from './pages/requests.tsx';
 import { RequestDetailPage } from './pages/request-detail.tsx';
 import { PoliciesPage } from './pages/policies.tsx';
@@ -9,6 +12,7 @@ import { PolicyDetailPage } from './pages/policy-detail.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
 import { ConnectionDetailPage } from './pages/connection-detail.tsx';
 import { DatastoresPage } from './pages/datastores.tsx';
+import { DatastoreEntitiesPage } from './pages/datastore-entities.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { ClientsPage } from './pages/clients.tsx';
@@ -30,8 +34,31 @@ function NavLink(props: { href: string; children: string }) {
   );
 }
 
+/**
+ * When a session starts (a sign-in, or a reload that restored one), sends it from a page it cannot read,
+ * or from no page at all, to its landing section. Later clicks to a page it cannot read show the API's
+ * 403 sentence there, as before.
+ */
+function useLanding() {
+  const { info } = useSession();
+  const [location, setLocation] = useLocation();
+  const [start] = useState(() => ({ location, scopes: info.scopes }));
+  useEffect(() => {
+    if (!canRead(start.scopes, start.location)) setLocation(landingFor(start.scopes), { replace: true });
+  }, [start, setLocation]);
+}
+
+/** A path outside every section: on to the landing section. */
+function Landing() {
+  const { info } = useSession();
+  const [, setLocation] = useLocation();
+  useEffect(() => setLocation(landingFor(info.scopes), { replace: true }), [info.scopes, setLocation]);
+  return null;
+}
+
 function Frame() {
   const { info, signOut } = useSession();
+  useLanding();
   return (
     <>
       <a className="skip-link" href="#main">
@@ -40,15 +67,11 @@ function Frame() {
       <header className="top-bar">
         <span className="brand">Lethe</span>
         <nav aria-label="Sections">
-          <NavLink href="/requests">Privacy requests</NavLink>
-          <NavLink href="/policies">Policies</NavLink>
-          <NavLink href="/connections">Connections</NavLink>
-          <NavLink href="/datastores">Datastores &amp; keys</NavLink>
-          <NavLink href="/privacy-center">Privacy center</NavLink>
-          <NavLink href="/outbox">Outbox</NavLink>
-          <NavLink href="/audit-log">Audit log</NavLink>
-          <NavLink href="/users">Users</NavLink>
-          <NavLink href="/clients">Clients</NavLink>
+          {SECTIONS.map((section) => (
+            <NavLink key={section.href} href={section.href}>
+              {section.label}
+            </NavLink>
+          ))}
         </nav>
         <span className="who">
           <span className="hint">{info.username ?? info.client_id}</span>
@@ -68,12 +91,15 @@ function Frame() {
             {(params) => <ConnectionDetailPage connectionKey={params.key} />}
           </Route>
           <Route path="/datastores" component={DatastoresPage} />
+          <Route path="/datastores/:name/entities">
+            {(params) => <DatastoreEntitiesPage datastore={params.name} />}
+          </Route>
           <Route path="/privacy-center" component={PrivacyCenterPage} />
           <Route path="/outbox" component={OutboxPage} />
           <Route path="/audit-log" component={AuditLogPage} />
           <Route path="/users" component={UsersPage} />
           <Route path="/clients" component={ClientsPage} />
-          <Route component={RequestsPage} />
+          <Route>{() => <Landing />}</Route>
         </Switch>
       </main>
     </>

@@ -1,8 +1,10 @@
-// The signed-in session: the management access token lives in this component's memory only (never in
-// localStorage, sessionStorage or a cookie), so closing or reloading the tab signs out. A refused or
-// expired token ends the session and the sign-in page says why; signing out also ends the token at the server.
+// The signed-in session: the management access token lives in this component's memory and in this tab's
+// sessionStorage (stored-session.ts), so a reload keeps the session while closing the tab ends it. A
+// refused or expired token ends the session, forgets the stored token, and the sign-in page says why;
+// signing out also ends the token at the server.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { type Api, createApi, requestLogin, requestToken } from './api.ts';
+import { forgetStoredToken, readStoredToken, storeToken } from './stored-session.ts';
 import type { ConsoleSession } from './types.ts';
 
 /** An operator's username and password, or a management client's id and secret. */
@@ -44,10 +46,37 @@ export function SessionGate(props: {
 }) {
   const [session, setSession] = useState<SignedIn | null>(null);
   const [message, setMessage] = useState('');
+  // A token stored by this tab before a reload is checked with the service before anything renders.
+  const [restoring, setRestoring] = useState(() => readStoredToken() !== undefined);
 
   const signOut = useCallback((reason = '') => {
+    forgetStoredToken();
     setSession(null);
     setMessage(reason);
+  }, []);
+
+  useEffect(() => {
+    const stored = readStoredToken();
+    if (!stored) return;
+    let live = true;
+    createApi(stored.token, () => undefined)
+      .get<ConsoleSession>('/console/session')
+      .then(
+        (info) => {
+          if (live) setSession({ ...stored, info });
+        },
+        () => {
+          if (!live) return;
+          forgetStoredToken();
+          setMessage(EXPIRED_MESSAGE);
+        },
+      )
+      .finally(() => {
+        if (live) setRestoring(false);
+      });
+    return () => {
+      live = false;
+    };
   }, []);
 
   const start = useCallback(async (credentials: Credentials) => {
@@ -57,8 +86,10 @@ export function SessionGate(props: {
         : await requestToken(credentials.clientId, credentials.clientSecret);
     const probe = createApi(answer.access_token, () => undefined);
     const info = await probe.get<ConsoleSession>('/console/session');
+    const signedIn = { token: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000 };
+    storeToken(signedIn);
     setMessage('');
-    setSession({ token: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000, info });
+    setSession({ ...signedIn, info });
   }, []);
 
   useEffect(() => {
@@ -81,6 +112,15 @@ export function SessionGate(props: {
     return { api, info: session.info, signOut: endSession };
   }, [session, signOut]);
 
+  if (restoring) {
+    return (
+      <main id="main" className="sign-in">
+        <p className="loading" role="status" aria-live="polite">
+          Restoring your session…
+        </p>
+      </main>
+    );
+  }
   if (!value) return <>{props.signIn(start, message)}</>;
   return <SessionContext.Provider value={value}>{props.children}</SessionContext.Provider>;
 }

@@ -69,6 +69,9 @@ export interface Datastore {
   name: string;
   description: string | null;
   created_at: string;
+  /** Exact up to the service's cap; `entity_count_capped` says there are more. */
+  entity_count?: number;
+  entity_count_capped?: boolean;
 }
 
 export interface ApiKey {
@@ -155,4 +158,35 @@ export interface ManagementClient {
   name: string;
   scopes: string[];
   created_at: string;
+}
+
+/** GET /v1/oauth/scopes: a scope and what it allows, in the service's order. */
+export interface ScopeDescription {
+  scope: string;
+  description: string;
+}
+
+/** GET /v1/masking/strategy: a masking strategy of the service's registry. */
+export interface MaskingStrategy {
+  name: string;
+  description: string;
+  configurations: { key: string; optional: boolean; description: string }[];
+}
+
+/** GET /v1/datastore/{name}/entity: an entity with its attribute names, never a value. */
+export interface BrowsedEntity {
+  id: string;
+  name: string;
+  created_at: string;
+  parents: string[];
+  attributes: { name: string; has_value: boolean }[];
+  files: { name: string; size: number }[];
+}
+
+/** GET /v1/datastore/{name}/entity/{id}: the values asked for (the reveal is audited). */
+export interface RevealedEntity {
+  id: string;
+  name: string;
+  attributes: { name: string; value: string | null }[];
+  files: { name: string; file_name: string; content_type: string; size: number }[];
 }

@@ -5,6 +5,7 @@
 // refuse it anyway).
 import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
+import { canonicalAction, storedSpellings } from './action-names.ts';
 
 export interface AuditEntry {
   action: string;
@@ -165,8 +166,15 @@ function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
   if (filter.datastore !== undefined) add((param) => `datastore = ${param}::text`, filter.datastore);
   if (filter.entityId !== undefined)
     add((param) => `entity_ids @> ARRAY[${param}::text]`, filter.entityId.toLowerCase());
-  if (filter.action !== undefined)
-    add((param) => `(action = ${param}::text OR starts_with(action, ${param}::text || '.'))`, filter.action);
+  if (filter.action !== undefined) {
+    // The action's older spelling too (action-names.ts): an OR of the same indexable shape per spelling.
+    const spellings = storedSpellings(filter.action).map((spelling) => {
+      params.push(spelling);
+      const param = `$${params.length}`;
+      return `action = ${param}::text OR starts_with(action, ${param}::text || '.')`;
+    });
+    conditions.push(`(${spellings.join(' OR ')})`);
+  }
   if (filter.actor !== undefined) add((param) => `actor = ${param}::text`, filter.actor);
   if (filter.from !== undefined) add((param) => `at >= ${param}::timestamptz`, filter.from);
   if (filter.to !== undefined) add((param) => `at < ${param}::timestamptz`, filter.to);
@@ -194,7 +202,10 @@ export async function listAudit(
     `SELECT ${columns} FROM ${matching} ORDER BY seq DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, filter.size, (filter.page - 1) * filter.size],
   );
-  return { rows, total: Number(total.rows[0]?.total ?? 0) };
+  return {
+    rows: rows.map((row) => ({ ...row, action: canonicalAction(row.action) })),
+    total: Number(total.rows[0]?.total ?? 0),
+  };
 }
 
 /** Who makes a management change and through which HTTP request (or CLI run): services take it. */

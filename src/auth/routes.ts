@@ -4,7 +4,7 @@ import { badRequest, DomainError } from '../errors.ts';
 import { auditOriginOf, bearerToken, changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
-import { SCOPES } from './scopes.ts';
+import { SCOPE_DESCRIPTIONS, SCOPES } from './scopes.ts';
 import { InvalidScopeError } from './service.ts';
 
 const TokenRequest = Type.Object({
@@ -154,6 +154,23 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
         },
       },
       async (request) => auth.listClients(principalOf(request)),
+    );
+
+    app.get(
+      '/oauth/scopes',
+      {
+        onRequest: app.authorize(),
+        schema: {
+          tags: ['management auth'],
+          summary: 'Every management scope with what it allows, in the order the service lists them.',
+          security,
+          response: {
+            200: Type.Array(Type.Object({ scope: Type.String(), description: Type.String() })),
+            ...managementErrors,
+          },
+        },
+      },
+      async () => SCOPES.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] })),
     );
 
     app.delete<{ Params: { client_id: string } }>(

@@ -28,6 +28,36 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
+/** What each scope lets its holder do, in SCOPES' order; GET /v1/oauth/scopes serves it to the console. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'connection:read': 'See connections (URLs and which secrets are set, never the secrets).',
+  'connection:create_or_update': 'Create connections and set their URLs, secrets, OAuth and signing secrets.',
+  'connection:delete': 'Delete connections no webhook uses.',
+  'policy:read': 'See policies and their rules.',
+  'policy:create_or_update': 'Create policies and add or change their rules.',
+  'webhook:read': 'See the pre-approval, pre- and post-execution webhooks and their order.',
+  'webhook:create_or_update': 'Add, reorder, change and remove webhooks.',
+  'privacy-request:read': 'See privacy requests, their timelines, access packages and the outbox.',
+  'privacy-request:create': "Submit privacy requests on a data subject's behalf.",
+  'privacy-request:review': 'Approve, deny, cancel and retry privacy requests.',
+  'privacy-request:resume': 'Resume a paused request (what a two-way webhook target calls).',
+  'datastore:read':
+    'See datastores and maintenance mode; browse their entities, masked, and reveal one (each reveal audited).',
+  'privacy-center:read': "See the public privacy center's settings.",
+  'privacy-center:update': 'Change the privacy center: title, organisation, published policies.',
+  'datastore:update':
+    "Declare a datastore's identity attributes (which attributes hold which identity kind).",
+  'datastore:*':
+    'Create and delete datastores, declare their identity attributes and switch maintenance mode.',
+  'api-key:read': 'See API keys (never the keys themselves).',
+  'api-key:*': 'Issue and revoke API keys.',
+  'audit-log:read': 'Read the audit log.',
+  'user:read': 'See operator accounts and their roles.',
+  'user:*': 'Create and delete operator accounts.',
+  'client:read': 'See management clients and their scopes.',
+  'client:*': 'Create and delete management clients (with at most your own scopes).',
+};
+
 export const ROLES = ['owner', 'approver', 'contributor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 

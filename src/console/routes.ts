@@ -43,6 +43,12 @@ const ConsoleSession = Type.Object({
   require_manual_approval: Type.Boolean(),
 });
 
+const SignInOptions = Type.Object({
+  operator_accounts: Type.Boolean({
+    description: 'whether any operator account exists; without one, only a management client can sign in',
+  }),
+});
+
 export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onSend', async (_request, reply, payload) => {
@@ -72,6 +78,23 @@ export function consoleRoutes(services: Services, distDir: string = CONSOLE_DIST
           privacy_request_delay_timeout_seconds: services.config.privacyRequestDelayTimeoutSeconds,
           require_manual_approval: services.config.requireManualApproval,
         };
+      },
+    );
+
+    // Before anyone signs in, the page asks which way in exists: on a fresh start there is no operator
+    // account yet, only the root client. One boolean, no count and no name.
+    app.get(
+      '/console/sign-in-options',
+      {
+        schema: {
+          tags: ['console'],
+          summary: 'Whether any operator account exists, so the sign-in page opens on the way in that works.',
+          response: { 200: SignInOptions },
+        },
+      },
+      async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+        return { operator_accounts: await services.operators.anyExists() };
       },
     );
 

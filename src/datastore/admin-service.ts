@@ -11,6 +11,7 @@ import { datastoreRepository, settingsRepository } from './admin-repository.ts';
 import { type ApiKeyRow, apiKeyRepository } from '../api-keys/repository.ts';
 import { newApiKey } from '../api-keys/keys.ts';
 import { pageOf } from '../validation/page.ts';
+import { countEntities } from './browse-repository.ts';
 import { openRecipient } from './sealing.ts';
 
 export interface ApiKeyView {
@@ -72,11 +73,15 @@ export class DatastoreAdminService {
     });
   }
 
+  /** The datastores with how many entities each holds (counted up to ENTITY_COUNT_CAP). */
   async listDatastores() {
-    return (await datastoreRepository.list(this.#db)).map((row) => ({
+    const [rows, counts] = await Promise.all([datastoreRepository.list(this.#db), countEntities(this.#db)]);
+    return rows.map((row) => ({
       name: row.name,
       description: row.description,
       created_at: new Date(row.created_at).toISOString(),
+      entity_count: counts.get(row.name)?.count ?? 0,
+      entity_count_capped: counts.get(row.name)?.capped ?? false,
     }));
   }
 

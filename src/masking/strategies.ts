@@ -1,6 +1,6 @@
 // The masking strategies of erasure rules, registered once: each strategy's name, what it does, the
 // configuration it accepts and, for those that rewrite values in place, the function that masks one value.
-// The policy schema and its checks, the rule run and the console's menu (GET /v1/masking-strategy) are all
+// The policy schema and its checks, the rule run and the console's menu (GET /v1/masking/strategy) are all
 // derived from this registry, so a strategy is added or changed here and nowhere else. Nothing here reads
 // the store, and nothing may log or return the values it is handed (they are personal data).
 import { createHmac, randomInt } from 'node:crypto';
@@ -64,7 +64,15 @@ export const MASKING_STRATEGIES = {
     description: 'Replaces each targeted value by its keyed HMAC-SHA-256 (hex); equal values stay equal.',
     effect: 'rewrite',
     configuration: Type.Object(
-      { salt: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
+      {
+        salt: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 500,
+            description: 'hash under this salt instead of the service key',
+          }),
+        ),
+      },
       { additionalProperties: false },
     ),
     masker: (keyring, configuration) => {
@@ -76,7 +84,11 @@ export const MASKING_STRATEGIES = {
     description: 'Replaces each targeted value by random letters and digits.',
     effect: 'rewrite',
     configuration: Type.Object(
-      { length: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })) },
+      {
+        length: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 256, description: 'characters, 1 to 256 (default 30)' }),
+        ),
+      },
       { additionalProperties: false },
     ),
     masker: (_keyring, configuration) => {
@@ -88,7 +100,7 @@ export const MASKING_STRATEGIES = {
     description: 'Replaces each targeted value by the configured text.',
     effect: 'rewrite',
     configuration: Type.Object(
-      { rewrite_value: Type.String({ maxLength: 10000 }) },
+      { rewrite_value: Type.String({ maxLength: 10000, description: 'the text every value becomes' }) },
       { additionalProperties: false },
     ),
     masker: (_keyring, configuration) => {
@@ -125,12 +137,26 @@ export function valueMasker(
   return definition.masker(keyring, configuration);
 }
 
-/** The registry as the API shows it: each strategy's name, description, effect and configuration schema. */
-export function strategyCatalog() {
-  return MASKING_STRATEGY_NAMES.map((name) => ({
-    name,
-    description: MASKING_STRATEGIES[name].description,
-    effect: MASKING_STRATEGIES[name].effect,
-    configuration: MASKING_STRATEGIES[name].configuration as unknown as Record<string, unknown>,
-  }));
+/**
+ * The registry as GET /v1/masking/strategy shows it, in Fides' shape (name, description, configurations:
+ * each field's key, whether it is optional, what it means) with each strategy's effect.
+ */
+export function describeMaskingStrategies() {
+  return MASKING_STRATEGY_NAMES.map((name) => {
+    const { description, effect, configuration } = MASKING_STRATEGIES[name];
+    const shape = configuration as unknown as {
+      properties: Record<string, { type?: string; description?: string }>;
+      required?: string[];
+    };
+    return {
+      name,
+      description,
+      effect,
+      configurations: Object.entries(shape.properties).map(([key, property]) => ({
+        key,
+        optional: !(shape.required ?? []).includes(key),
+        description: property.description ?? property.type ?? '',
+      })),
+    };
+  });
 }

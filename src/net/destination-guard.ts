@@ -105,9 +105,7 @@ export async function assertAllowedDestination(
     throw invalid(`${field} must be an absolute URL.`);
   }
   if (url.protocol !== 'https:' && !(policy.allowInsecureWebhooks && url.protocol === 'http:')) {
-    throw invalid(
-      `${field} must use https${policy.allowInsecureWebhooks ? ' or http' : ' (http is allowed only with LETHE_ALLOW_INSECURE_WEBHOOKS)'}.`,
-    );
+    throw invalid(insecureRefusal(field, url, policy));
   }
   if (url.username || url.password)
     throw invalid(`${field} must not carry credentials; use the authorization secret.`);
@@ -127,6 +125,21 @@ export async function assertAllowedDestination(
   const blocked = addresses.find(isInternalAddress);
   if (blocked) throw internalDestination(field, `${host} (${blocked})`);
   return url;
+}
+
+/**
+ * The refusal of a scheme. An http URL to an internal host (a receiver on this machine, the usual first
+ * try) needs both variables, so the sentence names both: naming one sent people round twice.
+ */
+function insecureRefusal(field: string, url: URL, policy: DestinationPolicy): string {
+  if (policy.allowInsecureWebhooks || url.protocol !== 'http:') return `${field} must use https or http.`;
+  const host = bareHost(url);
+  const internal =
+    !isListed(host, policy) &&
+    ((isIP(host) && isInternalAddress(host)) || host === 'localhost' || host.endsWith('.localhost'));
+  return internal
+    ? `${field} must use https: http is allowed only with LETHE_ALLOW_INSECURE_WEBHOOKS=true, and the internal host ${host} also needs listing in LETHE_WEBHOOK_ALLOWED_HOSTS.`
+    : `${field} must use https (http is allowed only with LETHE_ALLOW_INSECURE_WEBHOOKS=true).`;
 }
 
 function internalDestination(field: string, where: string) {

@@ -28,6 +28,12 @@ export const operatorRepository = {
     return rows[0];
   },
 
+  /** Whether any operator account exists (the console's sign-in asks, before anyone signs in). */
+  async any(db: Queryable): Promise<boolean> {
+    const { rows } = await db.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM operators) AS any');
+    return rows[0]?.any === true;
+  },
+
   async list(db: Queryable): Promise<OperatorRow[]> {
     return (await db.query<OperatorRow>('SELECT * FROM operators ORDER BY username')).rows;
   },

@@ -77,6 +77,11 @@ export class OperatorService {
     });
   }
 
+  /** Whether any account exists; nothing more (no count, no name) leaves this method. */
+  async anyExists(): Promise<boolean> {
+    return operatorRepository.any(this.#db);
+  }
+
   async list(): Promise<OperatorView[]> {
     return (await operatorRepository.list(this.#db)).map(toView);
   }

@@ -3,16 +3,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import Type from 'typebox';
-import { strategyCatalog } from '../masking/strategies.ts';
+import { describeMaskingStrategies } from '../masking/strategies.ts';
 import type { Services } from '../services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
 import {
+  MaskingStrategyDescription,
   PolicyItem,
   PolicyKeyParams,
   PolicyView,
   RuleItem,
   RuleView,
-  StrategyCatalogEntry,
 } from './schemas.ts';
 import { PolicyService } from './service.ts';
 
@@ -37,17 +37,18 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
     );
 
     app.get(
-      '/masking-strategy',
+      '/masking/strategy',
       {
         onRequest: app.authorize('policy:read'),
         schema: {
           tags,
-          summary: "The erasure rules' masking strategies: name, description, effect, configuration schema.",
+          summary:
+            "The masking strategies an erasure rule may use, with their configurations (Fides' shape).",
           security,
-          response: { 200: Type.Array(StrategyCatalogEntry), ...managementErrors },
+          response: { 200: Type.Array(MaskingStrategyDescription), ...managementErrors },
         },
       },
-      async () => strategyCatalog(),
+      async () => describeMaskingStrategies(),
     );
 
     app.get<{ Params: { policy_key: string } }>(

@@ -26,16 +26,20 @@ export const PolicyItem = Type.Object(
 );
 export type PolicyItem = Type.Static<typeof PolicyItem>;
 
-/** `*`, `<table>.*` or `<table>.<attribute>`. */
-export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
-
-/** A strategy of the registry, as GET /v1/masking-strategy lists it. */
-export const StrategyCatalogEntry = Type.Object({
+/** A strategy as GET /v1/masking/strategy answers it (Fides' shape: name, description, configurations). */
+export const MaskingStrategyDescription = Type.Object({
   name: Type.String(),
   description: Type.String(),
-  effect: Type.Enum(['rewrite', 'delete', 'forget']),
-  configuration: Type.Object({}, { additionalProperties: true, description: 'a JSON schema' }),
+  effect: Type.Enum(['rewrite', 'delete', 'forget'], {
+    description: 'rewrite: values change in place; delete: attributes go; forget: entities go',
+  }),
+  configurations: Type.Array(
+    Type.Object({ key: Type.String(), optional: Type.Boolean(), description: Type.String() }),
+  ),
 });
+
+/** `*`, `<table>.*` or `<table>.<attribute>`. */
+export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
 
 export const RuleItem = Type.Object(
   {
@@ -51,7 +55,7 @@ export const RuleItem = Type.Object(
               {},
               {
                 additionalProperties: true,
-                description: "Depends on the strategy: see GET /v1/masking-strategy for each one's schema.",
+                description: "Depends on the strategy: see GET /v1/masking/strategy for each one's schema.",
               },
             ),
           ),

@@ -6,6 +6,8 @@ import type { Services } from '../services.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { identityAttributesRoutes } from '../subject-api/identity-attributes-routes.ts';
 import { IdentityAttributesService } from '../datastore/identity-attributes-service.ts';
+import { datastoreBrowseRoutes } from '../subject-api/browse-routes.ts';
+import { DatastoreBrowseService } from '../datastore/browse-service.ts';
 import { subjectApiRoutes } from '../subject-api/routes.ts';
 import { datastoreManagementRoutes } from '../subject-api/management-routes.ts';
 import { SarMailer } from '../mail/access-report-mail.ts';
@@ -20,5 +22,9 @@ export async function registerSubjectDataArea(app: FastifyInstance, services: Se
   app.addHook('onClose', async () => mailer.close());
   await registerManagementRoutes(app, datastoreManagementRoutes(admin));
   await registerManagementRoutes(app, identityAttributesRoutes(new IdentityAttributesService(services.db)));
+  await registerManagementRoutes(
+    app,
+    datastoreBrowseRoutes(new DatastoreBrowseService(services.db, services.keyring)),
+  );
   await app.register(subjectApiRoutes({ config: services.config, db: services.db, admin, subjects, files }));
 }

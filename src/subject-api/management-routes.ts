@@ -71,9 +71,20 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         onRequest: app.authorize('datastore:read'),
         schema: {
           tags: ['datastores'],
-          summary: 'List datastores.',
+          summary: 'List datastores with their entity counts.',
           security,
-          response: { 200: Type.Array(Datastore), ...managementErrors },
+          response: {
+            200: Type.Array(
+              Type.Intersect([
+                Datastore,
+                Type.Object({
+                  entity_count: Type.Integer({ description: 'exact up to 100000' }),
+                  entity_count_capped: Type.Boolean({ description: 'true: more entities than entity_count' }),
+                }),
+              ]),
+            ),
+            ...managementErrors,
+          },
         },
       },
       async () => admin.listDatastores(),

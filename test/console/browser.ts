@@ -88,6 +88,24 @@ export function watchForPageProblems(page: Page, problems: string[]) {
   });
 }
 
+/**
+ * Opens `url` on the sign-in form. A session this tab stored before (sessionStorage survives page.goto) is
+ * signed out first, so that each sign-in starts from the form.
+ */
+async function openSignInForm(page: Page, url: string) {
+  await page.goto(url);
+  const form = page.getByRole('form', { name: 'Sign in' });
+  const nav = page.getByRole('navigation', { name: 'Sections' });
+  await form.or(nav).first().waitFor();
+  if (await nav.isVisible()) {
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await form.waitFor();
+    if (page.url() !== url) await page.goto(url);
+    await form.waitFor();
+  }
+  await page.getByLabel('An operator account').or(page.getByLabel('A management client')).first().waitFor();
+}
+
 /** Opens the console and signs in with a management client: the service's root client unless one is given. */
 export async function signIn(
   page: Page,
@@ -95,7 +113,7 @@ export async function signIn(
   at = '/console',
   client: { id: string; secret: string } = service.config.rootClient as { id: string; secret: string },
 ) {
-  await page.goto(`${service.url}${at}`);
+  await openSignInForm(page, `${service.url}${at}`);
   await page.getByLabel('A management client').check();
   await page.getByLabel('Client id').fill(client.id);
   await page.getByLabel('Client secret').fill(client.secret);
@@ -105,7 +123,8 @@ export async function signIn(
 
 /** Opens the console and signs in as an operator. */
 export async function signInAsOperator(page: Page, service: TestService, username: string, password: string) {
-  await page.goto(`${service.url}/console`);
+  await openSignInForm(page, `${service.url}/console`);
+  await page.getByLabel('An operator account').check();
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();

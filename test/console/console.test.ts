@@ -117,13 +117,13 @@ describe('the console in a browser', () => {
   });
 
   // Each test signs in itself when the page is not signed in, so that any one of them runs alone
-  // (--test-name-pattern). The console keeps its token in memory only, by design: there is no stored
-  // session to restore, so signing in is the way.
+  // (--test-name-pattern). The console keeps its token in this tab's sessionStorage, so a session survives
+  // a reload but not a new tab or context.
   beforeEach(async () => {
     if (!(await page.getByRole('navigation', { name: 'Sections' }).isVisible())) await signIn(page, service);
   });
 
-  test('signing in: a refused secret shows the API detail; the token lives in memory only', async () => {
+  test('signing in: a refused secret shows the API detail; the token lives in sessionStorage only', async () => {
     const root = service.config.rootClient as { id: string; secret: string };
     const refused = await service.call('POST', '/v1/oauth/token', {
       body: new URLSearchParams({
@@ -134,6 +134,8 @@ describe('the console in a browser', () => {
     });
     assert.equal(refused.status, 401);
 
+    if (await page.getByRole('navigation', { name: 'Sections' }).isVisible())
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.goto(`${service.url}/console`);
     await page.getByLabel('A management client').check();
     await page.getByLabel('Client id').fill(root.id);
@@ -147,15 +149,31 @@ describe('the console in a browser', () => {
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Privacy requests');
     const stored = await page.evaluate(() => ({
       local: localStorage.length,
-      session: sessionStorage.length,
+      session: Object.keys(sessionStorage),
       cookie: document.cookie,
     }));
-    assert.deepEqual(stored, { local: 0, session: 0, cookie: '' });
+    assert.deepEqual(stored, { local: 0, session: ['lethe.console.session'], cookie: '' });
     await screenshot(page, 'signed-in');
 
-    // A reload forgets the token: back to the sign-in form.
+    // A reload keeps the session and the page it was on.
+    await navLink(page, 'Policies').click();
+    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
+    assert.ok(await page.getByRole('navigation', { name: 'Sections' }).isVisible());
+    assert.equal(new URL(page.url()).pathname, '/console/policies');
+
+    // Signing out forgets it: a reload then shows the sign-in form.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+
+    // A new tab does not inherit it.
+    const other = await context.newPage();
+    await other.goto(`${service.url}/console`);
+    await other.getByRole('button', { name: 'Sign in' }).waitFor();
+    await other.close();
     await signIn(page, service);
   });
 

@@ -86,6 +86,23 @@ describe('serving the console', () => {
     ]);
   });
 
+  test('/console/sign-in-options says, without a token, whether any operator account exists and nothing more', async () => {
+    const before = await service.call('GET', '/console/sign-in-options');
+    assert.equal(before.status, 200);
+    assert.equal(before.headers.get('cache-control'), 'no-store');
+    assert.deepEqual(before.body, { operator_accounts: false });
+
+    const token = await service.rootToken();
+    const created = await service.call('POST', '/v1/user', {
+      token,
+      json: { username: 'first.owner', password: 'a long enough password', roles: ['owner'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const after = await service.call('GET', '/console/sign-in-options');
+    assert.deepEqual(after.body, { operator_accounts: true });
+    assert.doesNotMatch(after.text, /first\.owner/);
+  });
+
   test('without a build, /console answers 503 with the command that builds it', async () => {
     const emptyDist = await mkdtemp(path.join(tmpdir(), 'lethe-console-unbuilt-'));
     const app = Fastify();

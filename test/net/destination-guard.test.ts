@@ -67,6 +67,24 @@ describe('destination guard', () => {
     assert.equal(url.hostname, '93.184.216.34');
   });
 
+  it('names both variables when an http URL points to an internal host', async () => {
+    for (const raw of ['http://127.0.0.1:9000/hook', 'http://localhost/hook']) {
+      await assert.rejects(assertAllowedDestination(raw, strict, 'url'), (error: Error) => {
+        assert.match(error.message, /LETHE_ALLOW_INSECURE_WEBHOOKS=true/);
+        assert.match(error.message, /LETHE_WEBHOOK_ALLOWED_HOSTS/);
+        return true;
+      });
+    }
+    // A public http host needs only the first.
+    await assert.rejects(
+      assertAllowedDestination('http://93.184.216.34/hook', strict, 'url'),
+      (error: Error) => {
+        assert.doesNotMatch(error.message, /LETHE_WEBHOOK_ALLOWED_HOSTS/);
+        return true;
+      },
+    );
+  });
+
   it('refuses malformed URLs, credentials in URLs and internal hosts', async () => {
     await assert.rejects(assertAllowedDestination('not a url', strict, 'url'), /url must be an absolute URL/);
     await assert.rejects(assertAllowedDestination('ftp://93.184.216.34/', strict, 'url'), /https/);

@@ -300,12 +300,12 @@ describe('DSR policies and rules', () => {
   });
 
   it('lists the masking strategies of the registry, each accepted by the rule checks as listed', async () => {
-    const listed = await service.call('GET', '/v1/masking-strategy', { token });
+    const listed = await service.call('GET', '/v1/masking/strategy', { token });
     assert.equal(listed.status, 200);
     const strategies = listed.body as {
       name: string;
       effect: string;
-      configuration: { properties?: object };
+      configurations: { key: string; optional: boolean }[];
     }[];
     assert.deepEqual(
       strategies.map((strategy) => strategy.name),
@@ -318,8 +318,9 @@ describe('DSR policies and rules', () => {
     const created = await patchPolicies([{ name: 'Strategies', key: 'strategies_policy' }]);
     assert.equal(created.status, 200);
     for (const strategy of strategies) {
-      const required = (strategy.configuration as { required?: string[] }).required ?? [];
-      const configuration = Object.fromEntries(required.map((field) => [field, 'x']));
+      const configuration = Object.fromEntries(
+        strategy.configurations.filter((field) => !field.optional).map((field) => [field.key, 'x']),
+      );
       const answer = await patchRules('strategies_policy', [
         {
           name: strategy.name,
@@ -334,8 +335,8 @@ describe('DSR policies and rules', () => {
       { name: 'x', key: 'rule_x', action_type: 'erasure', masking_strategy: { strategy: 'shred' } },
     ]);
     assert.equal((unknown.body as { failed: unknown[] }).failed.length, 1);
-    assert.equal((await service.call('GET', '/v1/masking-strategy')).status, 401);
+    assert.equal((await service.call('GET', '/v1/masking/strategy')).status, 401);
     const withoutScope = await scopedToken(service, ['connection:read']);
-    assert.equal((await service.call('GET', '/v1/masking-strategy', { token: withoutScope })).status, 403);
+    assert.equal((await service.call('GET', '/v1/masking/strategy', { token: withoutScope })).status, 403);
   });
 });

@@ -131,8 +131,8 @@ describe('access rules', () => {
     assert.deepEqual(
       audit.items.map((entry) => [entry.action, entry.datastore]),
       [
-        ['privacy_request.access', 'crm'],
-        ['privacy_request.access', 'shop'],
+        ['privacy-request.access', 'crm'],
+        ['privacy-request.access', 'shop'],
       ],
     );
     assert.deepEqual(audit.items[0]?.entity_ids.sort(), Object.values(subject.crm).sort());

@@ -113,8 +113,8 @@ describe('erasure rules', () => {
     assert.deepEqual(
       audit.items.map((entry) => [entry.action, entry.datastore, entry.entity_ids]),
       [
-        ['privacy_request.erasure', 'crm', [subject.crm.userId]],
-        ['privacy_request.erasure', 'shop', [subject.shop.orderId]],
+        ['privacy-request.erasure', 'crm', [subject.crm.userId]],
+        ['privacy-request.erasure', 'shop', [subject.shop.orderId]],
       ],
     );
     assert.equal(audit.items[0]?.details.rule_key, 'nullify_rule');

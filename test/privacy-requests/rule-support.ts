@@ -165,7 +165,7 @@ export interface AuditItem {
 /** The audit entries a privacy request wrote (its access and erasure entries), oldest first, and as text. */
 export async function auditOf(service: TestService, privacyRequestId: string) {
   const items: AuditItem[] = [];
-  for (const action of ['privacy_request.access', 'privacy_request.erasure']) {
+  for (const action of ['privacy-request.access', 'privacy-request.erasure']) {
     const answer = await service.call('GET', `/v1/audit-log?size=1000&action=${action}`, {
       token: await service.rootToken(),
     });

@@ -1,7 +1,8 @@
 // The append-only audit log, newest first, paged: configuration changes (who changed which connection,
 // policy, webhook, user, client...), reviews of privacy requests and the subject data store's calls.
 // Filtered by actor, action family, time, datastore and entity id. It shows what the API answers: ids,
-// keys, counts and times, never a secret or an attribute value.
+// keys, counts and times, never a secret or an attribute value. Details read as key/value pairs; actions
+// follow the API's one naming scheme, `<thing>.<verb>` in kebab-case.
 import { type FormEvent, useState } from 'react';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager } from '../components.tsx';
 import { formatDateTime } from '../format.ts';
@@ -30,7 +31,9 @@ export const ACTION_FAMILIES: { value: string; label: string }[] = [
   { value: 'connection', label: 'Connections, secrets, OAuth' },
   { value: 'policy', label: 'Policies and rules' },
   { value: 'webhook', label: 'Webhooks and their order' },
-  { value: 'privacy-request', label: 'Privacy requests: reviews' },
+  { value: 'privacy-request', label: 'Privacy requests: reviews and rule runs' },
+  { value: 'access-package', label: 'Access package downloads' },
+  { value: 'privacy-center', label: 'Privacy center settings' },
   { value: 'datastore', label: 'Datastores' },
   { value: 'api-key', label: 'API keys' },
   { value: 'maintenance', label: 'Maintenance' },
@@ -39,6 +42,30 @@ export const ACTION_FAMILIES: { value: string; label: string }[] = [
   { value: 'file', label: 'Subject data: files' },
   { value: 'user', label: 'Subject rights (forget, SAR)' },
 ];
+
+/** One detail's value as text: lists joined, objects as compact JSON, nothing shown as a dash. */
+function detailText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(detailText).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** An entry's details as key/value pairs, in the order the API wrote them. */
+export function AuditDetails(props: { details: Record<string, unknown> }) {
+  const entries = Object.entries(props.details);
+  if (entries.length === 0) return <>—</>;
+  return (
+    <dl className="key-values">
+      {entries.map(([key, value]) => (
+        <div key={key}>
+          <dt>{key.replaceAll('_', ' ')}</dt>
+          <dd>{detailText(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
 
 /** A datetime-local value (the browser's time zone) as the API's ISO time; empty stays empty. */
 function isoTime(local: string): string {
@@ -199,7 +226,9 @@ export function AuditLogPage() {
               {log.data.items.map((entry) => (
                 <tr key={entry.seq}>
                   <td data-label="#">{entry.seq}</td>
-                  <td data-label="Time">{formatDateTime(entry.at)}</td>
+                  <td data-label="Time" className="when">
+                    <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                  </td>
                   <td data-label="Action" className="action">
                     <code>{entry.action}</code>
                   </td>
@@ -213,7 +242,7 @@ export function AuditLogPage() {
                   </td>
                   <td data-label="Actor">{entry.actor}</td>
                   <td data-label="Details" className="details">
-                    {Object.keys(entry.details).length ? JSON.stringify(entry.details) : '—'}
+                    <AuditDetails details={entry.details} />
                   </td>
                 </tr>
               ))}

@@ -1,7 +1,8 @@
 // Management clients, for integrations: the list, the create form (a name and a subset of the scopes
 // the signed-in operator holds) and deletion, which revokes the client's tokens at once. The secret of a
 // new client is shown once, here, and never again (only its digest is stored). Needs client:* to change
-// anything and client:read to list.
+// anything and client:read to list. The scope checkboxes come in the service's order with the service's
+// descriptions (GET /v1/oauth/scopes), limited to the scopes the signed-in operator holds.
 import { type FormEvent, useState } from 'react';
 import {
   ConfirmButton,
@@ -16,7 +17,7 @@ import {
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
-import type { ManagementClient } from '../types.ts';
+import type { ManagementClient, ScopeDescription } from '../types.ts';
 
 type CreatedClient = ManagementClient & { client_secret: string };
 
@@ -134,6 +135,11 @@ function CreateClientForm(props: { disabled: boolean; onCreated: (client: Create
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const create = useAction();
+  const described = useResource(() => api.get<ScopeDescription[]>('/v1/oauth/scopes'), 'scopes');
+  // The service's list when it answered; the session's own scopes (undescribed) otherwise.
+  const offered: ScopeDescription[] = described.data
+    ? described.data.filter((entry) => info.scopes.includes(entry.scope))
+    : info.scopes.map((scope) => ({ scope, description: '' }));
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -171,21 +177,29 @@ function CreateClientForm(props: { disabled: boolean; onCreated: (client: Create
         <fieldset>
           <legend>Scopes (at most the ones you hold)</legend>
           <div className="scope-list">
-            {info.scopes.map((scope) => (
-              <label className="check" key={scope}>
-                <input
-                  type="checkbox"
-                  checked={scopes.includes(scope)}
-                  onChange={(event) =>
-                    setScopes((current) =>
-                      event.target.checked
-                        ? [...current, scope]
-                        : current.filter((chosen) => chosen !== scope),
-                    )
-                  }
-                />
-                <code>{scope}</code>
-              </label>
+            {offered.map(({ scope, description }) => (
+              <div className="scope-choice" key={scope}>
+                <label className="check">
+                  <input
+                    type="checkbox"
+                    aria-describedby={description ? `scope-${scope}` : undefined}
+                    checked={scopes.includes(scope)}
+                    onChange={(event) =>
+                      setScopes((current) =>
+                        event.target.checked
+                          ? [...current, scope]
+                          : current.filter((chosen) => chosen !== scope),
+                      )
+                    }
+                  />
+                  <code>{scope}</code>
+                </label>
+                {description ? (
+                  <p className="hint scope-description" id={`scope-${scope}`}>
+                    {description}
+                  </p>
+                ) : null}
+              </div>
             ))}
           </div>
         </fieldset>

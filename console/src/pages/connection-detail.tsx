@@ -2,7 +2,7 @@
 // credentials (set, patch, delete; the client secret write-only), its callback signing secret (rotated
 // here, the new one shown once) and deletion. A secret typed here is sent once and cleared from the form;
 // the page only ever shows whether one is stored. Forms are disabled without the scope that would let
-// them act.
+// them act. A refused save keeps the form as typed.
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { segment } from '../api.ts';
@@ -39,8 +39,9 @@ function SecretsForm(props: { connection: Connection; onSaved: (connection: Conn
     const ok = await save.run(async () => {
       answer = await api.send<Connection>('PUT', `/v1/connection/${segment(props.connection.key)}`, body);
     });
-    setAuthorization('');
+    // A refused save keeps what was typed, so that fixing the URL does not mean typing the value again.
     if (ok && answer) {
+      setAuthorization('');
       setSaved('Secrets saved.');
       props.onSaved(answer);
     }
@@ -134,9 +135,10 @@ function OAuthForm(props: {
     const ok = await action.run(async () => {
       answer = await api.send<Connection>(current ? 'PATCH' : 'PUT', path, body);
     });
-    setClientSecret('');
-    if (ok && answer)
+    if (ok && answer) {
+      setClientSecret('');
       props.onSaved(answer, current ? 'OAuth configuration updated.' : 'OAuth configuration set.');
+    }
   }
 
   return (

@@ -1,7 +1,9 @@
 // Datastores and the API keys that reach them: create and delete datastores, declare their identity
 // attributes, switch maintenance, issue a key (shown once, with a copy button, then forgotten by the page)
-// and revoke keys.
+// and revoke keys. Each datastore shows its entity count and links to its read-only browse
+// (datastore-entities.tsx).
 import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
 import { segment } from '../api.ts';
 import {
   ConfirmButton,
@@ -22,6 +24,18 @@ import { IdentityAttributesSection } from './datastore-identities.tsx';
 interface Maintenance {
   enabled: boolean;
   updated_at: string | null;
+}
+
+/** A datastore's entity count, linking to its read-only browse. */
+function EntityCount(props: { datastore: Datastore }) {
+  const { entity_count: count, entity_count_capped: capped } = props.datastore;
+  if (count === undefined) return <>—</>;
+  return (
+    <Link href={`/datastores/${encodeURIComponent(props.datastore.name)}/entities`}>
+      {capped ? `more than ${count.toLocaleString('en')}` : count.toLocaleString('en')}
+      <span className="visually-hidden"> entities of {props.datastore.name}</span>
+    </Link>
+  );
 }
 
 function DatastoreSection(props: { datastores: Datastore[]; reload: () => Promise<void> }) {
@@ -54,6 +68,7 @@ function DatastoreSection(props: { datastores: Datastore[]; reload: () => Promis
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Description</th>
+              <th scope="col">Entities</th>
               <th scope="col">Created</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
@@ -67,6 +82,9 @@ function DatastoreSection(props: { datastores: Datastore[]; reload: () => Promis
                   <code>{datastore.name}</code>
                 </td>
                 <td data-label="Description">{datastore.description ?? '—'}</td>
+                <td data-label="Entities">
+                  <EntityCount datastore={datastore} />
+                </td>
                 <td data-label="Created">{formatDateTime(datastore.created_at)}</td>
                 <td data-label="Actions">
                   <ConfirmButton

@@ -1,14 +1,27 @@
 // DSR policies: the list with their rules, the create form (PATCH /v1/dsr/policy), and the pre-approval
-// webhooks, which belong to the service rather than to one policy.
+// webhooks, which belong to the service rather than to one policy. A created policy is confirmed in words.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import type { Page } from '../api.ts';
-import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { Empty, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
 import type { Connection, Policy } from '../types.ts';
 import { WebhookList } from './webhook-list.tsx';
+
+/**
+ * A policy's action (drp_action). The API takes any text, as Fides does; the console offers the two the
+ * seeded policies use and Fides' DRP names, so that requests show one spelling per meaning.
+ */
+const POLICY_ACTIONS = [
+  { value: '', label: 'none' },
+  { value: 'access', label: 'access' },
+  { value: 'erasure', label: 'erasure' },
+  { value: 'deletion', label: 'deletion (DRP)' },
+  { value: 'sale_opt_out', label: 'sale_opt_out (DRP)' },
+  { value: 'sale_opt_in', label: 'sale_opt_in (DRP)' },
+];
 
 export function useConnections() {
   const { api } = useSession();
@@ -24,6 +37,7 @@ export function PoliciesPage() {
   const [drpAction, setDrpAction] = useState('');
   const [timeframe, setTimeframe] = useState('45');
   const create = useAction();
+  const [created, setCreated] = useState('');
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -33,7 +47,9 @@ export function PoliciesPage() {
       execution_timeframe: Number(timeframe),
     };
     if (drpAction.trim()) item.drp_action = drpAction.trim();
+    setCreated('');
     if (await create.run(() => api.upsertOne('/v1/dsr/policy', item))) {
+      setCreated(`Policy ${key.trim()} created. Open it to add its rules.`);
       setName('');
       setKey('');
       setDrpAction('');
@@ -105,14 +121,20 @@ export function PoliciesPage() {
               />
             )}
           </Field>
-          <Field label="Action (optional)" hint="free text, for example access or erasure">
+          <Field label="Action (optional)" hint="what the policy is for, shown with its requests">
             {(id, describedBy) => (
-              <input
+              <select
                 id={id}
                 aria-describedby={describedBy}
                 value={drpAction}
                 onChange={(event) => setDrpAction(event.target.value)}
-              />
+              >
+                {POLICY_ACTIONS.map((action) => (
+                  <option key={action.value} value={action.value}>
+                    {action.label}
+                  </option>
+                ))}
+              </select>
             )}
           </Field>
           <Field label="Execution timeframe (days)">
@@ -129,6 +151,7 @@ export function PoliciesPage() {
             )}
           </Field>
           <ErrorNotice message={create.error} />
+          {created ? <SuccessNotice message={created} /> : null}
           <button type="submit" className="primary" disabled={create.pending}>
             Create policy
           </button>

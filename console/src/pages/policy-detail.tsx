@@ -1,17 +1,16 @@
 // One DSR policy: its rules (add or redefine through PATCH /v1/dsr/policy/{key}/rule) and its ordered
-// pre- and post-execution webhooks.
+// pre- and post-execution webhooks. The masking strategies offered are the service's own registry
+// (GET /v1/masking/strategy), never a list kept here.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { segment } from '../api.ts';
-import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import { Empty, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Policy, Rule } from '../types.ts';
+import type { MaskingStrategy, Policy, Rule } from '../types.ts';
 import { useConnections } from './policies.tsx';
 import { WebhookList } from './webhook-list.tsx';
-
-const STRATEGIES = ['nullify', 'delete', 'forget', 'hash', 'random_string', 'string_rewrite'];
 
 function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   const { api } = useSession();
@@ -22,9 +21,14 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   const [rewriteValue, setRewriteValue] = useState('');
   const [targets, setTargets] = useState('*');
   const save = useAction();
+  const [saved, setSaved] = useState('');
+  const strategies = useResource(() => api.get<MaskingStrategy[]>('/v1/masking/strategy'), 'strategies');
+  const chosen = strategies.data?.find((entry) => entry.name === strategy);
+  const erasure = actionType === 'erasure';
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    setSaved('');
     const item: Record<string, unknown> = {
       name: name.trim(),
       key: key.trim(),
@@ -41,6 +45,7 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
       };
     }
     if (await save.run(() => api.upsertOne(`/v1/dsr/policy/${segment(props.policyKey)}/rule`, item))) {
+      setSaved(`Rule ${key.trim()} saved.`);
       setName('');
       setKey('');
       await props.onSaved();
@@ -74,20 +79,28 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             </select>
           )}
         </Field>
-        {actionType === 'erasure' ? (
-          <Field label="Masking strategy">
-            {(id) => (
-              <select id={id} value={strategy} onChange={(event) => setStrategy(event.target.value)}>
-                {STRATEGIES.map((name) => (
-                  <option key={name} value={name}>
-                    {name}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-        ) : null}
-        {actionType === 'erasure' && strategy === 'string_rewrite' ? (
+        <Field
+          label="Masking strategy"
+          hint={erasure ? chosen?.description : 'Access rules mask nothing: they collect the data.'}
+        >
+          {(id, describedBy) => (
+            <select
+              id={id}
+              aria-describedby={describedBy}
+              value={erasure ? strategy : ''}
+              disabled={!erasure || !strategies.data}
+              onChange={(event) => setStrategy(event.target.value)}
+            >
+              {erasure ? null : <option value="">none (access)</option>}
+              {(strategies.data ?? []).map((entry) => (
+                <option key={entry.name} value={entry.name}>
+                  {entry.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {erasure && strategy === 'string_rewrite' ? (
           <Field label="Rewrite value">
             {(id) => (
               <input
@@ -110,7 +123,8 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             />
           )}
         </Field>
-        <ErrorNotice message={save.error} />
+        <ErrorNotice message={save.error || strategies.error} />
+        {saved ? <SuccessNotice message={saved} /> : null}
         <button type="submit" className="primary" disabled={save.pending}>
           Save rule
         </button>
