@@ -8,16 +8,14 @@
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../errors.ts';
-import { queueSubjectMessages } from '../outbox/messages.ts';
 import { policyRepository } from '../policies/repository.ts';
-import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
+import { admit, receive } from '../privacy-requests/intake.ts';
 import {
   type Identity,
   identityProblem,
   sealIdentity,
   sealUnverifiedIdentity,
 } from '../privacy-requests/identity.ts';
-import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
@@ -94,11 +92,16 @@ export class PublicSubmissionService {
     const row = await db.transaction(async (tx) => {
       const recipient =
         verify && identity.email ? await assertFewOpenRequests(tx, keyring, identity.email) : undefined;
-      const [stored] = await requests.insertMany(
+      const [stored] = await receive(
         tx,
-        null,
-        verify ? 'identity_unverified' : 'pending',
-        config.defaultTtlSeconds,
+        this.#services,
+        {
+          clientId: null,
+          status: verify ? 'identity_unverified' : 'pending',
+          message: verify
+            ? 'request received through the privacy center; awaiting identity verification'
+            : 'request received through the privacy center',
+        },
         [
           {
             id,
@@ -114,22 +117,11 @@ export class PublicSubmissionService {
         ],
       );
       const inserted = stored as RequestRow;
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'transition',
-          fromStatus: null,
-          toStatus: verify ? 'identity_unverified' : 'pending',
-          message: verify
-            ? 'request received through the privacy center; awaiting identity verification'
-            : 'request received through the privacy center',
-        },
-      ]);
       if (verify) await issueVerificationCode(tx, this.#services, inserted, identity.email as string);
       else {
         // Nothing proves the address either: its "received" mail counts against the same hourly cap.
         if (identity.email) await reserveCodeMail(tx, keyring, identity.email);
-        await admitVerifiedRequest(this.#services, tx, inserted);
-        await queueSubjectMessages(tx, this.#services, [{ request: inserted, kind: 'received' }]);
+        await admit(tx, this.#services, [inserted]);
       }
       return inserted;
     });

@@ -1,15 +1,15 @@
 // Approval: the moment a request's execution plan is snapshotted (each pre-execution webhook of its
 // policy in order, the rules, each post-execution webhook), logged and queued, inside the caller's
-// transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval; and
-// the way a request whose subject has just verified their identity goes on from pending. A public
-// erasure (one received through the privacy center) is never approved without a person unless
-// LETHE_PUBLIC_ERASURE_AUTO_APPROVE: neither automatically nor by its pre-approval webhooks' answers.
+// transaction. Used by a reviewer's approval, an all-eligible pre-approval and automatic approval at
+// intake (intake.ts). A public erasure (one received through the privacy center) is never approved without
+// a person unless LETHE_PUBLIC_ERASURE_AUTO_APPROVE: neither automatically nor by its pre-approval
+// webhooks' answers.
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Services } from '../services.ts';
 import { type PolicyWebhookRow, webhookRepository } from '../webhooks/repository.ts';
 import { enqueueAdvance } from './jobs.ts';
-import { type LogEntry, logRepository } from './log-repository.ts';
+import type { LogEntry } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
 import { loadPolicyEmbed } from './view.ts';
@@ -34,46 +34,18 @@ export async function approveRequest(
   message: string,
 ): Promise<void> {
   const now = new Date();
-  await repo.transition(tx, row.id, 'pending', 'approved', by ? { reviewed_at: now, reviewed_by: by } : {});
   const plan = planOf(await webhookRepository.webhooksOfPolicy(tx, row.policy_id));
+  await repo.transition(tx, {
+    id: row.id,
+    from: 'pending',
+    to: 'approved',
+    changes: by ? { reviewed_at: now, reviewed_by: by } : {},
+    message,
+    details: planDetails(plan),
+  });
   const existing = await stepRepository.steps(tx, row.id);
   await stepRepository.insertSteps(tx, row.id, existing.length, plan);
-  await logRepository.appendLog(tx, row.id, [approvedEntry(plan, message)]);
   await enqueueAdvance(queue, tx, row.id);
-}
-
-/**
- * A request that has just become pending after its subject verified their identity goes on as a request
- * received from an operator does: to its pre-approval webhooks, to approval at once, or to manual review.
- */
-export async function admitVerifiedRequest(
-  services: Pick<Services, 'queue' | 'config'>,
-  tx: Queryable,
-  row: RequestRow,
-): Promise<void> {
-  const preApproval = await webhookRepository.preApprovalWebhooks(tx);
-  if (preApproval.length > 0) {
-    await stepRepository.insertSteps(
-      tx,
-      row.id,
-      0,
-      preApproval.map((webhook): NewStep => ({
-        kind: 'pre_approval',
-        webhookId: webhook.id,
-        webhookKey: webhook.key,
-        webhookName: webhook.name,
-        direction: null,
-        connectionKey: webhook.connection_key,
-      })),
-    );
-    await enqueueAdvance(services.queue, tx, row.id);
-  } else if (await awaitsOperator(services, tx, row)) {
-    await logRepository.appendLog(tx, row.id, [
-      { kind: 'note', message: "a public erasure awaits an operator's approval" },
-    ]);
-  } else if (!services.config.requireManualApproval) {
-    await approveRequest(services.queue, tx, row, null, 'approved automatically: no pre-approval webhooks');
-  }
 }
 
 /** The plan approval snapshots: each pre-execution webhook in order, the rules, each post-execution webhook. */
@@ -100,14 +72,17 @@ export function planOf(webhooks: readonly PolicyWebhookRow[]): NewStep[] {
   ];
 }
 
+/** What an approval's log entry records of the plan it snapshotted: each step, in order. */
+function planDetails(plan: readonly NewStep[]): Record<string, unknown> {
+  return { plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)) };
+}
+
 export function approvedEntry(plan: readonly NewStep[], message: string): LogEntry {
   return {
     kind: 'transition',
     fromStatus: 'pending',
     toStatus: 'approved',
     message,
-    details: {
-      plan: plan.map((step) => (step.kind === 'rules' ? 'rules' : `${step.kind}:${step.webhookKey}`)),
-    },
+    details: planDetails(plan),
   };
 }

@@ -9,7 +9,6 @@ import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import type { Services } from '../services.ts';
 import { verificationRepository } from '../verification/repository.ts';
-import { logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
@@ -27,25 +26,23 @@ export async function cancelLocked(
 ): Promise<boolean> {
   if (!CANCELABLE.includes(row.status)) return false;
   const now = new Date();
-  const moved = await repo.transition(tx, row.id, row.status, 'canceled', {
-    canceled_at: now,
-    cancel_reason: reason,
-    finalized_at: now,
-    finalized_by: by,
-    paused_at: null,
-    paused_step: null,
+  const moved = await repo.transition(tx, {
+    id: row.id,
+    from: row.status,
+    to: 'canceled',
+    changes: {
+      canceled_at: now,
+      cancel_reason: reason,
+      finalized_at: now,
+      finalized_by: by,
+      paused_at: null,
+      paused_step: null,
+    },
+    message: `canceled by ${by}${reason ? `: ${reason}` : ''}`,
   });
   if (!moved) return false;
   await replyTokenRepository.expireTokens(tx, row.id);
   await verificationRepository.remove(tx, row.id);
-  await logRepository.appendLog(tx, row.id, [
-    {
-      kind: 'transition',
-      fromStatus: row.status,
-      toStatus: 'canceled',
-      message: `canceled by ${by}${reason ? `: ${reason}` : ''}`,
-    },
-  ]);
   await queueSubjectMessages(tx, services, [
     { request: row, kind: 'canceled', details: { reason: reason ?? undefined } },
   ]);

@@ -52,20 +52,14 @@ export class ReplyToService {
           : {};
         changes.identity_sealed = sealIdentity(this.#services.keyring, id, mergeIdentity(known, derived));
       }
-      await repo.transition(tx, id, 'paused', 'in_processing', {
-        ...changes,
-        paused_at: null,
-        paused_step: null,
+      await repo.transition(tx, {
+        id,
+        from: 'paused',
+        to: 'in_processing',
+        changes: { ...changes, paused_at: null, paused_step: null },
+        message: 'resumed with the reply-to-token',
+        ...(derived && { details: { derived_identity_types: Object.keys(derived) } }),
       });
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'transition',
-          fromStatus: 'paused',
-          toStatus: 'in_processing',
-          message: 'resumed with the reply-to-token',
-          details: derived ? { derived_identity_types: Object.keys(derived) } : undefined,
-        },
-      ]);
       await enqueueAdvance(this.#services.queue, tx, id);
       return 'in_processing';
     });

@@ -3,7 +3,7 @@
 // in and out as opaque bytes; only identity.ts seals and opens them.
 import type { Queryable } from '../db/database.ts';
 import { type PolicyWithRulesAsRead, policyWithRulesJson } from '../policies/repository.ts';
-import { LOG_COLUMNS, type LogEntry, logJson, logRows } from './log-repository.ts';
+import { LOG_COLUMNS, type LogEntry, logJson, logRepository, logRows } from './log-repository.ts';
 import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
 
@@ -236,23 +236,52 @@ export const privacyRequestRepository = {
   },
 
   /**
-   * Sets the status (and the given columns) only if the request is still in `from` and, when given, its
-   * cursor still at `atStep`: the compare-and-set that keeps two workers from both advancing one request.
+   * The one way a request changes status outside a run's own moves: the compare-and-set (the request must
+   * still be in `from`, and its cursor at `atStep` when given, so two workers never both advance it), the
+   * given columns, and the transition's log entry, in one statement. Answers whether it moved; a request
+   * that did not move gets no entry.
    */
   async transition(
     tx: Queryable,
-    id: string,
+    change: {
+      id: string;
+      from: Status;
+      to: Status;
+      changes?: RequestChanges;
+      atStep?: number;
+      message: string;
+      error?: string;
+      details?: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    const { message, error, details, ...move } = change;
+    const entry: LogEntry = { kind: 'transition', fromStatus: change.from, toStatus: change.to, message };
+    if (error !== undefined) entry.error = error;
+    if (details !== undefined) entry.details = details;
+    return (await this.move(tx, { ...move, entries: [entry] })) !== undefined;
+  },
+
+  /**
+   * Moves every request of `moves` still in `from` to `to`, each with its own transition entry (its
+   * message and details), in two statements; answers the ids that moved.
+   */
+  async transitionAll(
+    tx: Queryable,
+    moves: readonly { id: string; entry: LogEntry }[],
     from: Status,
     to: Status,
-    changes: RequestChanges = {},
-    atStep?: number,
-  ): Promise<boolean> {
-    const { sets, params, guard } = transitionParts(id, from, to, changes, atStep);
-    const { rowCount } = await tx.query(
-      `UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard}`,
-      params,
+  ): Promise<string[]> {
+    if (moves.length === 0) return [];
+    const { rows } = await tx.query<{ id: string }>(
+      `UPDATE privacy_requests SET status = $3, updated_at = now() WHERE id = ANY($1) AND status = $2 RETURNING id`,
+      [moves.map((move) => move.id), from, to],
     );
-    return rowCount === 1;
+    const moved = new Set(rows.map((row) => row.id));
+    await logRepository.appendLogs(
+      tx,
+      moves.filter((move) => moved.has(move.id)),
+    );
+    return [...moved];
   },
 
   /**
@@ -311,6 +340,12 @@ export const privacyRequestRepository = {
       entries: readonly LogEntry[];
     },
   ): Promise<RequestRow | undefined> {
+    // A status change always says so in the request's log: the owner of transitions makes sure of it.
+    if (
+      move.from !== move.to &&
+      !move.entries.some((entry) => entry.kind === 'transition' && entry.toStatus === move.to)
+    )
+      throw new Error(`A move from ${move.from} to ${move.to} needs its transition log entry.`);
     const { sets, params, guard } = transitionParts(
       move.id,
       move.from,

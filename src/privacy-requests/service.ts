@@ -13,9 +13,9 @@ import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
-import { webhookRepository } from '../webhooks/repository.ts';
 import { readAccessPackage } from './rules/access-package.ts';
-import { approvedEntry, approveRequest, planOf } from './approval.ts';
+import { approveRequest } from './approval.ts';
+import { admit, receive } from './intake.ts';
 import {
   type Identity,
   identityProblem,
@@ -23,8 +23,8 @@ import {
   openUnverifiedIdentity,
   sealIdentity,
 } from './identity.ts';
-import { enqueueAdvance, enqueueAdvances } from './jobs.ts';
-import { type LogEntry, type LogRow, logRepository } from './log-repository.ts';
+import { enqueueAdvance } from './jobs.ts';
+import { type LogRow, logRepository } from './log-repository.ts';
 import {
   type ListFilter,
   type NewRequest,
@@ -32,7 +32,6 @@ import {
   type RequestRow,
 } from './repository.ts';
 import type { Status } from './statuses.ts';
-import { type NewStep, stepRepository } from './step-repository.ts';
 import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
 import {
   loadPolicyEmbed,
@@ -110,87 +109,18 @@ export class PrivacyRequestService {
     }
     if (accepted.length === 0) return result;
 
-    const { config, queue } = this.#services;
-    const preApproval = await webhookRepository.preApprovalWebhooks(this.#db);
-    const approveNow = preApproval.length === 0 && !config.requireManualApproval;
     const rows = await this.#db.transaction(async (tx) => {
-      const stored = await repo.insertMany(
+      const stored = await receive(
         tx,
-        principalName(by.principal),
-        approveNow ? 'approved' : 'pending',
-        config.defaultTtlSeconds,
+        this.#services,
+        { clientId: principalName(by.principal), status: 'pending', message: 'request received' },
         accepted,
       );
       await recordChange(tx, by, 'privacy-request.create', {
         count: stored.length,
         privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
       });
-      const received: LogEntry = {
-        kind: 'transition',
-        fromStatus: null,
-        toStatus: 'pending',
-        message: 'request received',
-      };
-      if (preApproval.length > 0) {
-        const steps = preApproval.map((webhook): NewStep => ({
-          kind: 'pre_approval',
-          webhookId: webhook.id,
-          webhookKey: webhook.key,
-          webhookName: webhook.name,
-          direction: null,
-          connectionKey: webhook.connection_key,
-        }));
-        await logRepository.appendLogs(
-          tx,
-          stored.map((row) => ({ id: row.id, entry: received })),
-        );
-        await stepRepository.insertPlans(
-          tx,
-          stored.map((row) => ({ id: row.id, from: 0, steps })),
-        );
-        await enqueueAdvances(
-          queue,
-          tx,
-          stored.map((row) => row.id),
-        );
-      } else if (approveNow) {
-        // Received and approved at once: the row is stored approved, and the log shows both transitions.
-        const webhooks = await webhookRepository.webhooksOfPolicies(
-          tx,
-          stored.map((row) => row.policy_id),
-        );
-        const plans = stored.map((row) => ({
-          id: row.id,
-          from: 0,
-          steps: planOf(webhooks.get(row.policy_id) ?? []),
-        }));
-        await logRepository.appendLogs(
-          tx,
-          plans.flatMap((plan) => [
-            { id: plan.id, entry: received },
-            {
-              id: plan.id,
-              entry: approvedEntry(plan.steps, 'approved automatically: no pre-approval webhooks'),
-            },
-          ]),
-        );
-        await stepRepository.insertPlans(tx, plans);
-        await enqueueAdvances(
-          queue,
-          tx,
-          stored.map((row) => row.id),
-        );
-      } else {
-        await logRepository.appendLogs(
-          tx,
-          stored.map((row) => ({ id: row.id, entry: received })),
-        );
-      }
-      await queueSubjectMessages(
-        tx,
-        this.#services,
-        stored.map((row) => ({ request: row, kind: 'received' })),
-      );
+      await admit(tx, this.#services, stored);
       return stored;
     });
     const policies = await loadPolicyEmbeds(
@@ -261,25 +191,18 @@ export class PrivacyRequestService {
     const name = principalName(by.principal);
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('deny', row.status);
-      await repo.transition(tx, row.id, 'pending', 'denied', {
-        reviewed_at: new Date(),
-        reviewed_by: name,
-        finalized_at: new Date(),
-        finalized_by: name,
-      });
       // The reason is free text and may name the subject: the request's own log keeps it, the audit does not.
+      await repo.transition(tx, {
+        id: row.id,
+        from: 'pending',
+        to: 'denied',
+        changes: { reviewed_at: new Date(), reviewed_by: name, finalized_at: new Date(), finalized_by: name },
+        message: `denied by ${name}${reason ? `: ${reason}` : ''}`,
+      });
       await recordChange(tx, by, 'privacy-request.deny', {
         privacy_request_id: row.id,
         reason_given: Boolean(reason),
       });
-      await logRepository.appendLog(tx, row.id, [
-        {
-          kind: 'transition',
-          fromStatus: 'pending',
-          toStatus: 'denied',
-          message: `denied by ${name}${reason ? `: ${reason}` : ''}`,
-        },
-      ]);
       await queueSubjectMessages(tx, this.#services, [
         { request: row, kind: 'denied', details: { reason: reason || undefined } },
       ]);
@@ -295,18 +218,13 @@ export class PrivacyRequestService {
       if (row.status !== 'error') throw badRequest(illegal('retry', row.status));
       if (row.identity_sealed === null)
         throw badRequest(`The identities of request ${id} have expired and were purged; resubmit it.`);
-      await repo.transition(tx, id, 'error', 'in_processing', {
-        error_reason: null,
-        finished_processing_at: null,
+      await repo.transition(tx, {
+        id,
+        from: 'error',
+        to: 'in_processing',
+        changes: { error_reason: null, finished_processing_at: null },
+        message: `retried by ${principalName(by.principal)}`,
       });
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'transition',
-          fromStatus: 'error',
-          toStatus: 'in_processing',
-          message: `retried by ${principalName(by.principal)}`,
-        },
-      ]);
       await recordChange(tx, by, 'privacy-request.retry', { privacy_request_id: id });
       await enqueueAdvance(this.#services.queue, tx, id);
     });

@@ -10,7 +10,7 @@ import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
-import { admitVerifiedRequest } from '../privacy-requests/approval.ts';
+import { admitVerified } from '../privacy-requests/intake.ts';
 import { cancelLocked } from '../privacy-requests/cancel.ts';
 import {
   type Identity,
@@ -19,7 +19,6 @@ import {
   sealIdentity,
   sealUnverifiedIdentity,
 } from '../privacy-requests/identity.ts';
-import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { reserveCodeMail, RetryLater } from './recipient.ts';
@@ -118,20 +117,10 @@ export class IdentityVerificationService {
           : 'Wrong code; this code no longer works. Ask for a new code.';
       }
       await repo.remove(tx, id);
-      await requests.transition(tx, id, 'identity_unverified', 'pending', {
+      await admitVerified(tx, this.#services, row, {
         identity_verified_at: new Date(),
         ...provedEmail(this.#services, row),
       });
-      await logRepository.appendLog(tx, id, [
-        {
-          kind: 'transition',
-          fromStatus: 'identity_unverified',
-          toStatus: 'pending',
-          message: 'email verified with the mailed code; any other identity given stays unverified',
-        },
-      ]);
-      await admitVerifiedRequest(this.#services, tx, { ...row, status: 'pending' });
-      await queueSubjectMessages(tx, this.#services, [{ request: row, kind: 'received' }]);
       return undefined;
     });
     if (outcome !== undefined) throw forbidden(outcome);

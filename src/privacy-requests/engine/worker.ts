@@ -117,22 +117,20 @@ export async function expirePause(services: Pick<Services, 'db' | 'config'>, id:
 async function moveExpiredPauseToError(tx: Queryable, row: RequestRow): Promise<void> {
   // Retrying the request calls the webhook that paused it again: it hands out a fresh token.
   const pausedStep = row.paused_step ?? row.next_step;
-  await repo.transition(tx, row.id, 'paused', 'error', {
-    error_reason: PAUSE_EXPIRED_REASON,
-    finished_processing_at: new Date(),
-    paused_step: null,
-    next_step: pausedStep,
+  await repo.transition(tx, {
+    id: row.id,
+    from: 'paused',
+    to: 'error',
+    changes: {
+      error_reason: PAUSE_EXPIRED_REASON,
+      finished_processing_at: new Date(),
+      paused_step: null,
+      next_step: pausedStep,
+    },
+    message: PAUSE_EXPIRED_REASON,
+    error: PAUSE_EXPIRED_REASON,
   });
   await stepRepository.reopenStep(tx, row.id, pausedStep);
-  await logRepository.appendLog(tx, row.id, [
-    {
-      kind: 'transition',
-      fromStatus: 'paused',
-      toStatus: 'error',
-      message: PAUSE_EXPIRED_REASON,
-      error: PAUSE_EXPIRED_REASON,
-    },
-  ]);
 }
 
 async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {

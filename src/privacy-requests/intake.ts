@@ -1,0 +1,174 @@
+// The one way in. Every privacy request, however it arrives (an operator's API call, the public privacy
+// center, a subject who has just proved their email), is received and admitted here, so a rule of intake
+// (pre-approval webhooks first, a public erasure waits for a person, manual approval, the "received" message)
+// is written once and no flow can forget it. `receive` stores a batch with its first log entry; `admit`
+// sends pending requests on: to their pre-approval webhooks, to approval at once, or to an operator; and
+// tells each subject their request was received. Both run in the caller's transaction.
+import type { Queryable } from '../db/database.ts';
+import { queueSubjectMessages } from '../outbox/messages.ts';
+import type { Services } from '../services.ts';
+import { webhookRepository } from '../webhooks/repository.ts';
+import { approvedEntry, awaitsOperator, planOf } from './approval.ts';
+import { enqueueAdvances } from './jobs.ts';
+import { logRepository } from './log-repository.ts';
+import {
+  type NewRequest,
+  privacyRequestRepository as repo,
+  type RequestChanges,
+  type RequestRow,
+} from './repository.ts';
+import { type NewStep, stepRepository } from './step-repository.ts';
+
+type IntakeServices = Pick<Services, 'queue' | 'config' | 'keyring'>;
+
+/** How a batch arrives: who sent it (null: the public), the status it starts in and what its log says. */
+export interface Arrival {
+  clientId: string | null;
+  status: 'identity_unverified' | 'pending';
+  message: string;
+}
+
+/** Stores the requests of one arrival in one statement, each with its first log entry. */
+export async function receive(
+  tx: Queryable,
+  services: Pick<Services, 'config'>,
+  arrival: Arrival,
+  requests: readonly NewRequest[],
+): Promise<RequestRow[]> {
+  const rows = await repo.insertMany(
+    tx,
+    arrival.clientId,
+    arrival.status,
+    services.config.defaultTtlSeconds,
+    requests,
+  );
+  await logRepository.appendLogs(
+    tx,
+    rows.map((row) => ({
+      id: row.id,
+      entry: { kind: 'transition', fromStatus: null, toStatus: arrival.status, message: arrival.message },
+    })),
+  );
+  return rows;
+}
+
+/**
+ * Sends pending requests on, in batches of statements: with pre-approval webhooks, to them (the worker
+ * calls them and approves on all-eligible); without, a public erasure waits for an operator unless
+ * LETHE_PUBLIC_ERASURE_AUTO_APPROVE, and the others are approved at once unless
+ * LETHE_REQUIRE_MANUAL_APPROVAL. Each subject is told their request was received.
+ */
+export async function admit(
+  tx: Queryable,
+  services: IntakeServices,
+  rows: readonly RequestRow[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const preApproval = await webhookRepository.preApprovalWebhooks(tx);
+  if (preApproval.length > 0) {
+    const steps = preApproval.map((webhook): NewStep => ({
+      kind: 'pre_approval',
+      webhookId: webhook.id,
+      webhookKey: webhook.key,
+      webhookName: webhook.name,
+      direction: null,
+      connectionKey: webhook.connection_key,
+    }));
+    await stepRepository.insertPlans(
+      tx,
+      rows.map((row) => ({ id: row.id, from: 0, steps })),
+    );
+    await enqueueAdvances(
+      services.queue,
+      tx,
+      rows.map((row) => row.id),
+    );
+  } else {
+    const waiting = await awaitingOperator(tx, services, rows);
+    await logRepository.appendLogs(
+      tx,
+      rows
+        .filter((row) => waiting.has(row.id))
+        .map((row) => ({
+          id: row.id,
+          entry: { kind: 'note', message: "a public erasure awaits an operator's approval" },
+        })),
+    );
+    if (!services.config.requireManualApproval) {
+      await approveAll(
+        tx,
+        services,
+        rows.filter((row) => !waiting.has(row.id)),
+        'approved automatically: no pre-approval webhooks',
+      );
+    }
+  }
+  await queueSubjectMessages(
+    tx,
+    services,
+    rows.map((row) => ({ request: row, kind: 'received' as const })),
+  );
+}
+
+/** The public erasures among `rows` that wait for an operator (none when they may be approved without one). */
+async function awaitingOperator(
+  tx: Queryable,
+  services: Pick<Services, 'config'>,
+  rows: readonly RequestRow[],
+): Promise<Set<string>> {
+  const waiting = new Set<string>();
+  for (const row of rows) if (await awaitsOperator(services, tx, row)) waiting.add(row.id);
+  return waiting;
+}
+
+/** pending -> approved for a batch: each request's plan snapshotted, the move logged, the work queued. */
+async function approveAll(
+  tx: Queryable,
+  services: Pick<Services, 'queue'>,
+  rows: readonly RequestRow[],
+  message: string,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const webhooks = await webhookRepository.webhooksOfPolicies(
+    tx,
+    rows.map((row) => row.policy_id),
+  );
+  const plans = rows.map((row) => ({
+    id: row.id,
+    from: 0,
+    steps: planOf(webhooks.get(row.policy_id) ?? []),
+  }));
+  await repo.transitionAll(
+    tx,
+    plans.map((plan) => ({ id: plan.id, entry: approvedEntry(plan.steps, message) })),
+    'pending',
+    'approved',
+  );
+  await stepRepository.insertPlans(tx, plans);
+  await enqueueAdvances(
+    services.queue,
+    tx,
+    rows.map((row) => row.id),
+  );
+}
+
+/**
+ * A subject has proved their email: identity_unverified -> pending with the proof's columns (the email
+ * moved to the trusted identity), then admitted as any pending request. False when the request had moved.
+ */
+export async function admitVerified(
+  tx: Queryable,
+  services: IntakeServices,
+  row: RequestRow,
+  changes: RequestChanges,
+): Promise<boolean> {
+  const moved = await repo.transition(tx, {
+    id: row.id,
+    from: 'identity_unverified',
+    to: 'pending',
+    changes,
+    message: 'email verified with the mailed code; any other identity given stays unverified',
+  });
+  if (moved) await admit(tx, services, [{ ...row, ...changes, status: 'pending' }]);
+  return moved;
+}
