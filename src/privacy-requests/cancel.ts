@@ -9,6 +9,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../outbox/messages.ts';
 import type { Services } from '../services.ts';
 import { verificationRepository } from '../verification/repository.ts';
+import { sweepRepository } from './sweep-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
@@ -81,7 +82,7 @@ export async function cancelUnverifiedRequests(
   let total = 0;
   for (;;) {
     const canceled = await services.db.transaction(async (tx) => {
-      const rows = await repo.lockUnverifiedOlderThan(tx, olderThanSeconds, 100);
+      const rows = await sweepRepository.lockUnverifiedOlderThan(tx, olderThanSeconds, 100);
       for (const row of rows) await cancelLocked(tx, services, row, UNVERIFIED_REASON, 'lethe');
       return rows.length;
     });

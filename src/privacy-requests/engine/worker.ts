@@ -4,6 +4,7 @@
 // requests still unverified after 24 hours and purges sealed identities older than
 // LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the queue.
 import { accessLinkRepository } from '../../access-delivery/repository.ts';
+import { sweepRepository } from '../sweep-repository.ts';
 import { CallbackClient } from '../../callbacks/client.ts';
 import { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { CallbackSigning } from '../../callbacks/signing.ts';
@@ -88,7 +89,11 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   const { db, config } = services;
   for (;;) {
     const expired = await db.transaction(async (tx) => {
-      const rows = await repo.lockExpiredPauses(tx, config.privacyRequestDelayTimeoutSeconds, SWEEP_BATCH);
+      const rows = await sweepRepository.lockExpiredPauses(
+        tx,
+        config.privacyRequestDelayTimeoutSeconds,
+        SWEEP_BATCH,
+      );
       for (const row of rows) await moveExpiredPauseToError(tx, row);
       return rows.length;
     });
@@ -96,7 +101,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   }
   await requeueStalled(services);
   await cancelUnverifiedRequests(services, config.unverifiedRequestSeconds);
-  await repo.purgeExpiredIdentities(db);
+  await sweepRepository.purgeExpiredIdentities(db);
   // Messages and download links carry personal data too: they go with the identities they were sent to.
   await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
   await accessLinkRepository.deleteExpired(db);
@@ -109,7 +114,11 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
  */
 export async function expirePause(services: Pick<Services, 'db' | 'config'>, id: string): Promise<void> {
   await services.db.transaction(async (tx) => {
-    const row = await repo.lockExpiredPause(tx, id, services.config.privacyRequestDelayTimeoutSeconds);
+    const row = await sweepRepository.lockExpiredPause(
+      tx,
+      id,
+      services.config.privacyRequestDelayTimeoutSeconds,
+    );
     if (row) await moveExpiredPauseToError(tx, row);
   });
 }
@@ -135,13 +144,13 @@ async function moveExpiredPauseToError(tx: Queryable, row: RequestRow): Promise<
 
 async function requeueStalled(services: Pick<Services, 'db' | 'config' | 'queue'>): Promise<void> {
   const { db, config, queue } = services;
-  for (const id of await repo.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
+  for (const id of await sweepRepository.stalled(db, config.stalledRequestSeconds, SWEEP_BATCH)) {
     if (await queue.hasLiveJob(ADVANCE_QUEUE, id)) continue;
     await db.transaction(async (tx) => {
       await logRepository.appendLog(tx, id, [
         { kind: 'note', message: 'no worker job was left for this request; queued it again' },
       ]);
-      await repo.touch(tx, id);
+      await sweepRepository.touch(tx, id);
       await enqueueAdvance(queue, tx, id);
     });
   }
