@@ -3,8 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
@@ -18,12 +16,12 @@ import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from '../privacy-center/register.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
-import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { authorizePlugin } from './authorize.ts';
-import { answerError } from './error-handler.ts';
+import { answerError, answerFrameworkError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
+import { registerOpenApi } from './openapi/register.ts';
 import { validatorCompiler } from './validation.ts';
 
 /**
@@ -61,6 +59,9 @@ export async function buildApp(
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // The router's own refusals (a malformed percent-encoding, a path parameter over 100 characters)
+    // answer {"detail"} like every other error, not Fastify's {error, code, message, statusCode}.
+    frameworkErrors: answerFrameworkError,
   });
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
@@ -95,26 +96,7 @@ export async function buildApp(
 
   await app.register(helmet, { contentSecurityPolicy: false });
   await app.register(formbody);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Lethe',
-        version: VERSION,
-        description:
-          'Privacy requests (Area A: management under /v1) and the subject data store (Area B: /api).',
-      },
-      components: {
-        securitySchemes: {
-          managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
-          metricsToken: { type: 'http', scheme: 'bearer', description: 'LETHE_METRICS_TOKEN' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, services.config);
 
   await app.register(authorizePlugin, { auth: services.auth });
   await registerAddressThrottle(app, services.config, services.db);

@@ -92,3 +92,18 @@ export function answerError(
   if (plain) return reply.type('text/plain; charset=utf-8').send(message);
   return reply.type('application/json; charset=utf-8').send({ detail: message });
 }
+
+/**
+ * The router's refusals, before any route is matched: a malformed percent-encoding in the path (400) and
+ * a path parameter longer than the router's 100 characters (414). The sentence never repeats the path,
+ * which may hold a personal value.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const messages: Record<string, [number, string]> = {
+    FST_ERR_BAD_URL: [400, 'The path holds a malformed percent-encoding.'],
+    FST_ERR_MAX_PARAM_LENGTH: [414, 'A path parameter is longer than 100 characters.'],
+  };
+  const [status, message] = messages[error.code] ?? [500, 'Internal server error; try again later.'];
+  if (status >= 500) reply.log.error({ err: error }, 'request failed in the router');
+  return reply.status(status).type('application/json; charset=utf-8').send({ detail: message });
+}
