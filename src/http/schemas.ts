@@ -25,6 +25,19 @@ export const managementErrors = {
 
 export const security = [{ managementToken: [] as string[] }];
 
+/** The resume and pre-approval answers: the reply-to-token a webhook call carried. */
+export const replyTokenSecurity = [{ replyToken: [] as string[] }];
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The body may be left out (it then means `{}`): the document marks the request body optional. */
+    'x-body-optional'?: boolean;
+  }
+}
+
+/** Spread into a route's schema whose body may be left out (src/http/openapi/responses.ts reads it). */
+export const OPTIONAL_BODY = { 'x-body-optional': true } as const;
+
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),

@@ -1,6 +1,7 @@
 // Shapes of the DSR policy and rule endpoints. Masking strategies are those of DECISIONS.md; each has its
 // own configuration shape, checked after the strategy name is known.
 import Type from 'typebox';
+import { named } from '../http/schemas.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 
@@ -115,6 +116,7 @@ export const RuleView = Type.Object({
   storage_destination_key: Nullable(Type.String()),
   targets: Type.Array(Type.String()),
 });
+named('Rule', RuleView);
 export type RuleView = Type.Static<typeof RuleView>;
 
 export const PolicyView = Type.Object({
@@ -128,4 +130,5 @@ export const PolicyView = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
+named('Policy', PolicyView);
 export type PolicyView = Type.Static<typeof PolicyView>;

@@ -6,16 +6,6 @@
 import { ERROR_REF } from './components.ts';
 import { type OpenApiDocument, type OpenApiOperation, type OpenApiResponse, operationsOf } from './finish.ts';
 
-declare module 'fastify' {
-  interface FastifySchema {
-    /** The body may be left out (it then means `{}`): the document marks the request body optional. */
-    'x-body-optional'?: boolean;
-  }
-}
-
-/** Spread into a route's schema whose body may be left out. */
-export const OPTIONAL_BODY = { 'x-body-optional': true } as const;
-
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'Done; the answer below.',
   '201': 'Created; the answer below.',
