@@ -18,6 +18,7 @@ import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../runtime/services.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
+import { unavailable } from '../errors.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError, answerFrameworkError } from './error-handler.ts';
 import { registerManagementRoutes } from './management.ts';
@@ -57,7 +58,9 @@ export async function buildApp(
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing answers {error, message, statusCode}; the hook below answers it as
+    // {"detail"} instead, like every other error.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // The router's own refusals (a malformed percent-encoding, a path parameter over 100 characters)
     // answer {"detail"} like every other error, not Fastify's {error, code, message, statusCode}.
@@ -77,8 +80,17 @@ export async function buildApp(
       reply,
     );
   });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      reply.header('retry-after', '5');
+      throw unavailable('The service is shutting down; try again shortly.');
+    }
     // Answers carrying personal data or a secret must not be stored by a browser or proxy. Rather than
     // trust each route to say so, every answer is no-store; the console's static files set their own
     // caching (src/console/routes.ts), nothing else does.

@@ -16,6 +16,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       info: {
         title: 'Lethe',
         version: VERSION,
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
         description:
           'Privacy requests (Area A: management under /v1) and the subject data store (Area B: /api). ' +
           'Fides\' own paths answer under /api/v1 with Fides\' shapes. Every JSON error is {"detail": "..."}; ' +
