@@ -59,7 +59,7 @@ export class Contract {
     this.templates = operations(document).map(({ path, method }) => ({
       method,
       path,
-      pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]*')}$`),
+      pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^{}]+\}/g, '[^/]*')}$`),
       params: (path.match(/\{/g) ?? []).length,
     }));
   }

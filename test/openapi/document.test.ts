@@ -181,7 +181,7 @@ describe('/openapi.json', () => {
 
   it('declares path parameters as required and lists null in every nullable enum', () => {
     for (const entry of all) {
-      const names = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+      const names = [...entry.path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]);
       const declared = (entry.operation.parameters ?? []).filter((parameter) => parameter.in === 'path');
       assert.deepEqual(declared.map((parameter) => parameter.name).sort(), [...names].sort(), label(entry));
       assert.ok(
