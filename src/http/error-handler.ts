@@ -25,6 +25,8 @@ declare module 'fastify' {
   }
 }
 
+const MALFORMED_MULTIPART = new Set(['FST_INVALID_MULTIPART_CONTENT_TYPE', 'FST_INVALID_JSON_FIELD_ERROR']);
+
 /** 1048576 -> "1 MiB (1048576 bytes)". */
 function sizeInWords(bytes: number): string {
   const mebibytes = bytes / (1024 * 1024);
@@ -73,6 +75,14 @@ export function answerError(
     status = 503;
     message = 'The database is unavailable; try again shortly.';
     reply.header('retry-after', '5');
+  } else if (MALFORMED_MULTIPART.has((error as FastifyError).code)) {
+    // @fastify/multipart answers these 406 (Not Acceptable, which is about the Accept header): the body
+    // is malformed, a 400 like any other.
+    status = 400;
+    message =
+      (error as FastifyError).code === 'FST_INVALID_JSON_FIELD_ERROR'
+        ? 'A multipart field declared as application/json does not hold valid JSON.'
+        : 'The request is not multipart/form-data.';
   } else if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     status = 413;
     message = `The request body is larger than the limit of ${sizeInWords(request.routeOptions.bodyLimit)}.`;

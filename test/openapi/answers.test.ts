@@ -176,6 +176,34 @@ describe('answers match /openapi.json', () => {
     assert.deepEqual(long.body, { detail: 'A path parameter is longer than 100 characters.' });
   });
 
+  it('answers a multipart field declared JSON but malformed with a documented 400, not 406', async () => {
+    const boundary = 'contract-boundary';
+    const body = [
+      `--${boundary}`,
+      'content-disposition: form-data; name="attribute"',
+      'content-type: application/json',
+      '',
+      '{"entityId":',
+      `--${boundary}`,
+      'content-disposition: form-data; name="file"; filename="a.txt"',
+      'content-type: text/plain',
+      '',
+      'hello',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const answer = await service.call('POST', '/api/file/upload', {
+      headers: {
+        'api-key': apiKey,
+        datastore: DATASTORE,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      body,
+    });
+    assert.equal(answer.status, 400, answer.text);
+    assert.match(answer.headers.get('content-type') ?? '', /^text\/plain/);
+  });
+
   it('answers the public status page with an empty id, and malformed login JSON, as documented', async () => {
     const empty = await service.call('GET', '/v1/privacy-center/privacy-request/');
     assert.equal(empty.status, 422, empty.text);
