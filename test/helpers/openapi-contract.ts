@@ -86,8 +86,14 @@ export class Contract {
   }
 
   /** Fails unless `answer` is what the document says `method url` answers. */
-  check(method: string, url: string, answer: CallResult) {
+  check(method: string, url: string, answer: CallResult, withBody = true): void {
     const label = `${method} ${url.slice(0, 120)} -> ${answer.status}`;
+    // HEAD answers as GET does, without a body.
+    if (method.toUpperCase() === 'HEAD') {
+      assert.equal(answer.text, '', label);
+      this.check('GET', url, { ...answer, text: '', headers: new Headers() }, false);
+      return;
+    }
     // The hyphenated webhook timings answer as the documented `pre_execution` / `post_execution` do.
     const path = (url.split('?')[0] as string).replace(/\/(pre|post)-execution(?=\/|$)/, '/$1_execution');
     // The /api/v1 and bare aliases of /v1 answer as their /v1 twin does.
@@ -97,9 +103,10 @@ export class Contract {
       this.find(method, `/v1${path}`);
     if (!found) {
       if (UNDOCUMENTED.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return;
-      // A path no route takes: the not-found handler's {detail}, or a router refusal.
-      assert.ok([400, 401, 404, 405, 414].includes(answer.status), `${label}: no documented operation`);
-      if (!path.startsWith('/api/') || path.startsWith('/api/v1/'))
+      // A path no route takes: the not-found handler's {detail}, a router refusal, or a body refused.
+      const refusals = [400, 401, 404, 405, 413, 414, 415];
+      assert.ok(refusals.includes(answer.status), `${label}: no documented operation`);
+      if (withBody && (!path.startsWith('/api/') || path.startsWith('/api/v1/')))
         assert.deepEqual(Object.keys(JSON.parse(answer.text)), ['detail'], label);
       return;
     }
@@ -108,6 +115,7 @@ export class Contract {
     this.reached.get(key)!.add(answer.status);
     const response = found.operation.responses[String(answer.status)];
     assert.ok(response, `${label}: status not documented (${answer.text.slice(0, 200)})`);
+    if (!withBody) return;
     const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!response.content) {
       assert.equal(answer.text, '', `${label}: a body where none is documented`);

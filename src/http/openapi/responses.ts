@@ -19,7 +19,7 @@ const DESCRIPTIONS: Record<string, string> = {
   '409': 'Conflicts with the current state; the detail says how.',
   '413': 'The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES).',
   '414': 'A path parameter is longer than 100 characters.',
-  '415': 'The content type of the body is not accepted.',
+  '415': 'The content type of the body is not accepted, or is malformed.',
   '422': 'A value is invalid; the detail names the field.',
   '429': 'Too many requests, or too many failed authentications from this address; see Retry-After.',
   '503': 'Unavailable: the database is down, maintenance mode is on, or the service is shutting down.',
@@ -43,8 +43,10 @@ function frameworkStatuses(path: string, operation: OpenApiOperation, plain: boo
   return [
     '400',
     ...(hasParams ? ['404', '414'] : []),
-    ...(hasBody || plain ? ['413'] : []),
-    ...(hasBody && !plain ? ['415'] : []),
+    // Every method may carry a body (GET too, for Area B), so any call can be too large or of a type no
+    // parser takes (Area B parses every well-formed type itself, answering 400; a malformed one is 415).
+    '413',
+    '415',
     ...(hasInput && !plain ? ['422'] : []),
     ...(guarded ? ['401', '403'] : []),
     '503',
