@@ -1377,6 +1377,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The store is unreachable (the health body), or the service is shutting down ({detail}). */
             503: {
                 headers: {
@@ -1437,6 +1455,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1536,7 +1572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1618,6 +1654,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1714,7 +1768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1797,8 +1851,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1889,7 +1961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1971,6 +2043,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2076,7 +2166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2159,8 +2249,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2236,6 +2344,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2367,7 +2493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2452,8 +2578,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2575,7 +2719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,8 +2811,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2781,7 +2943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,8 +3028,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2980,7 +3160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3098,7 +3278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3175,6 +3355,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3274,7 +3472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3359,8 +3557,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3490,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3575,8 +3791,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3688,7 +3922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3774,8 +4008,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3865,8 +4117,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3985,7 +4255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4070,8 +4340,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4183,7 +4471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4269,8 +4557,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4360,8 +4666,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4480,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4547,6 +4871,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4645,7 +4987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4730,8 +5072,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4820,8 +5180,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4930,7 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5010,6 +5388,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5127,7 +5523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5212,8 +5608,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5297,8 +5711,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5382,8 +5814,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5488,7 +5938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5595,7 +6045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5680,8 +6130,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5860,7 +6328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5971,7 +6439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6082,7 +6550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6205,8 +6673,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6346,7 +6832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6460,8 +6946,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6551,8 +7055,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6699,7 +7221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6822,8 +7344,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6963,7 +7503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7077,8 +7617,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7168,8 +7726,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7316,7 +7892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7419,6 +7995,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7543,7 +8137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7654,8 +8248,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7739,8 +8351,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7875,7 +8505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8004,7 +8634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8076,6 +8706,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8179,7 +8827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8262,8 +8910,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8337,6 +9003,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8437,7 +9121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8520,8 +9204,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8591,6 +9293,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8682,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8787,6 +9507,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A value is invalid; the detail names the field. */
             422: {
                 headers: {
@@ -8875,6 +9613,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8996,6 +9743,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -9085,6 +9841,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9203,6 +9968,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -9295,6 +10069,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9423,6 +10206,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -9523,6 +10315,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9713,6 +10514,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -9800,6 +10610,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9908,6 +10727,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -9998,6 +10826,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10136,6 +10973,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -10227,6 +11073,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10369,6 +11224,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -10473,6 +11337,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10598,6 +11471,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -10686,6 +11568,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10795,6 +11686,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -10877,6 +11777,15 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10996,6 +11905,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -11082,6 +12000,15 @@ export interface operations {
             };
             /** @description The file is larger than LETHE_MAX_FILE_BYTES; nothing was kept. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11191,6 +12118,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address; see Retry-After (and RateLimit-* headers for the key limit). */
             429: {
                 headers: {
@@ -11261,6 +12197,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11370,7 +12324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11431,6 +12385,24 @@ export interface operations {
             };
             /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11516,7 +12488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11601,8 +12573,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11705,7 +12695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11793,8 +12783,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11911,7 +12919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The content type of the body is not accepted. */
+            /** @description The content type of the body is not accepted, or is malformed. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12014,6 +13022,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A value is invalid; the detail names the field. */
             422: {
                 headers: {
@@ -12080,6 +13106,24 @@ export interface operations {
             };
             /** @description The credentials do not allow this call. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
