@@ -63,6 +63,7 @@ export function authRoutes({ auth }: Services): FastifyPluginAsync {
           tags: ['management auth'],
           summary: 'Exchange client credentials for an access token (form or JSON body).',
           body: TokenRequest,
+          consumes: ['application/x-www-form-urlencoded', 'application/json'],
           response: {
             200: TokenResponse,
             400: TokenRequestError,

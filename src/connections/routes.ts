@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf } from '../http/authorize.ts';
-import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
+import { ErrorDetail, managementErrors, OPTIONAL_BODY, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
 import {
@@ -208,6 +208,7 @@ export function connectionRoutes(services: Services): FastifyPluginAsync {
           security,
           params: ConnectionKeyParams,
           body: SigningSecretRotationBody,
+          ...OPTIONAL_BODY,
           response: { 200: SigningSecretAnswer, 404: ErrorDetail, ...managementErrors },
         },
       },

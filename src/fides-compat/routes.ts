@@ -292,7 +292,15 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
           summary: 'Fides: remove a pre-approval webhook (answers null, as Fides does).',
           security,
           params: PreApprovalParams,
-          response: { 200: Type.Null(), ...errors },
+          response: {
+            200: {
+              description: 'Removed; the body is JSON null, as Fides answers.',
+              content: {
+                'application/json': { schema: { type: 'object', nullable: true, enum: [null] } },
+              },
+            },
+            ...errors,
+          },
         },
       },
       async (request) => {

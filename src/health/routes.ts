@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { isStoreUnavailable } from '../db/database.ts';
+import { ErrorDetail } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
 import { VERSION } from '../version.ts';
 
@@ -35,7 +36,13 @@ export function healthRoutes({ db, queue }: Services): FastifyPluginAsync {
         schema: {
           tags: ['operations'],
           summary: 'Whether the store is reachable and the queue runs; 503 when the store is not.',
-          response: { 200: Health, 503: Health },
+          response: {
+            200: Health,
+            503: Type.Union([Health, ErrorDetail], {
+              description:
+                'The store is unreachable (the health body), or the service is shutting down ({detail}).',
+            }),
+          },
         },
       },
       async (request, reply) => {

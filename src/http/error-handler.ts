@@ -25,6 +25,8 @@ declare module 'fastify' {
   }
 }
 
+const MALFORMED_MULTIPART = new Set(['FST_INVALID_MULTIPART_CONTENT_TYPE', 'FST_INVALID_JSON_FIELD_ERROR']);
+
 /** 1048576 -> "1 MiB (1048576 bytes)". */
 function sizeInWords(bytes: number): string {
   const mebibytes = bytes / (1024 * 1024);
@@ -73,6 +75,14 @@ export function answerError(
     status = 503;
     message = 'The database is unavailable; try again shortly.';
     reply.header('retry-after', '5');
+  } else if (MALFORMED_MULTIPART.has((error as FastifyError).code)) {
+    // @fastify/multipart answers these 406 (Not Acceptable, which is about the Accept header): the body
+    // is malformed, a 400 like any other.
+    status = 400;
+    message =
+      (error as FastifyError).code === 'FST_INVALID_JSON_FIELD_ERROR'
+        ? 'A multipart field declared as application/json does not hold valid JSON.'
+        : 'The request is not multipart/form-data.';
   } else if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     status = 413;
     message = `The request body is larger than the limit of ${sizeInWords(request.routeOptions.bodyLimit)}.`;
@@ -91,4 +101,19 @@ export function answerError(
   reply.status(status);
   if (plain) return reply.type('text/plain; charset=utf-8').send(message);
   return reply.type('application/json; charset=utf-8').send({ detail: message });
+}
+
+/**
+ * The router's refusals, before any route is matched: a malformed percent-encoding in the path (400) and
+ * a path parameter longer than the router's 100 characters (414). The sentence never repeats the path,
+ * which may hold a personal value.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const messages: Record<string, [number, string]> = {
+    FST_ERR_BAD_URL: [400, 'The path holds a malformed percent-encoding.'],
+    FST_ERR_MAX_PARAM_LENGTH: [414, 'A path parameter is longer than 100 characters.'],
+  };
+  const [status, message] = messages[error.code] ?? [500, 'Internal server error; try again later.'];
+  if (status >= 500) reply.log.error({ err: error }, 'request failed in the router');
+  return reply.status(status).type('application/json; charset=utf-8').send({ detail: message });
 }

@@ -1,6 +1,18 @@
 // Schemas shared by every management route.
 import Type from 'typebox';
 
+/** The key `named()` marks a schema with; the OpenAPI document hoists it (src/http/openapi/components.ts). */
+export const SCHEMA_NAME = 'x-schema-name';
+
+/**
+ * Marks a shared shape so that the OpenAPI document names it under components.schemas and refers to it
+ * with $ref (a generated client then has one `Policy` type instead of one per operation). Validation and
+ * serialization ignore the mark.
+ */
+export function named<T extends object>(name: string, schema: T): T {
+  return Object.assign(schema, { [SCHEMA_NAME]: name });
+}
+
 export const ErrorDetail = Type.Object({ detail: Type.String() }, { $id: undefined });
 
 /** Standard error answers for a management route guarded by a token. */
@@ -12,6 +24,19 @@ export const managementErrors = {
 } as const;
 
 export const security = [{ managementToken: [] as string[] }];
+
+/** The resume and pre-approval answers: the reply-to-token a webhook call carried. */
+export const replyTokenSecurity = [{ replyToken: [] as string[] }];
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The body may be left out (it then means `{}`): the document marks the request body optional. */
+    'x-body-optional'?: boolean;
+  }
+}
+
+/** Spread into a route's schema whose body may be left out (src/http/openapi/responses.ts reads it). */
+export const OPTIONAL_BODY = { 'x-body-optional': true } as const;
 
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),

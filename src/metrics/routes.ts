@@ -89,7 +89,11 @@ export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync
             'Prometheus metrics (text format 0.0.4). Open to loopback callers; with LETHE_METRICS_TOKEN set, it needs Authorization: Bearer <token>.',
           security: [{ metricsToken: [] }],
           response: {
-            200: Type.String({ description: 'Prometheus text exposition format' }),
+            200: {
+              description:
+                'The metrics in the Prometheus text exposition format (text/plain; version=0.0.4).',
+              content: { 'text/plain': { schema: Type.String() } },
+            },
             401: ErrorDetail,
             403: ErrorDetail,
             429: ErrorDetail,

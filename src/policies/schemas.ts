@@ -1,6 +1,7 @@
 // Shapes of the DSR policy and rule endpoints. Masking strategies and their configuration shapes come from
 // the one registry (src/masking/strategies.ts); a configuration is checked after the strategy is known.
 import Type from 'typebox';
+import { named } from '../http/schemas.ts';
 import { MASKING_STRATEGY_NAMES } from '../masking/strategies.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
@@ -96,6 +97,7 @@ export const RuleView = Type.Object({
   storage_destination_key: Nullable(Type.String()),
   targets: Type.Array(Type.String()),
 });
+named('Rule', RuleView);
 export type RuleView = Type.Static<typeof RuleView>;
 
 export const PolicyView = Type.Object({
@@ -109,4 +111,5 @@ export const PolicyView = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
+named('Policy', PolicyView);
 export type PolicyView = Type.Static<typeof PolicyView>;

@@ -4,7 +4,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { bearerToken, changeActorOf } from '../http/authorize.ts';
-import { ErrorDetail, managementErrors, Page, security } from '../http/schemas.ts';
+import {
+  ErrorDetail,
+  managementErrors,
+  OPTIONAL_BODY,
+  Page,
+  replyTokenSecurity,
+  security,
+} from '../http/schemas.ts';
 import type { Services } from '../services.ts';
 import type { Status } from './statuses.ts';
 import {
@@ -208,8 +215,10 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           tags,
           summary:
             'Resume a paused request; Authorization: Bearer <reply-to-token>. Answers the privacy request (without identities).',
+          security: replyTokenSecurity,
           params: IdParams,
           body: ResumeBody,
+          ...OPTIONAL_BODY,
           response: { 200: ResumeAnswer, ...replyErrors },
         },
       },
@@ -236,8 +245,10 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
           schema: {
             tags,
             summary: `A pre-approval webhook's answer: ${segment}; Authorization: Bearer <reply-to-token>.`,
+            security: replyTokenSecurity,
             params: IdParams,
             body: PreApprovalBody,
+            ...OPTIONAL_BODY,
             response: { 200: ReplyAnswer, ...replyErrors },
           },
         },

@@ -1,6 +1,7 @@
 // Shapes of the privacy-request endpoints. Identities are checked field by field in identity.ts (so that
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
+import { named } from '../http/schemas.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { E164_PATTERN } from './identity.ts';
@@ -144,6 +145,7 @@ export const PrivacyRequestView = Type.Object({
     },
   ),
 });
+named('PrivacyRequest', PrivacyRequestView);
 
 export const CreateResponse = BulkResponse(PrivacyRequestView);
 
@@ -214,6 +216,7 @@ export const LogEntryView = Type.Object({
   message: NullableText,
   details: Type.Unknown(),
 });
+named('PrivacyRequestLogEntry', LogEntryView);
 
 export const AccessResults = Type.Unknown({
   description: 'The access package of a completed access request.',

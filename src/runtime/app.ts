@@ -3,8 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
@@ -18,12 +16,13 @@ import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from './register-privacy-center.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../services.ts';
-import { VERSION } from '../version.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
+import { unavailable } from '../errors.ts';
 import { authorizePlugin } from '../http/authorize.ts';
-import { answerError } from '../http/error-handler.ts';
+import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
+import { registerOpenApi } from '../http/openapi/register.ts';
 import { validatorCompiler } from '../http/validation.ts';
 
 /**
@@ -59,8 +58,13 @@ export async function buildApp(
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing answers {error, message, statusCode}; the hook below answers it as
+    // {"detail"} instead, like every other error.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // The router's own refusals (a malformed percent-encoding, a path parameter over 100 characters)
+    // answer {"detail"} like every other error, not Fastify's {error, code, message, statusCode}.
+    frameworkErrors: answerFrameworkError,
   });
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
@@ -76,8 +80,17 @@ export async function buildApp(
       reply,
     );
   });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      reply.header('retry-after', '5');
+      throw unavailable('The service is shutting down; try again shortly.');
+    }
     // Answers carrying personal data or a secret must not be stored by a browser or proxy. Rather than
     // trust each route to say so, every answer is no-store; the console's static files set their own
     // caching (src/console/routes.ts), nothing else does.
@@ -95,26 +108,7 @@ export async function buildApp(
 
   await app.register(helmet, { contentSecurityPolicy: false });
   await app.register(formbody);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Lethe',
-        version: VERSION,
-        description:
-          'Privacy requests (Area A: management under /v1) and the subject data store (Area B: /api).',
-      },
-      components: {
-        securitySchemes: {
-          managementToken: { type: 'http', scheme: 'bearer', description: 'POST /v1/oauth/token' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'api-key' },
-          metricsToken: { type: 'http', scheme: 'bearer', description: 'LETHE_METRICS_TOKEN' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, services.config);
 
   await app.register(authorizePlugin, { auth: services.auth });
   await registerAddressThrottle(app, services.config, services.db);

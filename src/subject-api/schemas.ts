@@ -1,6 +1,7 @@
 // Schemas of the subject data API: the canonical inputs (what a JSON body holds; form and query inputs
 // are normalised into them first), the answers, and the plain-text error answers of the seed.
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
+import { named } from '../http/schemas.ts';
 import {
   EchoedError,
   EntityCreateInput,
@@ -101,6 +102,7 @@ const entityFields = {
   createdAt: Type.String({ format: 'date-time' }),
 };
 const Entity = Type.Object(entityFields);
+named('Entity', Entity);
 
 export const answers = {
   userDelete: Type.Object({
@@ -182,6 +184,26 @@ export const plainErrors = {
   ),
   503: plain('Maintenance mode; see Retry-After.'),
 };
+
+const QUERY_ON_POST =
+  'POST form: optional, read only when the body is empty. Send the input in the body instead: a query string puts personal values in the URL, where proxies and access logs keep them.';
+
+/** The POST form's query parameters: the GET form's, each optional and saying to use the body. */
+export function queryOnPost(query: TSchema): TSchema {
+  const properties = (query as { properties?: Record<string, TSchema & { description?: string }> })
+    .properties;
+  return Type.Object(
+    Object.fromEntries(
+      Object.entries(properties ?? {}).map(([name, schema]) => [
+        name,
+        Type.Optional({
+          ...schema,
+          description: schema.description ? `${schema.description}. ${QUERY_ON_POST}` : QUERY_ON_POST,
+        }),
+      ]),
+    ),
+  );
+}
 
 export const apiKeySecurity = [{ apiKey: [] as string[] }];
 

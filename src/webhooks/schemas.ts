@@ -1,5 +1,6 @@
 // Shapes of the webhook endpoints. The embedded connection shows only its identity, never its secrets.
 import Type from 'typebox';
+import { named } from '../http/schemas.ts';
 import { MAX_BULK_ITEMS, ResourceKey } from '../validation/bulk.ts';
 
 export const MAX_WEBHOOKS = MAX_BULK_ITEMS;
@@ -58,6 +59,7 @@ export const WebhookView = Type.Object({
   connection_config_key: Type.String(),
   connection_config: EmbeddedConnection,
 });
+named('PolicyWebhook', WebhookView);
 export type WebhookView = Type.Static<typeof WebhookView>;
 
 export const PreApprovalView = Type.Object({
@@ -67,6 +69,7 @@ export const PreApprovalView = Type.Object({
   connection_config_key: Type.String(),
   connection_config: EmbeddedConnection,
 });
+named('PreApprovalWebhook', PreApprovalView);
 export type PreApprovalView = Type.Static<typeof PreApprovalView>;
 
 export const WebhookOrder = Type.Object({ key: Type.String(), order: Type.Integer() });

@@ -30,7 +30,7 @@ describe('configuration audit', () => {
   before(async () => {
     service = await startTestService(
       { requireManualApproval: true, webhookAllowedHosts: ['127.0.0.1'], webhookTimeoutMs: 2000 },
-      { worker: true },
+      { worker: true, checkAnswers: true },
     );
     const created = await service.call('POST', '/v1/user', {
       token: await service.rootToken(),

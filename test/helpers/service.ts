@@ -7,6 +7,7 @@ import path from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
 import { createTestDatabase } from './database.ts';
+import { Contract, type OpenApi } from './openapi-contract.ts';
 
 export interface TestService extends RunningService {
   url: string;
@@ -50,7 +51,12 @@ function testConfig(overrides: Partial<Config>): Config {
 
 export async function startTestService(
   overrides: Partial<Config> = {},
-  options: { worker?: boolean; captureLogs?: boolean } = {},
+  options: {
+    worker?: boolean;
+    captureLogs?: boolean;
+    /** Check every answer `call` gets against the served /openapi.json (status, content type, body). */
+    checkAnswers?: boolean;
+  } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
   const database = await createTestDatabase();
@@ -80,8 +86,16 @@ export async function startTestService(
     answers.push(text);
     let parsed: unknown = text;
     if (response.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, text, body: parsed };
+    const result = { status: response.status, headers: response.headers, text, body: parsed };
+    if (options.checkAnswers) {
+      contract ??= new Contract(
+        (await fetch(`${url}/openapi.json`).then((document) => document.json())) as OpenApi,
+      );
+      contract.check(method, urlPath, result);
+    }
+    return result;
   };
+  let contract: Contract | undefined;
 
   let token: string | undefined;
   return {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { Contract, type OpenApi } from '../helpers/openapi-contract.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const RUNS = Number(process.env.LETHE_FUZZ_RUNS ?? 300);
@@ -39,6 +40,7 @@ interface Probe {
 interface Answer {
   status: number;
   text: string;
+  contentType: string | undefined;
 }
 
 const entityIds: string[] = [];
@@ -61,7 +63,11 @@ function send(baseUrl: string, probe: Probe): Promise<Answer> {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            contentType: response.headers['content-type'],
+          }),
         );
         response.on('error', reject);
       },
@@ -470,13 +476,13 @@ describe('arbitrary input on every documented route', () => {
   let token: string;
   let apiKey: string;
   let apiKeyId: string;
+  let contract: Contract;
 
   before(async () => {
     service = await startTestService();
     token = await service.rootToken();
-    const document = (await service.call('GET', '/openapi.json')).body as {
-      paths: Record<string, Record<string, unknown>>;
-    };
+    const document = (await service.call('GET', '/openapi.json')).body as OpenApi;
+    contract = new Contract(document);
     routes = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations)
         .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -546,6 +552,13 @@ describe('arbitrary input on every documented route', () => {
           }
         }
         if (/maintenance/.test(probeCase.path)) await setMaintenanceOff();
+        // Whatever the input, the answer is one the document describes (status, content type, body).
+        contract.check(probeCase.method, probeCase.path, {
+          status: answer.status,
+          headers: new Headers(answer.contentType ? { 'content-type': answer.contentType } : {}),
+          text: answer.text,
+          body: undefined,
+        });
         assert.ok(
           answer.status < 500,
           `${probeCase.label} (${probeCase.method} ${probeCase.path.slice(0, 200)}) answered ${answer.status}: ${answer.text.slice(0, 300)}`,
