@@ -14,7 +14,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Names that describe the HTTP exchange itself, which the HTTP client sets or refuses: accepting them
- * would break every callback of the connection. DECISIONS names the first four.
+ * would break every callback of the connection. The first four are the ones the product's decisions name.
  */
 const REFUSED = new Set([
   'host',

@@ -1,4 +1,4 @@
-// Shapes of the DSR policy and rule endpoints. Masking strategies are those of DECISIONS.md; each has its
+// Shapes of the DSR policy and rule endpoints. Masking strategies are those of docs/rule-execution.md; each has its
 // own configuration shape, checked after the strategy name is known.
 import Type from 'typebox';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
