@@ -19,7 +19,8 @@ import {
   runConnectionList,
   runPolicyList,
 } from './listing-command.ts';
-import { cliActor } from './output.ts';
+import { cliActor, framed } from './output.ts';
+import { ROOT_CLIENT_ANNOUNCEMENT } from '../runtime/data-dir.ts';
 import { parseRequestCommand, REQUEST_USAGE, runRequestCommand } from './request-command.ts';
 import { parseUserCommand, runUserCommand, USER_USAGE } from './user-command.ts';
 
@@ -139,9 +140,16 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
     case undefined: {
-      const running = await startService(config, { api: true, worker: true });
+      // The generated root client is printed last, framed, so that start-up lines do not scroll it away.
+      const credentials: string[] = [];
+      const announce = (message: string) => {
+        if (message.startsWith(ROOT_CLIENT_ANNOUNCEMENT)) credentials.push(message);
+        else process.stdout.write(`${message}\n`);
+      };
+      const running = await startService(config, { api: true, worker: true, announce });
       stopOnSignals(running);
       process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
+      for (const message of credentials) process.stdout.write(framed(message));
       return -1;
     }
     case 'worker': {

@@ -23,6 +23,7 @@ import { webhookRoutes } from '../webhooks/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { authorizePlugin } from './authorize.ts';
 import { answerError } from './error-handler.ts';
+import { terminalLogStream } from './log-format.ts';
 import { registerManagementRoutes } from './management.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -50,9 +51,14 @@ export async function buildApp(
       options.logger === false
         ? false
         : {
-            ...(typeof options.logger === 'object' ? options.logger : { level: services.config.logLevel }),
+            ...(typeof options.logger === 'object'
+              ? options.logger
+              : { level: services.config.logLevel, ...terminalLogStream() }),
             serializers: { req: requestLogFields },
           },
+    // One line per request, at debug level (the default level, info, keeps them out): /health probes and
+    // scrapes every few seconds would otherwise bury what matters. Written by the onResponse hook below.
+    disableRequestLogging: true,
     // X-Forwarded-For is believed only from the proxies LETHE_TRUST_PROXY lists (proxy-addr walks the
     // chain back to the first address not listed); otherwise a client could pick its own address.
     trustProxy: services.config.trustProxy.length > 0 ? services.config.trustProxy : false,
@@ -85,6 +91,7 @@ export async function buildApp(
   });
   // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
   app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     services.metrics.observeHttpRequest(
       request.method,
       request.routeOptions.url ?? 'unmatched',

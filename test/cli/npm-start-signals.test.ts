@@ -2,7 +2,7 @@
 // own): npm forwards SIGTERM and SIGINT to the script's shell, and the script `exec`s node so that the
 // shell is node; node then stops the API, the worker and its embedded PostgreSQL. Within 5 s the port is
 // closed and no process of the tree (npm, node, postgres and its backends) is left. Both runs share one
-// data dir, so the second one skips initdb.
+// data dir, so the second one skips initdb. The first start's generated root client comes last, framed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -81,7 +81,18 @@ describe('npm start on SIGTERM and SIGINT', () => {
       let started: number[] = [];
       let passed = false;
       try {
-        await waitForOutput(npm, /Lethe listening on http:\/\/127\.0\.0\.1:\d+/);
+        // A first start (SIGTERM's run) prints the generated root client after everything else, framed.
+        const fresh = signal === 'SIGTERM';
+        const listening = await waitForOutput(
+          npm,
+          fresh ? /Lethe listening on \S+ \(store: embedded\)\n([\s\S]*?#\n#+\n)/ : /Lethe listening on /,
+        );
+        if (fresh) {
+          assert.match(
+            listening[1] ?? '',
+            /^\n(#+)\n# Generated the root management client \(stored in .*\): +#\n# {3}client_id: +root_\S+ +#\n# {3}client_secret: +\S+ +#\n\1\n$/,
+          );
+        }
         assert.ok(await portOpen(port), 'serving');
         started = tree(npm.pid as number);
         // The cluster's directory (under the data dir, or /var/lib/lethe as root): no process may keep it.

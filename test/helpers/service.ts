@@ -50,7 +50,8 @@ function testConfig(overrides: Partial<Config>): Config {
 
 export async function startTestService(
   overrides: Partial<Config> = {},
-  options: { worker?: boolean; captureLogs?: boolean } = {},
+  /** captureLogs: true captures at debug level, or at the level named. */
+  options: { worker?: boolean; captureLogs?: boolean | 'info' | 'debug' } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-'));
   const database = await createTestDatabase();
@@ -61,7 +62,10 @@ export async function startTestService(
     api: true,
     worker: options.worker ?? false,
     logger: options.captureLogs
-      ? { level: 'debug', stream: { write: (line) => logLines.push(line) } }
+      ? {
+          level: options.captureLogs === true ? 'debug' : options.captureLogs,
+          stream: { write: (line) => logLines.push(line) },
+        }
       : false,
     announce: (message) => logLines.push(message),
   });
