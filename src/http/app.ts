@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -58,7 +58,7 @@ export async function buildApp(
           },
     // One line per request, at debug level (the default level, info, keeps them out): /health probes and
     // scrapes every few seconds would otherwise bury what matters. Written by the onResponse hook below.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // X-Forwarded-For is believed only from the proxies LETHE_TRUST_PROXY lists (proxy-addr walks the
     // chain back to the first address not listed); otherwise a client could pick its own address.
     trustProxy: services.config.trustProxy.length > 0 ? services.config.trustProxy : false,
