@@ -70,7 +70,7 @@ async function firstLineOfStdin(): Promise<string> {
 
 /** Opens the store for one operator command and always closes it. */
 async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
-  const { createServices } = await import('../runtime/start.ts');
+  const { createServices } = await import('../runtime/create-services.ts');
   const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
   try {
     return await work(services);
@@ -106,7 +106,7 @@ async function createClient(config: Config, argv: string[]): Promise<number> {
     process.stderr.write(`lethe client create: give at least one --scope (${SCOPES.join(', ')})\n`);
     return 2;
   }
-  const { createServices } = await import('../runtime/start.ts');
+  const { createServices } = await import('../runtime/create-services.ts');
   const services = await createServices(config, (message) => process.stdout.write(`${message}\n`));
   try {
     const created = await services.auth.createClient(cliActor(), { name: values.name, scopes });
