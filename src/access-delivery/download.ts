@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { appendAudit, type AuditOrigin } from '../audit/audit-log.ts';
+import { datastoreRepository } from '../datastore/admin-repository.ts';
 import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
@@ -76,9 +77,12 @@ export async function openPackageDownload(
 
   const zip = new yazl.ZipFile();
   const mtime = new Date(accessPackage.generated_at);
-  zip.addBuffer(Buffer.from(renderAccessReport(accessPackage, settings.organization_name)), 'report.html', {
-    mtime,
-  });
+  const labels = await datastoreRepository.labels(
+    services.db,
+    accessPackage.datastores.map((datastore) => datastore.name),
+  );
+  const report = renderAccessReport(accessPackage, settings.organization_name, { labels });
+  zip.addBuffer(Buffer.from(report), 'report.html', { mtime });
   zip.addBuffer(Buffer.from(`${JSON.stringify(accessPackage, null, 2)}\n`), 'data.json', { mtime });
   for (const { datastore, entityId, file } of files) {
     const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);

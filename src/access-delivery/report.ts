@@ -1,5 +1,10 @@
 // report.html of an access package: the subject's data readable by a person, grouped by datastore and by
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
+// Written for a person: dates in words in the report's language (English: neither the privacy center nor
+// a request records a language yet; the locale is a parameter for when one does), each entity under the
+// label its datastore gives its name (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
+// files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
+// no sentence about files when there are none.
 import { escapeHtml } from '../outbox/templates.ts';
 import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 
@@ -17,23 +22,49 @@ export function fileEntryName(
   return `files/${safe(datastore)}/${safe(entityId)}/${safe(attribute)}-${safe(fileName)}`;
 }
 
-export function renderAccessReport(accessPackage: AccessPackage, organizationName: string): string {
+export interface ReportOptions {
+  /** A BCP 47 language tag for the page and its dates; English when absent. */
+  locale?: string;
+  /** Per datastore, the human label of each entity name. */
+  labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
+
+/** A date in words, in UTC: "January 2, 2026 at 3:04 AM UTC". */
+export function readableDate(iso: string, locale = 'en'): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
+}
+
+export function renderAccessReport(
+  accessPackage: AccessPackage,
+  organizationName: string,
+  options: ReportOptions = {},
+): string {
+  const locale = options.locale ?? 'en';
+  const hasFiles = accessPackage.datastores.some((datastore) =>
+    datastore.entities.some((entity) => entity.files.length > 0),
+  );
   const parts: string[] = [
     '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8">',
+    `<html lang="${escapeHtml(locale)}"><head><meta charset="utf-8">`,
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>Your personal data held by ${escapeHtml(organizationName)}</title>`,
     `<style>${STYLE}</style></head><body><main>`,
     `<h1>Your personal data held by ${escapeHtml(organizationName)}</h1>`,
-    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(accessPackage.generated_at)}. The same data, machine-readable, is in <code>data.json</code>; your files are in the <code>files</code> folder.</p>`,
+    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code>${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
   ];
   const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
   if (withData.length === 0) parts.push('<p>We found no personal data about you.</p>');
   for (const datastore of withData) {
     parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
+    const labels = options.labels?.get(datastore.name) ?? {};
     for (const entity of datastore.entities) {
-      parts.push(`<h3>${escapeHtml(entity.name)} <small><code>${escapeHtml(entity.id)}</code></small></h3>`);
+      const label = Object.hasOwn(labels, entity.name) ? labels[entity.name] : undefined;
+      parts.push(
+        `<h3>${escapeHtml(label ?? entity.name)} <small><code>${escapeHtml(entity.id)}</code></small></h3>`,
+      );
       parts.push('<table><tbody>');
       for (const attribute of entity.attributes)
         parts.push(
@@ -41,7 +72,7 @@ export function renderAccessReport(accessPackage: AccessPackage, organizationNam
         );
       for (const file of entity.files)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(file.name)}</th><td>file <code>${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}</code> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(file.name)}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
         );
       if (entity.attributes.length === 0 && entity.files.length === 0)
         parts.push('<tr><td colspan="2"><em>no attributes</em></td></tr>');

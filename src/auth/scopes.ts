@@ -1,4 +1,4 @@
-// The management scopes of DECISIONS.md, plus the read-only and account scopes the operator roles need.
+// The management scopes of the Fides-compatible API (docs/area-a.md), plus the read-only and account scopes the operator roles need.
 // The root client holds all of them. A route that needs `x:read` also admits a holder of `x:*`.
 export const SCOPES = [
   'connection:read',

@@ -6,12 +6,13 @@ import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
+import { formatJson, formatTable } from './output.ts';
 
 export const API_KEY_USAGE = `Usage:
   lethe api-key create --name NAME --datastore NAME [--datastore NAME | --datastore '*'] [--rate-limit N]
       issue an API key for the subject data API and print it once (JSON)
-  lethe api-key list
-      list API keys as JSON (never their secrets)
+  lethe api-key list [--json]
+      list API keys, a table or JSON with --json (never their secrets)
   lethe api-key revoke ID
       revoke the key with this id (the "id" of create and list); its next call is refused
 `;
@@ -20,7 +21,7 @@ export const CLI_PRINCIPAL = { clientId: 'cli', scopes: ['api-key:*', 'datastore
 
 export type ApiKeyCommand =
   | { action: 'create'; name: string; datastores: string[]; rateLimit: number | undefined }
-  | { action: 'list' }
+  | { action: 'list'; json: boolean }
   | { action: 'revoke'; id: string };
 
 const usage = (problem: string) => usageError(API_KEY_USAGE, problem);
@@ -33,6 +34,7 @@ export function parseApiKeyCommand(argv: string[]): ApiKeyCommand {
       name: { type: 'string' },
       datastore: { type: 'string', multiple: true },
       'rate-limit': { type: 'string' },
+      json: { type: 'boolean' },
     },
     API_KEY_USAGE,
   );
@@ -43,6 +45,7 @@ export function parseApiKeyCommand(argv: string[]): ApiKeyCommand {
   };
   switch (action) {
     case 'create': {
+      if (values.json !== undefined) throw usage('--json is an option of api-key list.');
       if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}.`);
       const name = values.name?.trim();
       if (!name) throw usage('--name is required.');
@@ -60,9 +63,9 @@ export function parseApiKeyCommand(argv: string[]): ApiKeyCommand {
       return { action, name, datastores, rateLimit: rateLimit === undefined ? undefined : Number(rateLimit) };
     }
     case 'list':
-      onlyFor([]);
+      onlyFor(['json']);
       if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}.`);
-      return { action };
+      return { action, json: values.json ?? false };
     case 'revoke': {
       onlyFor([]);
       if (rest.length !== 1 || !rest[0]) throw usage('give exactly one key id to revoke.');
@@ -93,8 +96,20 @@ export async function runApiKeyCommand(
       );
       return `${JSON.stringify(issued, null, 2)}\n`;
     }
-    case 'list':
-      return `${JSON.stringify(await admin.listKeys(), null, 2)}\n`;
+    case 'list': {
+      const keys = await admin.listKeys();
+      if (command.json) return formatJson(keys);
+      return formatTable(
+        ['id', 'name', 'datastores', 'rate_limit_per_minute', 'created_at'],
+        keys.map((key) => [
+          key.id,
+          key.name,
+          key.datastores.join(','),
+          key.rate_limit_per_minute,
+          key.created_at,
+        ]),
+      );
+    }
     case 'revoke':
       await admin.revokeKey(CLI_PRINCIPAL, command.id, origin);
       return `revoked API key ${command.id}\n`;

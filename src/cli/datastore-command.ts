@@ -8,12 +8,13 @@ import { DatastoreAdminService } from '../datastore/admin-service.ts';
 import { IdentityAttributesService } from '../datastore/identity-attributes-service.ts';
 import { CLI_PRINCIPAL } from './api-key-command.ts';
 import { DATASTORE_NAME } from '../api-keys/keys.ts';
+import { formatJson, formatTable } from './output.ts';
 
 export const DATASTORE_USAGE = `Usage:
   lethe datastore create NAME [--description TEXT]
       create a datastore (NAME: lower-case letters, digits, _ and -, at most 63) and print it (JSON)
-  lethe datastore list
-      list datastores as JSON
+  lethe datastore list [--json]
+      list datastores (a table, or JSON with --json)
   lethe datastore identities NAME [--set JSON]
       print which attributes hold which identity kind (JSON; "declared": false is the default), or
       declare them: --set '{"email": ["user.email"], "phone_number": ["user.phone"]}' ('{}': the default)
@@ -23,7 +24,7 @@ const MAX_DESCRIPTION = 1000;
 
 export type DatastoreCommand =
   | { action: 'create'; name: string; description: string | undefined }
-  | { action: 'list' }
+  | { action: 'list'; json: boolean }
   | { action: 'identities'; name: string; declaration: unknown };
 
 const usage = (problem: string) => usageError(DATASTORE_USAGE, problem);
@@ -31,7 +32,7 @@ const usage = (problem: string) => usageError(DATASTORE_USAGE, problem);
 export function parseDatastoreCommand(argv: string[]): DatastoreCommand {
   const { values, positionals } = parseCommandArguments(
     argv,
-    { description: { type: 'string' }, set: { type: 'string' } },
+    { description: { type: 'string' }, set: { type: 'string' }, json: { type: 'boolean' } },
     DATASTORE_USAGE,
   );
   const [action, ...rest] = positionals;
@@ -39,6 +40,7 @@ export function parseDatastoreCommand(argv: string[]): DatastoreCommand {
     throw usage('--set is an option of datastore identities.');
   switch (action) {
     case 'create': {
+      if (values.json !== undefined) throw usage('--json is an option of datastore list.');
       const [name, extra] = rest;
       if (name === undefined) throw usage('give the name of the datastore to create.');
       if (extra !== undefined) throw usage(`unexpected argument ${JSON.stringify(extra)}.`);
@@ -55,7 +57,7 @@ export function parseDatastoreCommand(argv: string[]): DatastoreCommand {
     case 'list':
       if (values.description !== undefined) throw usage('--description is an option of datastore create.');
       if (rest.length > 0) throw usage(`unexpected argument ${JSON.stringify(rest[0])}.`);
-      return { action };
+      return { action, json: values.json ?? false };
     case 'identities': {
       const [name, extra] = rest;
       if (name === undefined) throw usage('give the name of the datastore.');
@@ -91,7 +93,14 @@ export async function runDatastoreCommand(
     return `${JSON.stringify(answer, null, 2)}\n`;
   }
   const admin = new DatastoreAdminService(services.db, services.keyring);
-  if (command.action === 'list') return `${JSON.stringify(await admin.listDatastores(), null, 2)}\n`;
+  if (command.action === 'list') {
+    const datastores = await admin.listDatastores();
+    if (command.json) return formatJson(datastores);
+    return formatTable(
+      ['name', 'description', 'created_at'],
+      datastores.map((store) => [store.name, store.description, store.created_at]),
+    );
+  }
   const created = await admin.createDatastore(
     CLI_PRINCIPAL,
     {

@@ -1,27 +1,15 @@
-// The `lethe` command. Entry point only: parse the command line, call into the runtime.
+// The `lethe` command. Entry point only: parse the command line, call into the runtime. Each command
+// imports what it needs when it runs (the service, the store, the queue: most of a second of module
+// loading), so that `--help`, a usage error or a listing does not load what it does not use.
 import { parseArgs } from 'node:util';
 import { SCOPES } from '../auth/scopes.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { parseCommandArguments } from './arguments.ts';
-import { API_KEY_USAGE, parseApiKeyCommand, runApiKeyCommand } from './api-key-command.ts';
-import { DATASTORE_USAGE, parseDatastoreCommand, runDatastoreCommand } from './datastore-command.ts';
-import { IMPORT_USAGE, parseImportCommand, runImportCommand } from './import-command.ts';
-import { migrate } from '../db/migrate.ts';
-import { openDatabase } from '../db/open.ts';
-import { EmbeddedStoreError } from '../db/embedded.ts';
 import { DomainError } from '../errors.ts';
-import { createServices, type RunningService, startService } from '../runtime/start.ts';
+import type { RunningService } from '../runtime/start.ts';
 import type { Services } from '../services.ts';
-import {
-  CONNECTION_USAGE,
-  parseListCommand,
-  POLICY_USAGE,
-  runConnectionList,
-  runPolicyList,
-} from './listing-command.ts';
-import { cliActor } from './output.ts';
-import { parseRequestCommand, REQUEST_USAGE, runRequestCommand } from './request-command.ts';
-import { parseUserCommand, runUserCommand, USER_USAGE } from './user-command.ts';
+import { ROOT_CLIENT_ANNOUNCEMENT } from '../runtime/data-dir.ts';
+import { parseCommandArguments } from './arguments.ts';
+import { cliActor, framed } from './output.ts';
 
 const USAGE = `Usage: lethe <command> [--help]
 
@@ -60,16 +48,16 @@ lethe serve started, or one started for the duration of the command.
 const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
 `;
 
-/** The usage text shown by \`lethe <command> --help\`. */
-const HELP: Record<string, string> = {
-  client: CLIENT_USAGE,
-  'api-key': API_KEY_USAGE,
-  datastore: DATASTORE_USAGE,
-  import: IMPORT_USAGE,
-  user: USER_USAGE,
-  request: REQUEST_USAGE,
-  policy: POLICY_USAGE,
-  connection: CONNECTION_USAGE,
+/** The usage text shown by \`lethe <command> --help\`, from the command's own module. */
+const HELP: Record<string, () => Promise<string>> = {
+  client: async () => CLIENT_USAGE,
+  'api-key': async () => (await import('./api-key-command.ts')).API_KEY_USAGE,
+  datastore: async () => (await import('./datastore-command.ts')).DATASTORE_USAGE,
+  import: async () => (await import('./import-command.ts')).IMPORT_USAGE,
+  user: async () => (await import('./user-command.ts')).USER_USAGE,
+  request: async () => (await import('./request-command.ts')).REQUEST_USAGE,
+  policy: async () => (await import('./listing-command.ts')).POLICY_USAGE,
+  connection: async () => (await import('./listing-command.ts')).CONNECTION_USAGE,
 };
 
 /** The first line of standard input (a password, never taken from the command line). */
@@ -84,6 +72,7 @@ async function firstLineOfStdin(): Promise<string> {
 
 /** Opens the store for one operator command and always closes it. */
 async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
+  const { createServices } = await import('../runtime/create-services.ts');
   const services = await createServices(config, (message) => process.stderr.write(`${message}\n`));
   try {
     return await work(services);
@@ -119,6 +108,7 @@ async function createClient(config: Config, argv: string[]): Promise<number> {
     process.stderr.write(`lethe client create: give at least one --scope (${SCOPES.join(', ')})\n`);
     return 2;
   }
+  const { createServices } = await import('../runtime/create-services.ts');
   const services = await createServices(config, (message) => process.stdout.write(`${message}\n`));
   try {
     const created = await services.auth.createClient(cliActor(), { name: values.name, scopes });
@@ -133,7 +123,8 @@ async function main(argv: string[]): Promise<number> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
   const [command, subcommand] = positionals;
   if (argv.includes('--help') || argv.includes('-h') || command === 'help') {
-    process.stdout.write((command && HELP[command]) ?? USAGE);
+    const help = command ? HELP[command] : undefined;
+    process.stdout.write(help ? await help() : USAGE);
     return 0;
   }
   const config = loadConfig();
@@ -141,18 +132,31 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
     case undefined: {
-      const running = await startService(config, { api: true, worker: true });
+      // The generated root client is printed last, framed, so that start-up lines do not scroll it away.
+      const credentials: string[] = [];
+      const announce = (message: string) => {
+        if (message.startsWith(ROOT_CLIENT_ANNOUNCEMENT)) credentials.push(message);
+        else process.stdout.write(`${message}\n`);
+      };
+      const { startService } = await import('../runtime/start.ts');
+      const running = await startService(config, { api: true, worker: true, announce });
       stopOnSignals(running);
       process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
+      for (const message of credentials) process.stdout.write(framed(message));
       return -1;
     }
     case 'worker': {
+      const { startService } = await import('../runtime/start.ts');
       const running = await startService(config, { api: false, worker: true });
       stopOnSignals(running);
       process.stdout.write(`Lethe worker running (store: ${running.services.db.kind})\n`);
       return -1;
     }
     case 'migrate': {
+      const [{ openDatabase }, { migrate }] = await Promise.all([
+        import('../db/open.ts'),
+        import('../db/migrate.ts'),
+      ]);
       const db = await openDatabase(config);
       try {
         const applied = await migrate(db);
@@ -167,20 +171,24 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(USAGE);
       return 2;
     case 'api-key': {
+      const { parseApiKeyCommand, runApiKeyCommand } = await import('./api-key-command.ts');
       const parsed = parseApiKeyCommand(rest);
       process.stdout.write(await withServices(config, (services) => runApiKeyCommand(services, parsed)));
       return 0;
     }
     case 'datastore': {
+      const { parseDatastoreCommand, runDatastoreCommand } = await import('./datastore-command.ts');
       const parsed = parseDatastoreCommand(rest);
       process.stdout.write(await withServices(config, (services) => runDatastoreCommand(services, parsed)));
       return 0;
     }
     case 'import': {
+      const { parseImportCommand, runImportCommand } = await import('./import-command.ts');
       const parsed = parseImportCommand(rest);
       return withServices(config, (services) => runImportCommand(services, parsed));
     }
     case 'user': {
+      const { parseUserCommand, runUserCommand } = await import('./user-command.ts');
       const parsed = parseUserCommand(rest);
       process.stdout.write(
         await withServices(config, (services) => runUserCommand(services, parsed, firstLineOfStdin)),
@@ -188,6 +196,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'request': {
+      const { parseRequestCommand, runRequestCommand } = await import('./request-command.ts');
       const parsed = parseRequestCommand(rest);
       // An approval queues the request's work, so the queue runs while the command does.
       const { output, ok } = await withServices(config, async (services) => {
@@ -202,11 +211,13 @@ async function main(argv: string[]): Promise<number> {
       return ok ? 0 : 1;
     }
     case 'policy': {
+      const { parseListCommand, POLICY_USAGE, runPolicyList } = await import('./listing-command.ts');
       const { json } = parseListCommand(rest, POLICY_USAGE);
       process.stdout.write(await withServices(config, (services) => runPolicyList(services, json)));
       return 0;
     }
     case 'connection': {
+      const { parseListCommand, CONNECTION_USAGE, runConnectionList } = await import('./listing-command.ts');
       const { json } = parseListCommand(rest, CONNECTION_USAGE);
       process.stdout.write(await withServices(config, (services) => runConnectionList(services, json)));
       return 0;
@@ -222,7 +233,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DomainError || error instanceof EmbeddedStoreError) {
+    // EmbeddedStoreError by its name: importing its module would load the store for every command.
+    const embedded = error instanceof Error && error.name === 'EmbeddedStoreError';
+    if (error instanceof ConfigError || error instanceof DomainError || embedded) {
       process.stderr.write(`lethe: ${error.message}\n`);
       // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
       process.exit(error instanceof ConfigError ? 2 : 1);

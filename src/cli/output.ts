@@ -20,6 +20,14 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
   return `${[line(columns.map((column) => column.toUpperCase())), ...text.map(line)].join('\n')}\n`;
 }
 
+/** A message inside a box of # lines, with a blank line before and after, so that it stands out. */
+export function framed(message: string): string {
+  const lines = message.split('\n');
+  const width = Math.max(...lines.map((line) => line.length));
+  const rule = '#'.repeat(width + 4);
+  return `\n${rule}\n${lines.map((line) => `# ${line.padEnd(width)} #`).join('\n')}\n${rule}\n\n`;
+}
+
 export function formatJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }

@@ -27,6 +27,24 @@ export const datastoreRepository = {
     ).rows;
   },
 
+  /** Replaces the datastore's entity-name labels; answers false when there is no such datastore. */
+  async setLabels(db: Queryable, name: string, labels: Record<string, string>): Promise<boolean> {
+    const { rowCount } = await db.query('UPDATE datastores SET labels = $2 WHERE name = $1', [
+      name,
+      JSON.stringify(labels),
+    ]);
+    return (rowCount ?? 0) > 0;
+  },
+
+  /** The entity-name labels of the named datastores (a datastore without labels answers {}). */
+  async labels(db: Queryable, names: string[]): Promise<Map<string, Record<string, string>>> {
+    const { rows } = await db.query<{ name: string; labels: Record<string, string> }>(
+      'SELECT name, labels FROM datastores WHERE name = ANY($1::text[])',
+      [names],
+    );
+    return new Map(rows.map((row) => [row.name, row.labels]));
+  },
+
   async exists(db: Queryable, name: string): Promise<boolean> {
     return (await db.query('SELECT 1 FROM datastores WHERE name = $1', [name])).rows.length > 0;
   },

@@ -6,7 +6,7 @@ import { type AuditOrigin, type AuditRecord, listAudit, recordAudit } from '../a
 import { auditActor, type Principal } from '../auth/scopes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import { datastoreRepository, settingsRepository } from './admin-repository.ts';
 import { type ApiKeyRow, apiKeyRepository } from '../api-keys/repository.ts';
 import { newApiKey } from '../api-keys/keys.ts';
@@ -26,6 +26,9 @@ export interface MaintenanceView {
   enabled: boolean;
   updated_at: string | null;
 }
+
+/** The longest entity name and label a datastore's labels hold. */
+const MAX_LABEL = 200;
 
 /** How long one process may answer from its last reading of the maintenance switch. */
 const MAINTENANCE_CACHE_MS = 1000;
@@ -70,6 +73,36 @@ export class DatastoreAdminService {
         description: row.description,
         created_at: new Date(row.created_at).toISOString(),
       };
+    });
+  }
+
+  /**
+   * Replaces the human labels of a datastore's entity names (`{"users": "Your account"}`), which the
+   * access report shows instead of the names. Audited with the label count, never the labels.
+   */
+  async setDatastoreLabels(
+    principal: Principal,
+    name: string,
+    labels: Record<string, string>,
+    origin: AuditOrigin,
+  ) {
+    for (const [entity, label] of Object.entries(labels)) {
+      if (entity.length > MAX_LABEL || label.trim() === '' || label.length > MAX_LABEL)
+        throw invalid(
+          `labels.${entity.slice(0, 100)}: an entity name and its label are each 1 to ${MAX_LABEL} characters.`,
+        );
+    }
+    return this.#db.transaction(async (tx) => {
+      if (!(await datastoreRepository.setLabels(tx, name, labels)))
+        throw notFound(`No datastore named ${name}.`);
+      await recordAudit(tx, {
+        action: 'datastore.labels',
+        datastore: name,
+        actor: auditActor(principal),
+        ...origin,
+        details: { labels: Object.keys(labels).length },
+      });
+      return { name, labels };
     });
   }
 

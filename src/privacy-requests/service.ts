@@ -1,7 +1,7 @@
 // The privacy-request lifecycle as the API drives it: receipt (with automatic approval or pre-approval),
 // approve, deny, retry and the reads (the reply-to calls are in reply-service.ts). Every
 // transition is a compare-and-set on the status inside one transaction that also writes the log and
-// queues the work; nothing here calls a webhook (workers do, src/privacy-requests/executor.ts). It never
+// queues the work; nothing here calls a webhook (workers do, src/privacy-requests/engine/executor.ts). It never
 // logs an identity nor puts one in an error message.
 import { randomUUID } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';

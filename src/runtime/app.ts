@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -24,6 +24,7 @@ import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
 import { registerOpenApi } from '../http/openapi/register.ts';
 import { validatorCompiler } from '../http/validation.ts';
+import { terminalLogStream } from '../http/log-format.ts';
 
 /**
  * What the request log says of a request: its method and path, never the query string (Area B takes
@@ -49,9 +50,14 @@ export async function buildApp(
       options.logger === false
         ? false
         : {
-            ...(typeof options.logger === 'object' ? options.logger : { level: services.config.logLevel }),
+            ...(typeof options.logger === 'object'
+              ? options.logger
+              : { level: services.config.logLevel, ...terminalLogStream() }),
             serializers: { req: requestLogFields },
           },
+    // One line per request, at debug level (the default level, info, keeps them out): /health probes and
+    // scrapes every few seconds would otherwise bury what matters. Written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
     // X-Forwarded-For is believed only from the proxies LETHE_TRUST_PROXY lists (proxy-addr walks the
     // chain back to the first address not listed); otherwise a client could pick its own address.
     trustProxy: services.config.trustProxy.length > 0 ? services.config.trustProxy : false,
@@ -98,6 +104,7 @@ export async function buildApp(
   });
   // Labelled by the route's pattern, never the URL: ids and names in paths would make a series apiece.
   app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     services.metrics.observeHttpRequest(
       request.method,
       request.routeOptions.url ?? 'unmatched',

@@ -30,6 +30,9 @@ async function writeOnce(file: string, content: string): Promise<boolean> {
   }
 }
 
+/** The first words of the one message that carries the generated root client's secret. */
+export const ROOT_CLIENT_ANNOUNCEMENT = 'Generated the root management client';
+
 export async function loadInstallationSecrets(
   config: Config,
   announce: (message: string) => void,
@@ -53,7 +56,7 @@ export async function loadInstallationSecrets(
     const generated = { client_id: `root_${generateSecret(8)}`, client_secret: generateSecret() };
     if (await writeOnce(clientFile, `${JSON.stringify(generated, null, 2)}\n`)) {
       announce(
-        `Generated the root management client (stored in ${clientFile}):\n  client_id:     ${generated.client_id}\n  client_secret: ${generated.client_secret}`,
+        `${ROOT_CLIENT_ANNOUNCEMENT} (stored in ${clientFile}):\n  client_id:     ${generated.client_id}\n  client_secret: ${generated.client_secret}`,
       );
     }
     const stored = JSON.parse((await readIfPresent(clientFile)) ?? '{}') as Record<string, unknown>;

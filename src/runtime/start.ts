@@ -1,22 +1,16 @@
 // Starting and stopping a Lethe process: the API, the workers, or both. Order matters: store and
 // migrations first, then the queue, then the listeners; shutdown runs in reverse and finishes in-flight work.
 import type { FastifyInstance } from 'fastify';
-import { AuthService } from '../auth/service.ts';
 import type { Config } from '../config.ts';
-import { Keyring } from '../crypto/keyring.ts';
 import { LOG_UPKEEP_INTERVAL_MS, maintainLogPartitions } from '../db/log-partitions.ts';
-import { migrate } from '../db/migrate.ts';
-import { openDatabase } from '../db/open.ts';
 import { buildApp, type LoggerOption } from './app.ts';
-import { Queue } from '../jobs/queue.ts';
-import { OperatorService } from '../operators/service.ts';
-import { Metrics } from '../metrics/metrics.ts';
-import { storeReadings } from '../metrics/store-readings.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
-import { loadInstallationSecrets } from './data-dir.ts';
+import { createServices } from './create-services.ts';
 import type { Services } from '../services.ts';
+
+export { createServices };
 
 export interface StartOptions {
   api: boolean;
@@ -31,34 +25,6 @@ export interface RunningService {
   /** The address the API listens on, when it runs. */
   url: string | undefined;
   stop(): Promise<void>;
-}
-
-export async function createServices(config: Config, announce: (message: string) => void): Promise<Services> {
-  const secrets = await loadInstallationSecrets(config, announce);
-  const db = await openDatabase(config);
-  try {
-    await migrate(db);
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
-  const resolved: Config = {
-    ...config,
-    encryptionKey: secrets.encryptionKey,
-    rootClient: secrets.rootClient,
-  };
-  const keyring = new Keyring(secrets.encryptionKey);
-  const auth = new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds);
-  const queue = new Queue(config, db);
-  return {
-    config: resolved,
-    db,
-    keyring,
-    auth,
-    operators: new OperatorService(db, auth),
-    queue,
-    metrics: new Metrics(storeReadings(db, queue)),
-  };
 }
 
 export async function startService(config: Config, options: StartOptions): Promise<RunningService> {

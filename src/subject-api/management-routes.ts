@@ -108,6 +108,39 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
       },
     );
 
+    app.put<{ Params: { name: string }; Body: Record<string, string> }>(
+      '/datastore/:name/labels',
+      {
+        onRequest: app.authorize('datastore:*'),
+        schema: {
+          tags: ['datastores'],
+          summary:
+            'Set the human labels of the datastore\'s entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels.',
+          security,
+          params: Type.Object({ name: Type.String({ maxLength: 100 }) }),
+          body: Type.Record(
+            Type.String({ minLength: 1, maxLength: 200 }),
+            Type.String({ minLength: 1, maxLength: 200 }),
+            {
+              maxProperties: 500,
+            },
+          ),
+          response: {
+            200: Type.Object({ name: Type.String(), labels: Type.Record(Type.String(), Type.String()) }),
+            404: ErrorDetail,
+            ...managementErrors,
+          },
+        },
+      },
+      async (request) =>
+        admin.setDatastoreLabels(
+          principalOf(request),
+          request.params.name,
+          request.body,
+          auditOriginOf(request),
+        ),
+    );
+
     app.post<{ Body: { name: string; datastores: string[]; rate_limit_per_minute?: number } }>(
       '/api-key',
       {

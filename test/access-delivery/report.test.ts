@@ -1,8 +1,8 @@
 // report.html of an access package: grouped by datastore and entity, every value escaped, no script, and a
-// CSP that forbids any; file entries named safely.
+// CSP that forbids any; file entries named safely; dates in words, entity labels, files linked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fileEntryName, renderAccessReport } from '../../src/access-delivery/report.ts';
+import { fileEntryName, readableDate, renderAccessReport } from '../../src/access-delivery/report.ts';
 
 describe('the access report', () => {
   it('groups by datastore and entity and escapes every value', () => {
@@ -42,6 +42,58 @@ describe('the access report', () => {
     assert.match(html, /<h3>users /);
     assert.ok(!html.includes('<h2>empty</h2>'), 'a datastore without data is not listed');
     assert.match(html, /Example &lt;Ltd&gt;/);
+  });
+
+  it('reads as a page for a person: dates in words, labels for names, files linked, no files sentence without files', () => {
+    const entity = {
+      id: '00000000-0000-4000-8000-000000000002',
+      name: 'users',
+      references: [],
+      attributes: [{ name: 'email', value: 'ada@example.com' }],
+      files: [] as { name: string; fileName: string; contentType: string; size: number }[],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    const accessPackage = {
+      privacy_request_id: 'pri_2',
+      policy_key: 'default_access_policy',
+      generated_at: '2026-03-04T05:06:07.000Z',
+      rules: [],
+      datastores: [{ name: 'crm', matched_entities: 1, entities: [entity] }],
+    };
+    const plain = renderAccessReport(accessPackage, 'Example Ltd');
+    assert.match(plain, /gathered March 4, 2026 at 5:06 AM UTC\./);
+    assert.ok(!plain.includes('2026-03-04T05:06:07'), 'no ISO timestamp');
+    assert.ok(!/files/.test(plain.replace(/data\.json/g, '')), 'no sentence about files when there are none');
+    assert.match(plain, /<h3>users <small>/, 'the name when there is no label');
+
+    const labelled = renderAccessReport(
+      {
+        ...accessPackage,
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                ...entity,
+                files: [{ name: 'avatar', fileName: 'me.png', contentType: 'image/png', size: 3 }],
+              },
+            ],
+          },
+        ],
+      },
+      'Example Ltd',
+      { labels: new Map([['crm', { users: 'Your <account>' }]]), locale: 'de' },
+    );
+    assert.match(labelled, /<html lang="de">/);
+    assert.match(labelled, /gathered 4\. März 2026 um 05:06 UTC/);
+    assert.match(labelled, /<h3>Your &lt;account&gt; <small>/);
+    assert.match(labelled, /your files are in the <code>files<\/code> folder/);
+    assert.match(
+      labelled,
+      /<a href="files\/crm\/00000000-0000-4000-8000-000000000002\/avatar-me\.png">me\.png<\/a> \(3 bytes, image\/png\)/,
+    );
+    assert.match(readableDate('not a date'), /^not a date$/);
   });
 
   it('names file entries without path separators', () => {

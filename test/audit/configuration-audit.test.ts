@@ -232,6 +232,14 @@ describe('configuration audit', () => {
       },
     },
     {
+      pattern: /^PUT \/v1\/datastore\/:name\/labels$/,
+      run: async () => {
+        const name = unique('labelled-ds').replace('_', '-');
+        await asRoot('POST', '/v1/datastore', { name });
+        return call('PUT', `/v1/datastore/${name}/labels`, 'datastore.labels', { users: 'Your account' });
+      },
+    },
+    {
       pattern: /^PUT \/(?:v1\/policy|api\/v1\/dsr\/policy)\/:policy_key\/webhook\/(pre|post)[_-]execution$/,
       run: async (route) => {
         const key = await connection();

@@ -148,6 +148,7 @@ describe('lethe commands', () => {
       ],
       [parseDatastoreCommand, ['create', 'x', '--colour', 'red'], /Unknown option '--colour'/],
       [parseDatastoreCommand, ['drop', 'baseline'], /unknown action "drop"/],
+      [parseDatastoreCommand, ['create', 'x', '--json'], /--json is an option of datastore list/],
       [
         parseDatastoreCommand,
         ['list', '--description', 'x'],
@@ -166,6 +167,12 @@ describe('lethe commands', () => {
         /--rate-limit/,
       ],
       [parseApiKeyCommand, ['list', '--name', 'x'], /--name is not an option of api-key list/],
+      [parseApiKeyCommand, ['revoke', 'a', '--json'], /--json is not an option of api-key revoke/],
+      [
+        parseApiKeyCommand,
+        ['create', '--name', 'x', '--datastore', 'd', '--json'],
+        /--json is an option of api-key list/,
+      ],
       [parseApiKeyCommand, ['revoke'], /give exactly one key id/],
       [parseApiKeyCommand, ['revoke', 'a', 'b'], /give exactly one key id/],
       [parseImportCommand, ['file.ndjson'], /--datastore is required/],
@@ -200,10 +207,17 @@ describe('lethe commands', () => {
     const taken = await store.run(['datastore', 'create', 'shop']);
     assert.equal(taken.code, 1);
     assert.match(taken.stderr, /A datastore named shop already exists/);
-    const listed = await store.run(['datastore', 'list']);
+    const listed = await store.run(['datastore', 'list', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     const shop = JSON.parse(listed.stdout).find((entry: { name: string }) => entry.name === 'shop');
     assert.equal(shop.description, 'web shop customers');
+    const table = await store.run(['datastore', 'list']);
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split('\n');
+    assert.match(lines[0] as string, /^NAME +DESCRIPTION +CREATED_AT$/);
+    const row = lines.find((line) => line.startsWith('shop '));
+    assert.match(row ?? '', /^shop +web shop customers +\d{4}-\d\d-\d\dT/);
+    assert.equal(row?.indexOf('web shop'), lines[0]?.indexOf('DESCRIPTION'), 'columns aligned');
   });
 
   it('issues, lists and revokes API keys; the key works on the API until revoked', SLOW, async () => {
@@ -222,7 +236,19 @@ describe('lethe commands', () => {
     const key = JSON.parse(issued.stdout);
     assert.match(key.key, /^lk_[0-9a-f]{16}_/);
 
-    const listed = await store.run(['api-key', 'list']);
+    const table = await store.run(['api-key', 'list']);
+    assert.equal(table.code, 0, table.stderr);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    assert.match(header as string, /^ID +NAME +DATASTORES +RATE_LIMIT_PER_MINUTE +CREATED_AT$/);
+    const row = rows.find((line) => line.startsWith(`${key.id} `));
+    assert.match(row ?? '', /^\S+ +ops +keys-store +90 +\d{4}-/);
+    assert.equal(row?.indexOf('ops'), header?.indexOf('NAME'), 'columns aligned');
+    assert.ok(
+      !table.stdout.includes(key.key.split('_').slice(2).join('_')),
+      'the table never shows the secret',
+    );
+
+    const listed = await store.run(['api-key', 'list', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     const entry = JSON.parse(listed.stdout).find((candidate: { id: string }) => candidate.id === key.id);
     assert.deepEqual(

@@ -153,7 +153,7 @@ describe('connection secrets never leave the service', () => {
       'the log capture sees the service log lines',
     );
     assert.ok(
-      service.logLines.some((line) => line.includes('incoming request')),
+      service.logLines.some((line) => line.includes('request completed')),
       'request lines are captured',
     );
     for (const secret of secrets) {

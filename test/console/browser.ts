@@ -6,6 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM } from '../helpers/chromium.ts';
 import type { TestService } from '../helpers/service.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -23,7 +24,7 @@ export function ensureConsoleBuilt() {
 export async function launchBrowser(): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
   return chromium.launch({
-    executablePath: process.env.LETHE_CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: [
       '--headless',
       '--no-sandbox',

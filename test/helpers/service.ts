@@ -53,7 +53,8 @@ export async function startTestService(
   overrides: Partial<Config> = {},
   options: {
     worker?: boolean;
-    captureLogs?: boolean;
+    /** true captures at debug level, or at the level named. */
+    captureLogs?: boolean | 'info' | 'debug';
     /** Check every answer `call` gets against the served /openapi.json (status, content type, body). */
     checkAnswers?: boolean;
   } = {},
@@ -67,7 +68,10 @@ export async function startTestService(
     api: true,
     worker: options.worker ?? false,
     logger: options.captureLogs
-      ? { level: 'debug', stream: { write: (line) => logLines.push(line) } }
+      ? {
+          level: options.captureLogs === true ? 'debug' : options.captureLogs,
+          stream: { write: (line) => logLines.push(line) },
+        }
       : false,
     announce: (message) => logLines.push(message),
   });

@@ -1,4 +1,4 @@
-// Answers that carry personal data or a secret are `Cache-Control: no-store` (DECISIONS, Area B details).
+// Answers that carry personal data or a secret are `Cache-Control: no-store` (docs/security.md).
 // The rule is kept at its root: every answer of the service is no-store by default (management under
 // /v1, /api/v1 and bare paths, the subject data API, errors, health), and only the console's static files
 // set a caching policy of their own. Signing secrets, privacy requests, subject data, keys shown once and

@@ -46,6 +46,12 @@ describe('the data subject journey over the API', () => {
   it('access: code by mail, verify, approve, completion mail, ZIP download with data.json and files', async () => {
     const subject = await seedSubject(stores, 'ada');
     await uploadFile(stores.crm, subject.crm.userId, 'avatar', 'picture bytes of ada');
+    const labelled = await service.call('PUT', '/v1/datastore/crm/labels', {
+      token: await service.rootToken(),
+      json: { users: 'Your account' },
+    });
+    assert.equal(labelled.status, 200, labelled.text);
+    assert.deepEqual(labelled.body, { name: 'crm', labels: { users: 'Your account' } });
     const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
       json: { policy_key: 'default_access_policy', identity: { email: subject.email } },
     });
@@ -104,6 +110,15 @@ describe('the data subject journey over the API', () => {
     assert.ok(!/<script/i.test(report), 'no script in the report');
     const avatar = [...entries.keys()].find((name) => name.startsWith('files/crm/'));
     assert.ok(avatar, [...entries.keys()].join(', '));
+    assert.ok(report.includes(`<h3>Your account <small><code>${subject.crm.userId}</code>`), 'the label');
+    assert.match(
+      report,
+      /gathered [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d [AP]M UTC\./,
+      'a date in words',
+    );
+    const hrefs = [...report.matchAll(/<a href="([^"]+)">/g)].map((match) => match[1]);
+    assert.ok(hrefs.includes(avatar), `the report links ${avatar}`);
+    for (const href of hrefs) assert.ok(entries.has(href as string), `${href} is an entry of the ZIP`);
     assert.equal((entries.get(avatar) as Buffer).toString('utf8'), 'picture bytes of ada');
 
     const audit = await service.services.db.query<{ details: { privacy_request_id: string } }>(

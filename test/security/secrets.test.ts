@@ -112,7 +112,7 @@ describe('credentials never leave the service but once', () => {
     assert.equal((await service.call('GET', '/v1/datastore', { token: dpo })).status, 401);
 
     assert.ok(
-      service.logLines.some((line) => line.includes('incoming request')),
+      service.logLines.some((line) => line.includes('request completed')),
       'request lines are captured',
     );
     assert.ok(

@@ -1,0 +1,42 @@
+// The services of one Lethe process, without its listeners: the store opened and migrated, the keys, the
+// queue client and the domain services. The operator commands need only this, so it lives apart from
+// start.ts, which also loads the HTTP app and the workers (most of a command's start-up time otherwise).
+import { AuthService } from '../auth/service.ts';
+import type { Config } from '../config.ts';
+import { Keyring } from '../crypto/keyring.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { Queue } from '../jobs/queue.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { storeReadings } from '../metrics/store-readings.ts';
+import { OperatorService } from '../operators/service.ts';
+import { loadInstallationSecrets } from './data-dir.ts';
+import type { Services } from '../services.ts';
+
+export async function createServices(config: Config, announce: (message: string) => void): Promise<Services> {
+  const secrets = await loadInstallationSecrets(config, announce);
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const resolved: Config = {
+    ...config,
+    encryptionKey: secrets.encryptionKey,
+    rootClient: secrets.rootClient,
+  };
+  const keyring = new Keyring(secrets.encryptionKey);
+  const auth = new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds);
+  const queue = new Queue(config, db);
+  return {
+    config: resolved,
+    db,
+    keyring,
+    auth,
+    operators: new OperatorService(db, auth),
+    queue,
+    metrics: new Metrics(storeReadings(db, queue)),
+  };
+}
