@@ -4,7 +4,6 @@
 // email attribute, never one that merely holds the same text (a `notes` or `referrer_email`).
 // No database and no HTTP here; it never sees an identity value.
 import { invalid } from '../errors.ts';
-import { CUSTOM_KEY_PATTERN } from '../privacy-requests/identity.ts';
 
 /** `{kind: ["table.attribute", ...]}`: kinds are `email`, `phone_number` or a custom identity's key. */
 export type IdentityDeclaration = Record<string, string[]>;
@@ -26,6 +25,8 @@ export const MAX_IDENTITY_KINDS = 20;
 export const MAX_ATTRIBUTES_PER_KIND = 50;
 
 const QUALIFIED_NAME = /^([A-Za-z_][A-Za-z0-9_-]{0,127})\.([A-Za-z_][A-Za-z0-9_-]{0,127})$/;
+/** The key of a custom identity (`identity.<key>` of a request), which names its kind here too. */
+export const CUSTOM_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
 const KIND = new RegExp(CUSTOM_KEY_PATTERN);
 
 /** With nothing declared: `email` is email, `phone_number` and `phone` are phone numbers, in any table. */

@@ -7,7 +7,7 @@
 // sealed under its own associated data, so one can never be opened as the other. It must never log an
 // identity nor put one in an error message.
 import type { Keyring } from '../crypto/keyring.ts';
-import type { TypedIdentity } from '../datastore/identity-attributes.ts';
+import { CUSTOM_KEY_PATTERN, type TypedIdentity } from '../datastore/identity-attributes.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import { isEmailAddress } from '../validation/email.ts';
 
@@ -29,7 +29,6 @@ export interface DerivedIdentity {
 }
 
 export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
-export const CUSTOM_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,62}$';
 
 const e164 = new RegExp(E164_PATTERN);
 

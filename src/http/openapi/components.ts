@@ -3,7 +3,7 @@
 // becomes a $ref to Error. Also states nullable enums the way OpenAPI 3.0.3 reads them (an enum with
 // `nullable: true` lists null, or strict validators refuse the null the server answers).
 import { SCHEMA_NAME } from '../schemas.ts';
-import type { OpenApiDocument } from './finish.ts';
+import type { OpenApiDocument } from './document.ts';
 
 export const ERROR_REF = '#/components/schemas/Error';
 

@@ -1,7 +1,7 @@
 // Names every operation: a stable camelCase operationId derived from the path and method (so generated
 // client methods do not change when a summary does), a summary, one tag per domain, and a declared
 // security (an empty list where the call is public). An id set in a route's schema wins.
-import { type OpenApiDocument, type OpenApiOperation, operationsOf } from './finish.ts';
+import { type OpenApiDocument, type OpenApiOperation, operationsOf } from './document.ts';
 
 /** The top-level tags, one per domain, in the order a reader meets them. */
 export const TAGS: { name: string; description: string }[] = [

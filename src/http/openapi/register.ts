@@ -7,7 +7,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { VERSION } from '../../version.ts';
-import { finishDocument, type OpenApiDocument } from './finish.ts';
+import type { OpenApiDocument } from './document.ts';
+import { finishDocument } from './finish.ts';
 
 export async function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'publicUrl'>) {
   await app.register(swagger, {

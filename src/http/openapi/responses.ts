@@ -4,7 +4,12 @@
 // malformed body or percent-encoding (400), a failed schema check (422), the credentials (401, 403), and
 // the database or a shutdown (503). JSON errors are {"detail"}; Area B's (/api, not /api/v1) are text/plain.
 import { ERROR_REF } from './components.ts';
-import { type OpenApiDocument, type OpenApiOperation, type OpenApiResponse, operationsOf } from './finish.ts';
+import {
+  type OpenApiDocument,
+  type OpenApiOperation,
+  type OpenApiResponse,
+  operationsOf,
+} from './document.ts';
 
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'Done; the answer below.',
