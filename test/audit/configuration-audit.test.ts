@@ -240,6 +240,16 @@ describe('configuration audit', () => {
       },
     },
     {
+      pattern: /^PUT \/v1\/datastore\/:name\/identities$/,
+      run: async () => {
+        const name = unique('declared-ds').replace('_', '-');
+        await asRoot('POST', '/v1/datastore', { name });
+        return call('PUT', `/v1/datastore/${name}/identities`, 'datastore.identities', {
+          email: ['users.email'],
+        });
+      },
+    },
+    {
       pattern: /^PUT \/(?:v1\/policy|api\/v1\/dsr\/policy)\/:policy_key\/webhook\/(pre|post)[_-]execution$/,
       run: async (route) => {
         const key = await connection();
