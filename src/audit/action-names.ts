@@ -1,7 +1,7 @@
 // One naming scheme for audit actions: `<thing>.<verb>` (more dots for a part of the thing), each word in
 // lower-case kebab-case like the scopes (`privacy-request.approve`, `api-key.issue`,
 // `connection.signing-secret.rotate`). Two writers still use an older spelling, `privacy_request.access`
-// and `privacy_request.erasure` (src/privacy-requests/rule-run-repository.ts, whose erasure check reads
+// and `privacy_request.erasure` (src/privacy-requests/rules/run-repository.ts, whose erasure check reads
 // its own entries back by that name). Rather than rewrite an append-only log, readers see one scheme
 // through this mapping: listings answer the canonical name and a filter by a family matches both
 // spellings. The day those writers change (and old entries are renamed by a migration), this goes.

@@ -1,6 +1,6 @@
 // The per-address throttle of the public endpoints (submission, verification, resend, and the page's
 // forms): LETHE_PUBLIC_REQUESTS_PER_MINUTE calls a minute from one address, counted where every API
-// process sees them (the rate-limit store of src/datastore/rate-limit.ts), then 429 with Retry-After.
+// process sees them (the rate-limit store of src/rate-limits/key-limiter.ts), then 429 with Retry-After.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { createKeyRateLimiter } from '../rate-limits/key-limiter.ts';
