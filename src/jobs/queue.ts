@@ -6,9 +6,8 @@ import type { Config } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 
 /**
- * How a queue keeps its jobs, in Lethe's words: `onePerKey` lets at most one job per key be live (queued or
- * running) and runs jobs of one key one at a time; `oneAtATime` runs at most one job of the whole queue at a
- * time; `retries` failed attempts are tried again, `retryDelaySeconds` apart (doubling up to
+ * How a queue keeps its jobs, in Lethe's words: `onePerKey` runs the jobs of one key one at a time (others
+ * of that key wait their turn); `oneAtATime` runs at most one job of the whole queue at a time; `retries` failed attempts are tried again, `retryDelaySeconds` apart (doubling up to
  * `retryDelayMaxSeconds` with `retryBackoff`); a job running longer than `expireInSeconds`, or whose worker
  * stopped heartbeating for `heartbeatSeconds`, is given back to the queue.
  */
@@ -40,7 +39,7 @@ function pgBossQueueOptions(definition: QueueDefinition): PgBossQueueOptions {
 /** pg-boss's states of a job that is still to run or running (created, waiting a retry, active). */
 const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
 
-/** A job to send: its payload and its key (at most one live job per key on a `onePerKey` queue). */
+/** A job to send: its payload and its key (jobs of one key run one at a time on a `onePerKey` queue). */
 export interface JobToSend<Data extends object> {
   data: Data;
   key: string;

@@ -1,5 +1,5 @@
 // The privacy-request queues (jobs/queue.ts). `privacy-request-advance` holds "advance this request" jobs,
-// one live job per request id (`onePerKey`), so at most one worker runs a given request at
+// one job at a time per request id (`onePerKey`), so at most one worker runs a given request at
 // a time while any number run different ones; a worker heartbeats while it runs, and a job whose worker
 // died is given back to the queue once its heartbeat is lost. Jobs are sent inside the transaction of
 // the change that calls for them (approval, resume, retry), so a committed change always has its job.

@@ -17,7 +17,7 @@ import {
   publishDefaults,
   startMailServer,
   subjectSideConfig,
-} from '../privacy-center/support.ts';
+} from '../helpers/subject-side.ts';
 
 const PASSWORD = 'correct horse battery';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { publishDefaults, subjectSideConfig } from '../privacy-center/support.ts';
+import { publishDefaults, subjectSideConfig } from '../helpers/subject-side.ts';
 
 describe('outbox messages share the transaction of their cause', () => {
   let service: TestService;

@@ -15,7 +15,7 @@ import {
   publishDefaults,
   startMailServer,
   subjectSideConfig,
-} from '../privacy-center/support.ts';
+} from '../helpers/subject-side.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();

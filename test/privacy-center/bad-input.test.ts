@@ -20,7 +20,7 @@ import {
   publishDefaults,
   startMailServer,
   subjectSideConfig,
-} from './support.ts';
+} from '../helpers/subject-side.ts';
 
 describe('the subject side refuses bad input and changes nothing', () => {
   let mail: MailServer;

@@ -26,7 +26,7 @@ import {
   readZip,
   startMailServer,
   subjectSideConfig,
-} from './support.ts';
+} from '../helpers/subject-side.ts';
 
 const DOCS_SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/images/privacy-center.png');
 

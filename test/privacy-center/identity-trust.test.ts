@@ -35,7 +35,7 @@ import {
   readZip,
   startMailServer,
   subjectSideConfig,
-} from './support.ts';
+} from '../helpers/subject-side.ts';
 
 /** The default actions, each asking for an optional phone number besides the email. */
 const WITH_PHONE = {

@@ -15,7 +15,7 @@ import {
   readZip,
   startMailServer,
   subjectSideConfig,
-} from './support.ts';
+} from '../helpers/subject-side.ts';
 
 describe('the data subject journey over the API', () => {
   let mail: MailServer;

@@ -1,3 +1,4 @@
+// The app factory's surface (src/runtime/app.ts) and the configuration it is built from.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -56,16 +57,6 @@ describe('service surface', () => {
     service = await startTestService();
   });
   after(() => service.stop());
-
-  it('reports health with the store kind and version', async () => {
-    const answer = await service.call('GET', '/health');
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.status, 'ok');
-    // Test services reach the test server through a URL, as with DATABASE_URL.
-    assert.equal(answer.body.database.kind, 'postgres');
-    assert.equal(answer.body.database.reachable, true);
-    assert.equal(answer.body.queue.running, true);
-  });
 
   it('serves an OpenAPI 3 document generated from the route schemas, without alias paths', async () => {
     const answer = await service.call('GET', '/openapi.json');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import yauzl, { type Entry } from 'yauzl';
 import type { Config } from '../../src/config.ts';
-import type { TestService } from '../helpers/service.ts';
+import type { TestService } from './service.ts';
 import { engineConfig } from '../privacy-requests/support.ts';
 
 export interface CapturedMail {

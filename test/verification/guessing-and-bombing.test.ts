@@ -14,7 +14,7 @@ import {
   publishDefaults,
   startMailServer,
   subjectSideConfig,
-} from './support.ts';
+} from '../helpers/subject-side.ts';
 
 describe('guessing codes and bombing inboxes', () => {
   let mail: MailServer;

@@ -1,31 +1,10 @@
-// Targets and masking strategies as pure functions: what each selects and what each turns a value into.
+// The masking strategies' registry (src/masking/strategies.ts): what each rewrite strategy turns a value
+// into, and that the strategies which remove data have no value masker.
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Keyring } from '../../src/crypto/keyring.ts';
-import { valueMasker } from '../../src/masking/strategies.ts';
-import { parseTargets, unionOfTargets } from '../../src/privacy-requests/rules/targets.ts';
-
-describe('targets', () => {
-  it('selects everything, whole tables or single attributes', () => {
-    const everything = parseTargets(['*']);
-    assert.ok(everything.selectsTable('users') && everything.selectsAttribute('orders', 'total'));
-
-    const some = parseTargets(['users.email', 'orders.*']);
-    assert.equal(some.selectsTable('users'), false);
-    assert.equal(some.concernsTable('users'), true);
-    assert.equal(some.selectsAttribute('users', 'email'), true);
-    assert.equal(some.selectsAttribute('users', 'name'), false);
-    assert.equal(some.selectsTable('orders'), true);
-    assert.equal(some.selectsAttribute('orders', 'anything'), true);
-    assert.equal(some.concernsTable('notes'), false);
-    assert.equal(some.selectsAttribute('notes', 'email'), false, 'an attribute name is bound to its table');
-
-    const union = unionOfTargets([parseTargets(['users.email']), parseTargets(['users.phone'])]);
-    assert.equal(union.selectsAttribute('users', 'phone'), true);
-    assert.equal(union.selectsAttribute('users', 'name'), false);
-  });
-});
+import { MASKING_STRATEGY_NAMES, strategyEffect, valueMasker } from '../../src/masking/strategies.ts';
 
 describe('value masking', () => {
   const keyring = new Keyring(randomBytes(32));
@@ -59,5 +38,23 @@ describe('value masking', () => {
   it('string_rewrite gives the configured text, even an empty one', () => {
     assert.equal(valueMasker(keyring, 'string_rewrite', { rewrite_value: 'REDACTED' })('Ada'), 'REDACTED');
     assert.equal(valueMasker(keyring, 'string_rewrite', { rewrite_value: '' })('Ada'), '');
+  });
+});
+
+describe('the registry', () => {
+  const keyring = new Keyring(randomBytes(32));
+
+  it('gives a value masker to the rewrite strategies only', () => {
+    for (const name of MASKING_STRATEGY_NAMES) {
+      if (strategyEffect(name) === 'rewrite') {
+        assert.equal(typeof valueMasker(keyring, name, { rewrite_value: 'x' }), 'function', name);
+      } else {
+        assert.throws(() => valueMasker(keyring, name, {}), /does not rewrite values/, name);
+      }
+    }
+    assert.deepEqual(
+      MASKING_STRATEGY_NAMES.filter((name) => strategyEffect(name) !== 'rewrite'),
+      ['delete', 'forget'],
+    );
   });
 });
