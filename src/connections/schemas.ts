@@ -1,7 +1,7 @@
 // Shapes of the connection endpoints: what callers send and what they get back. The answer shapes carry
 // masks in place of secrets; nothing here ever holds a secret value.
 import Type from 'typebox';
-import { named } from '../http/schemas.ts';
+import { named } from '../validation/schema-names.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { MAX_CALLBACK_HEADERS } from './callback-headers.ts';
 import { MAX_SIGNING_GRACE_SECONDS } from './secrets.ts';

@@ -1,7 +1,7 @@
 // Shapes of the DSR policy and rule endpoints. Masking strategies and their configuration shapes come from
 // the one registry (src/masking/strategies.ts); a configuration is checked after the strategy is known.
 import Type from 'typebox';
-import { named } from '../http/schemas.ts';
+import { named } from '../validation/schema-names.ts';
 import { MASKING_STRATEGY_NAMES } from '../masking/strategies.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';

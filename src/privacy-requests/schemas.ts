@@ -1,7 +1,7 @@
 // Shapes of the privacy-request endpoints. Identities are checked field by field in identity.ts (so that
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
-import { named } from '../http/schemas.ts';
+import { named } from '../validation/schema-names.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { E164_PATTERN } from './identity.ts';

@@ -1,7 +1,7 @@
 // Schemas of the subject data API: the canonical inputs (what a JSON body holds; form and query inputs
 // are normalised into them first), the answers, and the plain-text error answers of the seed.
 import Type, { type TSchema } from 'typebox';
-import { named } from '../http/schemas.ts';
+import { named } from '../validation/schema-names.ts';
 import {
   EchoedError,
   EntityCreateInput,

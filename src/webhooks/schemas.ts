@@ -1,6 +1,6 @@
 // Shapes of the webhook endpoints. The embedded connection shows only its identity, never its secrets.
 import Type from 'typebox';
-import { named } from '../http/schemas.ts';
+import { named } from '../validation/schema-names.ts';
 import { MAX_BULK_ITEMS, ResourceKey } from '../validation/bulk.ts';
 
 export const MAX_WEBHOOKS = MAX_BULK_ITEMS;

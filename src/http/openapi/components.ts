@@ -2,7 +2,7 @@
 // (src/http/schemas.ts) is hoisted under its name wherever it appears, and every inline {"detail"} error
 // becomes a $ref to Error. Also states nullable enums the way OpenAPI 3.0.3 reads them (an enum with
 // `nullable: true` lists null, or strict validators refuse the null the server answers).
-import { SCHEMA_NAME } from '../schemas.ts';
+import { SCHEMA_NAME } from '../../validation/schema-names.ts';
 import type { OpenApiDocument } from './document.ts';
 
 export const ERROR_REF = '#/components/schemas/Error';
