@@ -5,7 +5,7 @@
 // label its datastore gives its name (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
-import { escapeHtml } from '../outbox/templates.ts';
+import { escapeHtml } from '../validation/html.ts';
 import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 
 const STYLE = `body{font-family:system-ui,sans-serif;line-height:1.5;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}

@@ -2,6 +2,7 @@
 // organisation's name. Every value placed in HTML is escaped. No template names the person: they are
 // addressed as "you".
 import type { MessageKind } from './repository.ts';
+import { escapeHtml } from '../validation/html.ts';
 
 export interface ErasedInDatastore {
   datastore: string;
@@ -29,15 +30,6 @@ export interface RenderedMessage {
   subject: string;
   text: string;
   html: string;
-}
-
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 /** A paragraph of the message: text, or text with a link. */

@@ -2,7 +2,7 @@
 // any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected).
-import { escapeHtml } from '../outbox/templates.ts';
+import { escapeHtml } from '../validation/html.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from './schemas.ts';
 import type { PublicRequestView, Stage } from './submission.ts';
 
