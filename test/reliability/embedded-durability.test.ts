@@ -140,7 +140,7 @@ describe('the embedded PostgreSQL under real lethe processes', () => {
 
   it('runs lethe datastore list beside serve, on the same server, and leaves it running', async () => {
     const server = await postmasterPid(dataDir);
-    const listed = await runLethe(['datastore', 'list'], env);
+    const listed = await runLethe(['datastore', 'list', '--json'], env);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(
       (JSON.parse(listed.stdout) as { name: string }[]).map((datastore) => datastore.name),
@@ -170,7 +170,7 @@ describe('the embedded PostgreSQL under real lethe processes', () => {
   });
 
   it('starts the server for a command when none runs, and stops it after', async () => {
-    const listed = await runLethe(['datastore', 'list'], env);
+    const listed = await runLethe(['datastore', 'list', '--json'], env);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /"kept"/);
     assert.equal(await postmasterPid(dataDir), undefined, 'no server is left behind');
@@ -201,7 +201,7 @@ describe('data dirs the embedded PostgreSQL must handle', () => {
     made.push(parent);
     await chmod(parent, 0o700);
     const dataDir = path.join(parent, 'data');
-    const listed = await runLethe(['datastore', 'list'], installation(dataDir));
+    const listed = await runLethe(['datastore', 'list', '--json'], installation(dataDir));
     assert.equal(listed.code, 0, listed.stderr);
     assert.equal(listed.stdout.trim(), '[]');
     const cluster = path.join(dataDir, 'postgres');
