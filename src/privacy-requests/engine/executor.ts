@@ -8,9 +8,7 @@
 // lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
 // header value or a response body.
 import { announceCompletion } from '../../access-delivery/completion.ts';
-import type { CallbackOutcome } from '../../callbacks/client.ts';
-import { type CallbackDelivery, CallbackPreparationError } from '../../callbacks/delivery.ts';
-import { TargetAuthError } from '../../callbacks/target-oauth.ts';
+import type { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
 import type { Services } from '../../services.ts';
@@ -31,16 +29,13 @@ import { replyTokenRepository } from '../reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from '../repository.ts';
 import type { Status } from '../statuses.ts';
 import type { StepRow } from '../step-repository.ts';
-import { type PolicyEmbed, policyAction, toPolicyEmbed, toPrivacyRequestView } from '../view.ts';
+import { type PolicyEmbed, toPolicyEmbed } from '../view.ts';
+import { asksForReply, callbackBody, callbackHeaders, deliverCallback } from './webhook-step.ts';
 
-const ONE_WAY_TRIES = 3;
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
 const MAX_STEPS_PER_RUN = 500;
 
 type Move = Parameters<typeof repo.move>[1];
-
-const unverifiedPart = (unverified: Identity) =>
-  Object.keys(unverified).length > 0 ? { unverified_identity: unverified } : {};
 
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
@@ -170,77 +165,26 @@ export class PrivacyRequestExecutor {
   async #callWebhook(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
     const timing = step.kind;
     const twoWay = step.direction === 'two_way';
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'idempotency-key': `${row.id}:${step.webhook_key}:${timing}`,
-    };
     // Read for every call, not once a run: a rotated signing secret or a replaced authorization applies
     // from the next callback (docs/callbacks.md), and an OAuth connection's row carries its cached token.
     const target = step.connection_key
       ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
       : undefined;
-    if (timing === 'pre_approval' || (timing === 'pre' && twoWay)) {
-      const token = await this.#issueToken(row, step);
-      headers['reply-to-token'] = token;
-      if (timing === 'pre_approval') {
-        const eligible = `/privacy-request/${row.id}/pre-approve/eligible`;
-        const notEligible = `/privacy-request/${row.id}/pre-approve/not-eligible`;
-        headers['reply-to-eligible'] = eligible;
-        headers['reply-to-not-eligible'] = notEligible;
-        // Fides' names for the same two addresses.
-        headers['reply-to-approve'] = eligible;
-        headers['reply-to-deny'] = notEligible;
-      } else {
-        headers['reply-to'] = `/privacy-request/${row.id}/resume`;
-      }
-    }
-    const policy = run.policy.embed;
-    const body = JSON.stringify({
-      privacy_request_id: row.id,
-      privacy_request_status: row.status,
-      timestamp: new Date().toISOString(),
-      direction: timing === 'pre_approval' ? 'one_way' : step.direction,
-      callback_type: timing,
+    const replyToken = asksForReply(step) ? await this.#issueToken(row, step) : undefined;
+    const headers = callbackHeaders(row, step, replyToken);
+    const body = callbackBody(
+      row,
+      step,
+      run.policy.embed,
       identity,
-      // Values given on the public side that nobody proved: apart, and only when there are some.
-      ...unverifiedPart(
-        openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
-      ),
-      policy_action: policyAction(policy),
-      privacy_request: toPrivacyRequestView(row, policy),
-    });
-
-    const base: LogEntry = {
-      kind: 'webhook',
-      webhookKey: step.webhook_key,
-      timing,
-      direction: timing === 'pre_approval' ? null : step.direction,
-    };
-    const entries: LogEntry[] = [];
-    const tries = twoWay ? 1 : ONE_WAY_TRIES;
-    let outcome: CallbackOutcome | undefined;
-    try {
-      for (let attempt = 1; attempt <= tries; attempt++) {
-        outcome = target?.secrets_url
-          ? await this.#delivery.deliver(target, target.secrets_url, headers, body, (sent) => {
-              entries.push(attemptEntry(base, sent, attempt));
-              this.#services.metrics.observeWebhookCall(timing, sent.kind, sent.durationMs / 1000);
-            })
-          : missingTarget(step);
-        if (!target?.secrets_url) entries.push(attemptEntry(base, outcome, attempt));
-        if (outcome.ok || !outcome.retryable || attempt === tries) break;
-        await delay(this.#services.config.webhookRetryDelayMs * 2 ** (attempt - 1));
-      }
-    } catch (error) {
-      if (!(error instanceof TargetAuthError || error instanceof CallbackPreparationError)) throw error;
-      entries.push({ ...base, attempt: entries.length + 1, error: error.message });
-      if (timing !== 'pre_approval') {
-        await this.#fail(row, step, error.message, entries);
-        return undefined;
-      }
-      outcome = { ...missingTarget(step), error: error.message };
+      openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
+    );
+    const delivered = await deliverCallback(this.#services, this.#delivery, target, step, headers, body);
+    if ('unsendable' in delivered) {
+      await this.#fail(row, step, delivered.unsendable, delivered.entries);
+      return undefined;
     }
-    const final = outcome as CallbackOutcome;
+    const { outcome: final, entries } = delivered;
 
     if (!twoWay) {
       const status: Status = row.status;
@@ -398,34 +342,6 @@ export class PrivacyRequestExecutor {
   }
 }
 
-function attemptEntry(base: LogEntry, outcome: CallbackOutcome, attempt: number): LogEntry {
-  return {
-    ...base,
-    targetHost: outcome.targetHost || null,
-    httpStatus: outcome.status ?? null,
-    durationMs: outcome.durationMs,
-    attempt,
-    error: outcome.error ?? null,
-  };
-}
-
 function transitionEntry(from: Status, to: Status, message: string): LogEntry {
   return { kind: 'transition', fromStatus: from, toStatus: to, message };
-}
-
-function missingTarget(step: StepRow): CallbackOutcome {
-  return {
-    ok: false,
-    kind: 'refused',
-    status: undefined,
-    durationMs: 0,
-    targetHost: '',
-    error: `connection ${step.connection_key} has no callback URL`,
-    body: undefined,
-    retryable: false,
-  };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
