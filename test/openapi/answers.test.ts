@@ -204,9 +204,19 @@ describe('answers match /openapi.json', () => {
     assert.match(answer.headers.get('content-type') ?? '', /^text\/plain/);
   });
 
-  it('answers the public status page with an empty id, and malformed login JSON, as documented', async () => {
-    const empty = await service.call('GET', '/v1/privacy-center/privacy-request/');
-    assert.equal(empty.status, 422, empty.text);
+  it('answers an empty path id with 404, and malformed login JSON, as documented', async () => {
+    // An empty path id names nothing: 404 {detail}, before any credential or schema check.
+    for (const [method, path, options] of [
+      ['GET', '/v1/privacy-center/privacy-request/', {}],
+      ['GET', '/v1/privacy-request/', { token }],
+      ['GET', '/v1/connection/', { token }],
+      ['DELETE', '/v1/policy/', {}],
+      ['PATCH', '/api/v1/dsr/policy//webhook/pre_execution/x', { token, json: {} }],
+    ] as const) {
+      const empty = await service.call(method, path, options);
+      assert.equal(empty.status, 404, `${method} ${path}: ${empty.text}`);
+      assert.deepEqual(empty.body, { detail: `No route ${method} ${path}.` });
+    }
     const login = await service.call('POST', '/v1/login', {
       headers: { 'content-type': 'application/json' },
       body: '{"username":',
