@@ -12766,13 +12766,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the stored bytes */
+            /** @description the stored bytes, with the content type they were uploaded with */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The request is malformed; the sentence names the bad field or attribute name. */
@@ -12887,13 +12887,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the stored bytes */
+            /** @description the stored bytes, with the content type they were uploaded with */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The request is malformed; the sentence names the bad field or attribute name. */

@@ -1,7 +1,7 @@
 // Real answers against /openapi.json (issue 25): a run over the read routes of every domain and error
 // probes on every documented operation, each answer checked (status documented, content type listed,
-// body valid under Ajv) by startTestService({ checkAnswers: true }). The write routes are covered the same
-// way by test/audit/configuration-audit.test.ts.
+// body valid under Ajv) by startTestService, as every HTTP test's answers are. The write routes are
+// covered the same way by test/audit/configuration-audit.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import inject from 'light-my-request';
