@@ -314,6 +314,11 @@ export function fidesCompatRoutes(services: Services): FastifyPluginAsync {
       '/connection/:connection_key/secret',
       {
         onRequest: app.authorize('connection:create_or_update'),
+        // Fides looks the connection up before it reads the secrets: an unknown key answers 404, whatever
+        // the key's spelling or the body, where the schema check would answer 422.
+        preValidation: async (request) => {
+          await connections.get(request.params.connection_key);
+        },
         schema: {
           tags,
           summary:

@@ -5,6 +5,7 @@ import { named } from '../validation/schema-names.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { E164_PATTERN } from './identity.ts';
+import { AccessPackageSchema } from './rules/access-package.ts';
 import { STATUSES } from './statuses.ts';
 
 /** Fields a failed item echoes back; never the identity. */
@@ -218,6 +219,5 @@ export const LogEntryView = Type.Object({
 });
 named('PrivacyRequestLogEntry', LogEntryView);
 
-export const AccessResults = Type.Unknown({
-  description: 'The access package of a completed access request.',
-});
+/** The access package of a completed access request, as the access rules stored it. */
+export const AccessResults = named('AccessPackage', AccessPackageSchema);

@@ -13,7 +13,7 @@ import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
-import { readAccessPackage } from './rules/access-package.ts';
+import { type AccessPackage, readAccessPackage } from './rules/access-package.ts';
 import { approveRequest } from './approval.ts';
 import { admit, receive } from './intake.ts';
 import {
@@ -164,7 +164,7 @@ export class PrivacyRequestService {
     return logRepository.log(this.#db, id);
   }
 
-  async accessResults(id: string): Promise<unknown> {
+  async accessResults(id: string): Promise<AccessPackage> {
     const row = await this.#find(id);
     if (row.status !== 'complete')
       throw badRequest(`Access results exist once the request is complete; it is ${row.status}.`);

@@ -77,15 +77,9 @@ export async function buildApp(
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(answerError);
-  app.setNotFoundHandler((request, reply) => {
-    answerError(
-      Object.assign(new Error(`No route ${request.method} ${request.url.split('?')[0]}.`), {
-        statusCode: 404,
-      }),
-      request,
-      reply,
-    );
-  });
+  const noRoute = (request: FastifyRequest) =>
+    Object.assign(new Error(`No route ${request.method} ${request.url.split('?')[0]}.`), { statusCode: 404 });
+  app.setNotFoundHandler((request, reply) => answerError(noRoute(request), request, reply));
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -96,6 +90,13 @@ export async function buildApp(
       reply.header('connection', 'close');
       reply.header('retry-after', '5');
       throw unavailable('The service is shutting down; try again shortly.');
+    }
+    // The router takes `/v1/privacy-request/` as `/v1/privacy-request/:id` with an empty id: that path
+    // names nothing, so it answers the not-found handler's 404, before any credential or schema check
+    // (which would answer 401 or 422). A wildcard (`*`, the console's files) may be empty.
+    const params = request.params as Record<string, string> | undefined;
+    if (params && Object.entries(params).some(([name, value]) => name !== '*' && value === '')) {
+      throw noRoute(request);
     }
     // Answers carrying personal data or a secret must not be stored by a browser or proxy. Rather than
     // trust each route to say so, every answer is no-store; the console's static files set their own

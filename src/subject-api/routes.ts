@@ -245,8 +245,8 @@ export function subjectApiRoutes({
         query: Type.Object({ entityID: Type.String(), attributeName: Type.String() }),
         response: {
           200: {
-            description: 'the stored bytes',
-            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            description: 'the stored bytes, with the content type they were uploaded with',
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
         },
       },

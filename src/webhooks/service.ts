@@ -114,7 +114,7 @@ export class WebhookService {
       const position = changes.order ?? target.position;
       if (position < 0 || position > rows.length - 1) {
         throw new WebhookOrderError(
-          `order must be between 0 and ${rows.length - 1} (the list has ${rows.length} webhooks).`,
+          `Cannot set order to ${position}: there are only ${rows.length} ${TIMING_NAMES[timing]} webhook(s) defined on policy ${policyKey}; order must be between 0 and ${rows.length - 1}.`,
         );
       }
       ordered.splice(position, 0, target);

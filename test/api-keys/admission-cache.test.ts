@@ -126,7 +126,9 @@ describe('a read is answered only after its audit entry is committed', () => {
   let service: TestService;
 
   before(async () => {
-    service = await startTestService();
+    // Off the contract on purpose: the test breaks the audit table under a read, whose answer is then an
+    // undocumented 500 (an internal failure no client is promised a shape for).
+    service = await startTestService({}, { checkAnswers: false });
     await createDatastore(service, 'audited');
   });
   after(async () => {

@@ -61,6 +61,17 @@ describe('Fides connection secrets', () => {
         .status,
       404,
     );
+    // Fides looks the connection up first: an unknown key answers 404 naming it, even when the key's
+    // spelling or the body would fail Lethe's schema check (422 on Lethe's own path).
+    for (const [key, json] of [
+      ['nope', {}],
+      ['Not.A-known_key', { url: PUBLIC_URL, extra: true }],
+      ['-dash-first', { url: PUBLIC_URL }],
+    ] as const) {
+      const unknown = await service.call('PUT', `/api/v1/connection/${key}/secret`, { token, json });
+      assert.equal(unknown.status, 404, unknown.text);
+      assert.deepEqual(unknown.body, { detail: `No connection with key ${key}.` });
+    }
     const reader = await scopedToken(service, ['connection:read']);
     assert.equal(
       (

@@ -209,6 +209,11 @@ describe('Fides policy webhook paths', () => {
     for (const order of [5, 2, -1]) {
       const outOfRange = await service.call('PATCH', path, { token, json: { order, name: 'Never' } });
       assert.equal(outOfRange.status, 400, `order ${order}: ${outOfRange.text}`);
+      // Fides names the order it refused.
+      assert.match(
+        outOfRange.body.detail,
+        new RegExp(`^Cannot set order to ${order}: there are only 2 pre_execution webhook\\(s\\)`),
+      );
     }
     const unknownField = await service.call('PATCH', path, { token, json: { key: 'renamed_key' } });
     assert.equal(unknownField.status, 422);

@@ -122,7 +122,9 @@ export class Contract {
       return;
     }
     if (answer.text === '' && answer.status === 204) return;
-    const media = response.content[type];
+    // A media range (`*/*`, `image/*`) takes the types it covers, as OpenAPI says.
+    const media =
+      response.content[type] ?? response.content[`${type.split('/')[0]}/*`] ?? response.content['*/*'];
     assert.ok(media, `${label}: content type ${type} not documented (${Object.keys(response.content)})`);
     if (!media.schema) return;
     const body = type.includes('json') ? JSON.parse(answer.text) : answer.text;

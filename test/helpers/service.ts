@@ -55,7 +55,10 @@ export async function startTestService(
     worker?: boolean;
     /** true captures at debug level, or at the level named. */
     captureLogs?: boolean | 'info' | 'debug';
-    /** Check every answer `call` gets against the served /openapi.json (status, content type, body). */
+    /**
+     * Check every answer `call` gets against the served /openapi.json (status, content type, body). On by
+     * default: pass false only where a test deliberately provokes an answer off the contract, saying why.
+     */
     checkAnswers?: boolean;
   } = {},
 ): Promise<TestService> {
@@ -91,7 +94,7 @@ export async function startTestService(
     let parsed: unknown = text;
     if (response.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text);
     const result = { status: response.status, headers: response.headers, text, body: parsed };
-    if (options.checkAnswers) {
+    if (options.checkAnswers ?? true) {
       contract ??= new Contract(
         (await fetch(`${url}/openapi.json`).then((document) => document.json())) as OpenApi,
       );

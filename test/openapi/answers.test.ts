@@ -1,7 +1,7 @@
 // Real answers against /openapi.json (issue 25): a run over the read routes of every domain and error
 // probes on every documented operation, each answer checked (status documented, content type listed,
-// body valid under Ajv) by startTestService({ checkAnswers: true }). The write routes are covered the same
-// way by test/audit/configuration-audit.test.ts.
+// body valid under Ajv) by startTestService, as every HTTP test's answers are. The write routes are
+// covered the same way by test/audit/configuration-audit.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import inject from 'light-my-request';
@@ -204,9 +204,19 @@ describe('answers match /openapi.json', () => {
     assert.match(answer.headers.get('content-type') ?? '', /^text\/plain/);
   });
 
-  it('answers the public status page with an empty id, and malformed login JSON, as documented', async () => {
-    const empty = await service.call('GET', '/v1/privacy-center/privacy-request/');
-    assert.equal(empty.status, 422, empty.text);
+  it('answers an empty path id with 404, and malformed login JSON, as documented', async () => {
+    // An empty path id names nothing: 404 {detail}, before any credential or schema check.
+    for (const [method, path, options] of [
+      ['GET', '/v1/privacy-center/privacy-request/', {}],
+      ['GET', '/v1/privacy-request/', { token }],
+      ['GET', '/v1/connection/', { token }],
+      ['DELETE', '/v1/policy/', {}],
+      ['PATCH', '/api/v1/dsr/policy//webhook/pre_execution/x', { token, json: {} }],
+    ] as const) {
+      const empty = await service.call(method, path, options);
+      assert.equal(empty.status, 404, `${method} ${path}: ${empty.text}`);
+      assert.deepEqual(empty.body, { detail: `No route ${method} ${path}.` });
+    }
     const login = await service.call('POST', '/v1/login', {
       headers: { 'content-type': 'application/json' },
       body: '{"username":',

@@ -167,6 +167,7 @@ describe('/openapi.json', () => {
       'PolicyWebhook',
       'PreApprovalWebhook',
       'Entity',
+      'AccessPackage',
     ])
       assert.ok(schemas[name], name);
     const get = (path: string, method: string, status = '200') =>

@@ -9,7 +9,11 @@ describe('outbox messages share the transaction of their cause', () => {
   let service: TestService;
   let token: string;
   before(async () => {
-    service = await startTestService(subjectSideConfig(undefined, { requireManualApproval: true }));
+    // Off the contract on purpose: the tests break the outbox table under a write, whose answer is then an
+    // undocumented 500 (an internal failure no client is promised a shape for).
+    service = await startTestService(subjectSideConfig(undefined, { requireManualApproval: true }), {
+      checkAnswers: false,
+    });
     token = await service.rootToken();
     await publishDefaults(service);
   });

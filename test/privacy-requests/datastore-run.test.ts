@@ -2,6 +2,7 @@
 // request's identities, including one a two_way webhook derived.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Contract, type OpenApi } from '../helpers/openapi-contract.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { attributesOf, auditOf, definePolicy, openStores, seedSubject, type Stores } from './rule-support.ts';
 import {
@@ -45,6 +46,15 @@ describe('the datastore run of a privacy request', () => {
       assert.ok(results.text.includes(id), `the package holds ${id}`);
     }
     assert.equal(results.text.includes(bystander.crm.userId), false);
+    // The document types the package (a named schema a client generator can use), and the answer fits it.
+    const document = (await service.call('GET', '/openapi.json')).body as OpenApi;
+    const documented = document.paths['/v1/privacy-request/{id}/access-results']!.get!.responses['200']!;
+    assert.deepEqual(documented.content!['application/json']!.schema, {
+      $ref: '#/components/schemas/AccessPackage',
+    });
+    assert.equal(document.components.schemas.AccessPackage!.additionalProperties, false);
+    new Contract(document).check('GET', `/v1/privacy-request/${created.id}/access-results`, results);
+    assert.equal(results.body.datastores.length > 0, true);
     const rules = (await logOf(service, created.id)).find((entry) => entry.kind === 'rules');
     assert.equal(rules.message, 'policy rules ran');
     assert.equal(JSON.stringify(rules.details).includes(subject.email), false, 'the summary has no values');
