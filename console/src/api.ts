@@ -1,6 +1,11 @@
-// The console's only way to the service: the public management API on this origin, with the session's
-// bearer token. It turns every failure into an ApiError carrying the API's own `detail` sentence; it never
-// stores the token anywhere but the caller's memory and never logs a request body.
+// The console's only way to the service: the public management API on this origin, through lethe/client
+// (openapi-fetch over the types generated from /openapi.json, clients/typescript/), with the session's
+// bearer token. `answer` turns every failure into an ApiError carrying the API's own `detail` sentence; it
+// never stores the token anywhere but the caller's memory and never logs a request body.
+import { createLetheClient, type LetheClient } from '../../clients/typescript/index.js';
+import type { Ok } from './schema.ts';
+
+const UNREACHABLE = 'The service cannot be reached. Is Lethe running?';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -11,11 +16,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface TokenAnswer {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-}
+/** An access token as POST /v1/login answers it under `token_data` (POST /v1/oauth/token adds `scope`). */
+export type TokenAnswer = Ok<'/v1/login', 'post'>['token_data'];
 
 async function detailOf(response: Response): Promise<string> {
   const text = await response.text();
@@ -29,45 +31,41 @@ async function detailOf(response: Response): Promise<string> {
   return text.trim() || `The service answered ${response.status} ${response.statusText}.`;
 }
 
+/**
+ * The console's fetch: never cached, never with cookies; a network failure is an ApiError with status 0,
+ * and a 401 runs `onUnauthorized` with the API's sentence.
+ */
+function consoleFetch(onUnauthorized?: (detail: string) => void) {
+  return async (request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(new Request(request, { cache: 'no-store', credentials: 'omit' }));
+    } catch {
+      throw new ApiError(0, UNREACHABLE);
+    }
+    if (response.status === 401 && onUnauthorized) onUnauthorized(await detailOf(response.clone()));
+    return response;
+  };
+}
+
+/** A client without a token, for the calls that make one. */
+const anonymous = () => createLetheClient({ baseUrl: '', fetch: consoleFetch() });
+
 /** Exchanges management client credentials for an access token (form body, as DECISIONS.md names it). */
 export async function requestToken(clientId: string, clientSecret: string): Promise<TokenAnswer> {
-  let response: Response;
-  try {
-    response = await fetch('/v1/oauth/token', {
-      method: 'POST',
+  return answer(
+    anonymous().POST('/v1/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+      bodySerializer: (body) => new URLSearchParams(body as Record<string, string>),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: clientId,
-        client_secret: clientSecret,
-      }),
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch {
-    throw new ApiError(0, 'The service cannot be reached. Is Lethe running?');
-  }
-  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
-  return (await response.json()) as TokenAnswer;
+    }),
+  );
 }
 
 /** Signs an operator in with a username and password (POST /v1/login, Fides' answer shape). */
 export async function requestLogin(username: string, password: string): Promise<TokenAnswer> {
-  let response: Response;
-  try {
-    response = await fetch('/v1/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch {
-    throw new ApiError(0, 'The service cannot be reached. Is Lethe running?');
-  }
-  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
-  const answer = (await response.json()) as { token_data: TokenAnswer };
-  return answer.token_data;
+  const signedIn = await answer(anonymous().POST('/v1/login', { body: { username, password } }));
+  return signedIn.token_data;
 }
 
 /**
@@ -76,89 +74,57 @@ export async function requestLogin(username: string, password: string): Promise<
  */
 export async function requestOperatorAccountsExist(): Promise<boolean | undefined> {
   try {
-    const response = await fetch('/console/sign-in-options', { cache: 'no-store', credentials: 'omit' });
-    if (!response.ok) return undefined;
-    const answer = (await response.json()) as { operator_accounts?: unknown };
-    return typeof answer.operator_accounts === 'boolean' ? answer.operator_accounts : undefined;
+    const { data } = await anonymous().GET('/console/sign-in-options');
+    return typeof data?.operator_accounts === 'boolean' ? data.operator_accounts : undefined;
   } catch {
     return undefined;
   }
 }
 
-export interface BulkAnswer<T> {
-  succeeded: T[];
-  failed: { message: string; data: unknown }[];
+/** The API's sentence for a refusal openapi-fetch parsed (`{"detail"}`) or kept as text (Area B, proxies). */
+function detailOfError(error: unknown, response: Response): string {
+  if (typeof error === 'object' && error !== null && 'detail' in error) {
+    const detail = (error as { detail: unknown }).detail;
+    return typeof detail === 'string' ? detail : JSON.stringify(detail);
+  }
+  if (typeof error === 'string' && error.trim()) return error.trim();
+  return `The service answered ${response.status} ${response.statusText}.`;
 }
 
-export interface Page<T> {
-  items: T[];
-  total: number;
-  page: number;
-  size: number;
+/** What openapi-fetch answers a call: the typed data of a 2xx, or the error body, and the response. */
+interface CallResult {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
 }
 
-export interface Api {
-  get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
-  send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
-  /** A bulk upsert whose single item must succeed: its `failed` message becomes an ApiError. */
-  upsertOne<T>(path: string, item: unknown): Promise<T>;
+/** The data of a call that succeeded; a refusal throws an ApiError with the API's `detail` sentence. */
+export async function answer<R extends CallResult>(call: Promise<R>): Promise<NonNullable<R['data']>> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new ApiError(response.status, detailOfError(error, response));
+  return data as NonNullable<R['data']>;
 }
+
+/** The single item of a bulk upsert that must succeed: its `failed` message becomes an ApiError. */
+export async function answerOne<T>(
+  call: Promise<CallResult & { data?: { succeeded: T[]; failed: { message: string }[] } }>,
+): Promise<T> {
+  const bulk = await answer(call);
+  const failure = bulk.failed[0];
+  if (failure) throw new ApiError(422, failure.message);
+  const created = bulk.succeeded[0];
+  if (created === undefined) throw new ApiError(500, 'The service accepted nothing and refused nothing.');
+  return created;
+}
+
+/** The typed client of the management API on this origin (lethe/client), bound to a session's token. */
+export type Api = LetheClient;
 
 /**
  * An Api bound to a token. `onUnauthorized` runs when the service refuses the token (401): the session
- * is over, whatever the reason (expired, revoked, the service restarted with another key).
+ * is over, whatever the reason (expired, revoked, the service restarted with another key). A network
+ * failure is an ApiError with status 0.
  */
 export function createApi(token: string, onUnauthorized: (detail: string) => void): Api {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        cache: 'no-store',
-        credentials: 'omit',
-      });
-    } catch {
-      throw new ApiError(0, 'The service cannot be reached. Is Lethe running?');
-    }
-    if (response.status === 401) {
-      const detail = await detailOf(response);
-      onUnauthorized(detail);
-      throw new ApiError(401, detail);
-    }
-    if (!response.ok) throw new ApiError(response.status, await detailOf(response));
-    if (response.status === 204) return undefined as T;
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  return {
-    get<T>(path: string, query: Record<string, string | number | undefined> = {}) {
-      const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(query)) {
-        if (value !== undefined && value !== '') params.set(name, String(value));
-      }
-      const search = params.toString();
-      return call<T>('GET', search ? `${path}?${search}` : path);
-    },
-    send<T>(method: string, path: string, body?: unknown) {
-      return call<T>(method, path, body);
-    },
-    async upsertOne<T>(path: string, item: unknown) {
-      const answer = await call<BulkAnswer<T>>('PATCH', path, [item]);
-      const failure = answer.failed[0];
-      if (failure) throw new ApiError(422, failure.message);
-      const created = answer.succeeded[0];
-      if (created === undefined) throw new ApiError(500, 'The service accepted nothing and refused nothing.');
-      return created;
-    },
-  };
-}
-
-/** Path segment encoding for keys and ids taken from answers or forms. */
-export function segment(value: string): string {
-  return encodeURIComponent(value);
+  return createLetheClient({ baseUrl: '', token, fetch: consoleFetch(onUnauthorized) });
 }

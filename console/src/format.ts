@@ -1,6 +1,6 @@
 // Display helpers: masked identities, dates and durations. Masking happens before anything is rendered,
 // so a full email or phone number never reaches the page's DOM in list views.
-import type { IdentityValue, PrivacyRequest } from './types.ts';
+import type { IdentityValue, PrivacyRequest } from './schema.ts';
 
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
@@ -19,7 +19,7 @@ export function maskText(value: string): string {
 }
 
 /** The request's identities, masked, as "email j***@example.com, phone +***89". */
-export function maskedIdentity(identity: PrivacyRequest['identity']): string {
+export function maskedIdentity(identity: PrivacyRequest['identity'] | null | undefined): string {
   if (!identity) return '';
   const parts: string[] = [];
   for (const [name, raw] of Object.entries(identity)) {

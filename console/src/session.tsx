@@ -3,9 +3,9 @@
 // refused or expired token ends the session, forgets the stored token, and the sign-in page says why;
 // signing out also ends the token at the server.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { type Api, createApi, requestLogin, requestToken } from './api.ts';
+import { answer, type Api, createApi, requestLogin, requestToken } from './api.ts';
 import { forgetStoredToken, readStoredToken, storeToken } from './stored-session.ts';
-import type { ConsoleSession } from './types.ts';
+import type { ConsoleSession } from './schema.ts';
 
 /** An operator's username and password, or a management client's id and secret. */
 export type Credentials =
@@ -59,8 +59,7 @@ export function SessionGate(props: {
     const stored = readStoredToken();
     if (!stored) return;
     let live = true;
-    createApi(stored.token, () => undefined)
-      .get<ConsoleSession>('/console/session')
+    answer(createApi(stored.token, () => undefined).GET('/console/session'))
       .then(
         (info) => {
           if (live) setSession({ ...stored, info });
@@ -80,13 +79,13 @@ export function SessionGate(props: {
   }, []);
 
   const start = useCallback(async (credentials: Credentials) => {
-    const answer =
+    const granted =
       credentials.kind === 'operator'
         ? await requestLogin(credentials.username, credentials.password)
         : await requestToken(credentials.clientId, credentials.clientSecret);
-    const probe = createApi(answer.access_token, () => undefined);
-    const info = await probe.get<ConsoleSession>('/console/session');
-    const signedIn = { token: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000 };
+    const probe = createApi(granted.access_token, () => undefined);
+    const info = await answer(probe.GET('/console/session'));
+    const signedIn = { token: granted.access_token, expiresAt: Date.now() + granted.expires_in * 1000 };
     storeToken(signedIn);
     setMessage('');
     setSession({ ...signedIn, info });
@@ -104,9 +103,7 @@ export function SessionGate(props: {
     // Signing out ends the token at the server too (POST /v1/logout), so a copy of it stops working; the
     // console forgets it at once either way (a 401 of an already expired token changes nothing).
     const endSession = (reason?: string) => {
-      void createApi(session.token, () => undefined)
-        .send('POST', '/v1/logout')
-        .catch(() => undefined);
+      void answer(createApi(session.token, () => undefined).POST('/v1/logout')).catch(() => undefined);
       signOut(reason);
     };
     return { api, info: session.info, signOut: endSession };

@@ -12,7 +12,7 @@ import {
   maskPhone,
   maskText,
 } from '../../console/src/format.ts';
-import type { PrivacyRequest } from '../../console/src/types.ts';
+import type { PrivacyRequest } from '../../console/src/schema.ts';
 
 test('emails keep their first letter and domain only', () => {
   assert.equal(maskEmail('jane.doe@example.com'), 'j***@example.com');
@@ -61,21 +61,23 @@ test('deadlines and durations read as words', () => {
 });
 
 test('a closed request says how long it took; an open one (error included) counts down', () => {
-  const request = (status: string, changes: Partial<PrivacyRequest> = {}): PrivacyRequest => ({
-    id: 'pri_1',
-    external_id: null,
-    status,
-    requested_at: '2026-03-01T10:00:00.000Z',
-    started_processing_at: null,
-    finished_processing_at: null,
-    reviewed_at: null,
-    reviewed_by: null,
-    paused_at: null,
-    due_date: '2026-04-15T10:00:00.000Z',
-    days_left: 12,
-    policy_id: 'pol_1',
-    ...changes,
-  });
+  // The fields the deadline and duration texts read; the rest of a PrivacyRequest does not matter here.
+  const request = (status: PrivacyRequest['status'], changes: Partial<PrivacyRequest> = {}): PrivacyRequest =>
+    ({
+      id: 'pri_1',
+      external_id: null,
+      status,
+      requested_at: '2026-03-01T10:00:00.000Z',
+      started_processing_at: null,
+      finished_processing_at: null,
+      reviewed_at: null,
+      reviewed_by: null,
+      paused_at: null,
+      due_date: '2026-04-15T10:00:00.000Z',
+      days_left: 12,
+      policy_id: 'pol_1',
+      ...changes,
+    }) as PrivacyRequest;
   assert.equal(
     closedText(request('complete', { finished_processing_at: '2026-03-04T11:00:00.000Z' })),
     'completed in 3 days',
@@ -93,7 +95,7 @@ test('a closed request says how long it took; an open one (error included) count
     'canceled in 20 days',
   );
   assert.equal(closedText(request('complete')), 'completed');
-  for (const open of ['pending', 'approved', 'in_processing', 'paused', 'error']) {
+  for (const open of ['pending', 'approved', 'in_processing', 'paused', 'error'] as const) {
     assert.equal(closedText(request(open)), undefined, open);
     assert.equal(deadlineText(request(open)), '12 days left', open);
   }

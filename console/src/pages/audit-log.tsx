@@ -8,8 +8,7 @@ import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager } from '../compon
 import { formatDateTime } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
-import type { Page } from '../api.ts';
-import type { AuditEntry, Operator } from '../types.ts';
+import { answer } from '../api.ts';
 
 const PAGE_SIZE = 25;
 
@@ -77,7 +76,7 @@ function isoTime(local: string): string {
 export function AuditLogPage() {
   const { api, info } = useSession();
   const operators = useResource(
-    () => (holds(info.scopes, 'user:read') ? api.get<Operator[]>('/v1/user') : Promise.resolve([])),
+    () => (holds(info.scopes, 'user:read') ? answer(api.GET('/v1/user')) : Promise.resolve([])),
     'operators',
   );
   const knownActors = [
@@ -89,13 +88,22 @@ export function AuditLogPage() {
   const [page, setPage] = useState(1);
   const log = useResource(
     () =>
-      api.get<Page<AuditEntry>>('/v1/audit-log', {
-        ...filters,
-        from: isoTime(filters.from),
-        to: isoTime(filters.to),
-        page,
-        size: PAGE_SIZE,
-      }),
+      answer(
+        api.GET('/v1/audit-log', {
+          params: {
+            query: {
+              actor: filters.actor || undefined,
+              action: filters.action || undefined,
+              datastore: filters.datastore || undefined,
+              entity_id: filters.entity_id || undefined,
+              from: isoTime(filters.from) || undefined,
+              to: isoTime(filters.to) || undefined,
+              page,
+              size: PAGE_SIZE,
+            },
+          },
+        }),
+      ),
     JSON.stringify([filters, page]),
   );
 

@@ -17,16 +17,18 @@ import {
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
-import type { ManagementClient, ScopeDescription } from '../types.ts';
+import { answer } from '../api.ts';
+import type { Body, Ok, ScopeDescription } from '../schema.ts';
 
-type CreatedClient = ManagementClient & { client_secret: string };
+type CreatedClient = Ok<'/v1/oauth/client', 'post'>;
+type Scope = Body<'/v1/oauth/client', 'post'>['scopes'][number];
 
 export function ClientsPage() {
   const { api, info } = useSession();
   const canRead = holds(info.scopes, 'client:read');
   const canManage = holds(info.scopes, 'client:*');
   const clients = useResource(
-    () => (canRead ? api.get<ManagementClient[]>('/v1/oauth/client') : Promise.resolve([])),
+    () => (canRead ? answer(api.GET('/v1/oauth/client')) : Promise.resolve([])),
     'clients',
   );
   const [created, setCreated] = useState<CreatedClient | null>(null);
@@ -83,8 +85,8 @@ export function ClientsPage() {
                     disabled={!canManage || remove.pending}
                     onConfirm={async () => {
                       setDone('');
-                      const path = `/v1/oauth/client/${encodeURIComponent(client.client_id)}`;
-                      if (await remove.run(() => api.send('DELETE', path))) {
+                      const byId = { params: { path: { client_id: client.client_id } } };
+                      if (await remove.run(() => answer(api.DELETE('/v1/oauth/client/{client_id}', byId)))) {
                         setDone(`Deleted ${client.client_id}; its tokens stopped working at once.`);
                         await clients.reload();
                       }
@@ -133,9 +135,9 @@ function CreatedClientPanel(props: { client: CreatedClient; onDismiss: () => voi
 function CreateClientForm(props: { disabled: boolean; onCreated: (client: CreatedClient) => Promise<void> }) {
   const { api, info } = useSession();
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>([]);
+  const [scopes, setScopes] = useState<Scope[]>([]);
   const create = useAction();
-  const described = useResource(() => api.get<ScopeDescription[]>('/v1/oauth/scopes'), 'scopes');
+  const described = useResource(() => answer(api.GET('/v1/oauth/scopes')), 'scopes');
   // The service's list when it answered; the session's own scopes (undescribed) otherwise.
   const offered: ScopeDescription[] = described.data
     ? described.data.filter((entry) => info.scopes.includes(entry.scope))
@@ -149,7 +151,7 @@ function CreateClientForm(props: { disabled: boolean; onCreated: (client: Create
     }
     let client: CreatedClient | undefined;
     const ok = await create.run(async () => {
-      client = await api.send<CreatedClient>('POST', '/v1/oauth/client', { name: name.trim(), scopes });
+      client = await answer(api.POST('/v1/oauth/client', { body: { name: name.trim(), scopes } }));
     });
     if (ok && client) {
       setName('');
@@ -183,11 +185,11 @@ function CreateClientForm(props: { disabled: boolean; onCreated: (client: Create
                   <input
                     type="checkbox"
                     aria-describedby={description ? `scope-${scope}` : undefined}
-                    checked={scopes.includes(scope)}
+                    checked={scopes.includes(scope as Scope)}
                     onChange={(event) =>
                       setScopes((current) =>
                         event.target.checked
-                          ? [...current, scope]
+                          ? [...current, scope as Scope]
                           : current.filter((chosen) => chosen !== scope),
                       )
                     }

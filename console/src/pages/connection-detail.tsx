@@ -5,7 +5,7 @@
 // them act. A refused save keeps the form as typed.
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { segment } from '../api.ts';
+import { answer } from '../api.ts';
 import {
   ConfirmButton,
   ErrorNotice,
@@ -19,7 +19,7 @@ import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded, useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection, SigningSecretRotation } from '../types.ts';
+import type { Body, Connection, SigningSecretRotation } from '../schema.ts';
 import { connectionAuthLabel } from './connections.tsx';
 
 function SecretsForm(props: { connection: Connection; onSaved: (connection: Connection) => void }) {
@@ -33,17 +33,22 @@ function SecretsForm(props: { connection: Connection; onSaved: (connection: Conn
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaved('');
-    const body: Record<string, string> = { url: url.trim() };
+    const body: Body<'/v1/connection/{connection_key}', 'put'> = { url: url.trim() };
     if (authorization) body.authorization = authorization;
-    let answer: Connection | undefined;
+    let updated: Connection | undefined;
     const ok = await save.run(async () => {
-      answer = await api.send<Connection>('PUT', `/v1/connection/${segment(props.connection.key)}`, body);
+      updated = await answer(
+        api.PUT('/v1/connection/{connection_key}', {
+          params: { path: { connection_key: props.connection.key } },
+          body,
+        }),
+      );
     });
     // A refused save keeps what was typed, so that fixing the URL does not mean typing the value again.
-    if (ok && answer) {
+    if (ok && updated) {
       setAuthorization('');
       setSaved('Secrets saved.');
-      props.onSaved(answer);
+      props.onSaved(updated);
     }
   }
 
@@ -107,21 +112,22 @@ function OAuthForm(props: {
   const [clientId, setClientId] = useState(current?.client_id ?? '');
   const [clientSecret, setClientSecret] = useState('');
   const action = useAction();
-  const path = `/v1/connection/${segment(props.connection.key)}/oauth`;
+  const byKey = { params: { path: { connection_key: props.connection.key } } };
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    let body: Record<string, string>;
+    let call: () => Promise<Connection>;
     if (!current) {
-      body = {
+      const body: Body<'/v1/connection/{connection_key}/oauth', 'put'> = {
         grant_type: 'client_credentials',
         token_url: tokenUrl.trim(),
         scope: scope.trim(),
         client_id: clientId.trim(),
         client_secret: clientSecret,
       };
+      call = () => answer(api.PUT('/v1/connection/{connection_key}/oauth', { ...byKey, body }));
     } else {
-      body = {};
+      const body: Body<'/v1/connection/{connection_key}/oauth', 'patch'> = {};
       if (tokenUrl.trim() !== current.token_url) body.token_url = tokenUrl.trim();
       if (scope.trim() !== current.scope) body.scope = scope.trim();
       if (clientId.trim() !== current.client_id) body.client_id = clientId.trim();
@@ -130,14 +136,15 @@ function OAuthForm(props: {
         action.setError('Nothing changed: edit a field or type a new client secret.');
         return;
       }
+      call = () => answer(api.PATCH('/v1/connection/{connection_key}/oauth', { ...byKey, body }));
     }
-    let answer: Connection | undefined;
+    let updated: Connection | undefined;
     const ok = await action.run(async () => {
-      answer = await api.send<Connection>(current ? 'PATCH' : 'PUT', path, body);
+      updated = await call();
     });
-    if (ok && answer) {
+    if (ok && updated) {
       setClientSecret('');
-      props.onSaved(answer, current ? 'OAuth configuration updated.' : 'OAuth configuration set.');
+      props.onSaved(updated, current ? 'OAuth configuration updated.' : 'OAuth configuration set.');
     }
   }
 
@@ -208,9 +215,9 @@ function OAuthForm(props: {
               confirmLabel="Delete the OAuth configuration"
               onConfirm={async () => {
                 await action.run(async () => {
-                  await api.send('DELETE', path);
-                  const answer = await api.get<Connection>(`/v1/connection/${segment(props.connection.key)}`);
-                  props.onSaved(answer, 'OAuth configuration deleted.');
+                  await answer(api.DELETE('/v1/connection/{connection_key}/oauth', byKey));
+                  const connection = await answer(api.GET('/v1/connection/{connection_key}', byKey));
+                  props.onSaved(connection, 'OAuth configuration deleted.');
                 });
               }}
             />
@@ -237,15 +244,16 @@ function SigningSecretForm(props: { connection: Connection }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setRotated(null);
-    let answer: SigningSecretRotation | undefined;
+    let rotation: SigningSecretRotation | undefined;
     const ok = await rotate.run(async () => {
-      answer = await api.send<SigningSecretRotation>(
-        'POST',
-        `/v1/connection/${segment(props.connection.key)}/signing-secret`,
-        { grace_period_seconds: Number(graceSeconds) || 0 },
+      rotation = await answer(
+        api.POST('/v1/connection/{connection_key}/signing-secret', {
+          params: { path: { connection_key: props.connection.key } },
+          body: { grace_period_seconds: Number(graceSeconds) || 0 },
+        }),
       );
     });
-    if (ok && answer) setRotated(answer);
+    if (ok && rotation) setRotated(rotation);
   }
 
   return (
@@ -297,8 +305,11 @@ function SigningSecretForm(props: { connection: Connection }) {
 export function ConnectionDetailPage(props: { connectionKey: string }) {
   const { api } = useSession();
   const [, navigate] = useLocation();
-  const path = `/v1/connection/${segment(props.connectionKey)}`;
-  const loaded = useResource(() => api.get<Connection>(path), path);
+  const byKey = { params: { path: { connection_key: props.connectionKey } } };
+  const loaded = useResource(
+    () => answer(api.GET('/v1/connection/{connection_key}', byKey)),
+    props.connectionKey,
+  );
   const [override, setOverride] = useState<Connection | null>(null);
   const [oauthMessage, setOauthMessage] = useState('');
   const remove = useAction();
@@ -369,7 +380,8 @@ export function ConnectionDetailPage(props: { connectionKey: string }) {
               confirmLabel={`Delete ${connection.key} for good`}
               disabled={!canDelete}
               onConfirm={async () => {
-                if (await remove.run(() => api.send('DELETE', path))) navigate('/connections');
+                if (await remove.run(() => answer(api.DELETE('/v1/connection/{connection_key}', byKey))))
+                  navigate('/connections');
               }}
             />
           </section>

@@ -2,12 +2,14 @@
 // created connection's signing secret is shown once, as the API answers it.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import type { Page } from '../api.ts';
+import { answer, answerOne } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, SecretOnce } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection, UpsertedConnection } from '../types.ts';
+import type { Body, Connection, UpsertedConnection } from '../schema.ts';
+
+type Access = Body<'/v1/connection', 'patch'>[number]['access'];
 
 export function connectionAuthLabel(connection: Connection): string {
   if (connection.oauth) return 'OAuth client credentials';
@@ -19,12 +21,12 @@ export function connectionAuthLabel(connection: Connection): string {
 export function ConnectionsPage() {
   const { api } = useSession();
   const connections = useResource(
-    () => api.get<Page<Connection>>('/v1/connection', { size: 1000 }),
+    () => answer(api.GET('/v1/connection', { params: { query: { size: 1000 } } })),
     'connections',
   );
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
-  const [access, setAccess] = useState('read');
+  const [access, setAccess] = useState<Access>('read');
   const [description, setDescription] = useState('');
   const create = useAction();
   const [created, setCreated] = useState<UpsertedConnection | null>(null);
@@ -32,19 +34,19 @@ export function ConnectionsPage() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setCreated(null);
-    const item: Record<string, unknown> = {
+    const item: Body<'/v1/connection', 'patch'>[number] = {
       name: name.trim(),
       key: key.trim(),
       connection_type: 'https',
       access,
     };
     if (description.trim()) item.description = description.trim();
-    let answer: UpsertedConnection | undefined;
+    let upserted: UpsertedConnection | undefined;
     const ok = await create.run(async () => {
-      answer = await api.upsertOne<UpsertedConnection>('/v1/connection', item);
+      upserted = await answerOne(api.PATCH('/v1/connection', { body: [item] }));
     });
     if (ok) {
-      if (answer?.signing_secret) setCreated(answer);
+      if (upserted?.signing_secret) setCreated(upserted);
       setName('');
       setKey('');
       setDescription('');
@@ -124,7 +126,7 @@ export function ConnectionsPage() {
           </Field>
           <Field label="Access">
             {(id) => (
-              <select id={id} value={access} onChange={(event) => setAccess(event.target.value)}>
+              <select id={id} value={access} onChange={(event) => setAccess(event.target.value as Access)}>
                 <option value="read">read</option>
                 <option value="write">write</option>
               </select>

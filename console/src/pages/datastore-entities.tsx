@@ -5,12 +5,12 @@
 // dropped on "Hide" or when the page is left. Nothing here changes subject data.
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { type Page, segment } from '../api.ts';
+import { answer } from '../api.ts';
 import { Empty, ErrorNotice, Loading, PageHeader, Pager } from '../components.tsx';
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { BrowsedEntity, RevealedEntity } from '../types.ts';
+import type { BrowsedEntity } from '../schema.ts';
 
 const PAGE_SIZE = 25;
 const MASK = '••••••';
@@ -24,23 +24,25 @@ export function DatastoreEntitiesPage(props: { datastore: string }) {
   const reveal = useAction();
   const entities = useResource(
     () =>
-      api.get<Page<BrowsedEntity> & { total_capped: boolean }>(
-        `/v1/datastore/${segment(props.datastore)}/entity`,
-        { page, size: PAGE_SIZE },
+      answer(
+        api.GET('/v1/datastore/{name}/entity', {
+          params: { path: { name: props.datastore }, query: { page, size: PAGE_SIZE } },
+        }),
       ),
     `${props.datastore}/${page}`,
   );
 
   async function show(entityId: string, attribute?: string) {
     await reveal.run(async () => {
-      const answer = await api.get<RevealedEntity>(
-        `/v1/datastore/${segment(props.datastore)}/entity/${segment(entityId)}`,
-        { attribute },
+      const entity = await answer(
+        api.GET('/v1/datastore/{name}/entity/{id}', {
+          params: { path: { name: props.datastore, id: entityId }, query: { attribute } },
+        }),
       );
       setRevealed((current) => {
         const values = { ...current[entityId] };
-        for (const item of answer.attributes) values[item.name] = item.value;
-        for (const file of answer.files) values[file.name] = `${file.file_name} (${file.content_type})`;
+        for (const item of entity.attributes) values[item.name] = item.value;
+        for (const file of entity.files) values[file.name] = `${file.file_name} (${file.content_type})`;
         return { ...current, [entityId]: values };
       });
     });

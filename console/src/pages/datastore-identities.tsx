@@ -3,28 +3,23 @@
 // it as one row per kind with comma-separated `table.attribute` names; a kind left empty is not declared,
 // and saving no kind at all (or "Use the default") goes back to the default.
 import { type FormEvent, useState } from 'react';
-import { segment } from '../api.ts';
+import { answer } from '../api.ts';
 import { ErrorNotice, Field, Loading, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Datastore } from '../types.ts';
+import type { Datastore, Ok } from '../schema.ts';
 
-interface IdentityAttributes {
-  datastore: string;
-  declared: boolean;
-  identities: Record<string, string[]>;
-  updated_at: string | null;
-}
+type IdentityAttributes = Ok<'/v1/datastore/{name}/identities', 'get'>;
 
 interface Row {
   kind: string;
   names: string;
 }
 
-const rowsOf = (answer: IdentityAttributes): Row[] =>
-  answer.declared
-    ? Object.entries(answer.identities).map(([kind, names]) => ({ kind, names: names.join(', ') }))
+const rowsOf = (attributes: IdentityAttributes): Row[] =>
+  attributes.declared
+    ? Object.entries(attributes.identities).map(([kind, names]) => ({ kind, names: names.join(', ') }))
     : [
         { kind: 'email', names: '' },
         { kind: 'phone_number', names: '' },
@@ -47,8 +42,11 @@ function IdentityEditor(props: { datastore: string }) {
   const canUpdate = useCan('datastore:update');
   const canManage = useCan('datastore:*');
   const can = canUpdate || canManage;
-  const path = `/v1/datastore/${segment(props.datastore)}/identities`;
-  const current = useResource(() => api.get<IdentityAttributes>(path), path);
+  const byName = { params: { path: { name: props.datastore } } };
+  const current = useResource(
+    () => answer(api.GET('/v1/datastore/{name}/identities', byName)),
+    `${props.datastore}/identities`,
+  );
   const [rows, setRows] = useState<Row[] | null>(null);
   const [saved, setSaved] = useState('');
   const save = useAction();
@@ -56,11 +54,12 @@ function IdentityEditor(props: { datastore: string }) {
 
   async function put(declaration: Record<string, string[]>) {
     setSaved('');
-    let answer: IdentityAttributes | undefined;
-    if (await save.run(async () => (answer = await api.send<IdentityAttributes>('PUT', path, declaration)))) {
+    let stored: IdentityAttributes | undefined;
+    const call = api.PUT('/v1/datastore/{name}/identities', { ...byName, body: declaration });
+    if (await save.run(async () => (stored = await answer(call)))) {
       setRows(null);
       await current.reload();
-      setSaved(answer?.declared ? 'Identity attributes saved.' : 'Back to the default identity attributes.');
+      setSaved(stored?.declared ? 'Identity attributes saved.' : 'Back to the default identity attributes.');
     }
   }
 

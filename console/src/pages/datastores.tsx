@@ -4,7 +4,7 @@
 // (datastore-entities.tsx).
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import { segment } from '../api.ts';
+import { answer } from '../api.ts';
 import {
   ConfirmButton,
   CopyButton,
@@ -18,13 +18,8 @@ import {
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { ApiKey, Datastore, IssuedApiKey } from '../types.ts';
+import type { Body, Datastore, IssuedApiKey } from '../schema.ts';
 import { IdentityAttributesSection } from './datastore-identities.tsx';
-
-interface Maintenance {
-  enabled: boolean;
-  updated_at: string | null;
-}
 
 /** A datastore's entity count, linking to its read-only browse. */
 function EntityCount(props: { datastore: Datastore }) {
@@ -50,7 +45,7 @@ function DatastoreSection(props: { datastores: Datastore[]; reload: () => Promis
     const body = description.trim()
       ? { name: name.trim(), description: description.trim() }
       : { name: name.trim() };
-    if (await create.run(() => api.send('POST', '/v1/datastore', body))) {
+    if (await create.run(() => answer(api.POST('/v1/datastore', { body })))) {
       setName('');
       setDescription('');
       await props.reload();
@@ -92,7 +87,13 @@ function DatastoreSection(props: { datastores: Datastore[]; reload: () => Promis
                     confirmLabel={`Delete ${datastore.name} and all its data`}
                     onConfirm={async () => {
                       if (
-                        await remove.run(() => api.send('DELETE', `/v1/datastore/${segment(datastore.name)}`))
+                        await remove.run(() =>
+                          answer(
+                            api.DELETE('/v1/datastore/{name}', {
+                              params: { path: { name: datastore.name } },
+                            }),
+                          ),
+                        )
                       )
                         await props.reload();
                     }}
@@ -146,10 +147,10 @@ function IssueKeyForm(props: { datastores: Datastore[]; onIssued: (key: IssuedAp
       issue.setError('Choose at least one datastore, or all datastores.');
       return;
     }
-    const body: Record<string, unknown> = { name: name.trim(), datastores };
+    const body: Body<'/v1/api-key', 'post'> = { name: name.trim(), datastores };
     if (rateLimit.trim()) body.rate_limit_per_minute = Number(rateLimit);
     let issued: IssuedApiKey | undefined;
-    if (await issue.run(async () => (issued = await api.send<IssuedApiKey>('POST', '/v1/api-key', body)))) {
+    if (await issue.run(async () => (issued = await answer(api.POST('/v1/api-key', { body }))))) {
       setName('');
       setChosen([]);
       setAllDatastores(false);
@@ -252,7 +253,7 @@ function IssuedKeyPanel(props: { issued: IssuedApiKey; onDismiss: () => void }) 
 
 function KeySection(props: { datastores: Datastore[] }) {
   const { api } = useSession();
-  const keys = useResource(() => api.get<ApiKey[]>('/v1/api-key'), 'keys');
+  const keys = useResource(() => answer(api.GET('/v1/api-key')), 'keys');
   const [issued, setIssued] = useState<IssuedApiKey | null>(null);
   const revoke = useAction();
   const [revoked, setRevoked] = useState('');
@@ -301,7 +302,11 @@ function KeySection(props: { datastores: Datastore[] }) {
                     confirmLabel={`Revoke ${key.name} now`}
                     onConfirm={async () => {
                       setRevoked('');
-                      if (await revoke.run(() => api.send('DELETE', `/v1/api-key/${segment(key.id)}`))) {
+                      if (
+                        await revoke.run(() =>
+                          answer(api.DELETE('/v1/api-key/{id}', { params: { path: { id: key.id } } })),
+                        )
+                      ) {
                         setRevoked(`Key “${key.name}” revoked: it is refused from now on.`);
                         await keys.reload();
                       }
@@ -327,7 +332,7 @@ function KeySection(props: { datastores: Datastore[] }) {
 
 function MaintenanceSection() {
   const { api } = useSession();
-  const maintenance = useResource(() => api.get<Maintenance>('/v1/maintenance'), 'maintenance');
+  const maintenance = useResource(() => answer(api.GET('/v1/maintenance')), 'maintenance');
   const toggle = useAction();
   const enabled = maintenance.data?.enabled ?? false;
   return (
@@ -343,7 +348,7 @@ function MaintenanceSection() {
             aria-pressed={enabled}
             disabled={toggle.pending}
             onClick={async () => {
-              if (await toggle.run(() => api.send('PUT', '/v1/maintenance', { enabled: !enabled })))
+              if (await toggle.run(() => answer(api.PUT('/v1/maintenance', { body: { enabled: !enabled } }))))
                 await maintenance.reload();
             }}
           >
@@ -359,7 +364,7 @@ function MaintenanceSection() {
 
 export function DatastoresPage() {
   const { api } = useSession();
-  const datastores = useResource(() => api.get<Datastore[]>('/v1/datastore'), 'datastores');
+  const datastores = useResource(() => answer(api.GET('/v1/datastore')), 'datastores');
   return (
     <>
       <PageHeader title="Datastores and API keys" />

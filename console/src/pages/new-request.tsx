@@ -2,16 +2,21 @@
 // for a request that arrived by mail or phone. The identity typed here is sent once and cleared.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError, type BulkAnswer, type Page } from '../api.ts';
+import { answer, answerOne } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Policy, PrivacyRequest } from '../types.ts';
+import type { Body, PrivacyRequest } from '../schema.ts';
+
+type NewRequest = Body<'/v1/privacy-request', 'post'>[number];
 
 export function NewRequestForm(props: { onCreated: () => Promise<void> }) {
   const { api } = useSession();
-  const policies = useResource(() => api.get<Page<Policy>>('/v1/dsr/policy', { size: 1000 }), 'policies');
+  const policies = useResource(
+    () => answer(api.GET('/v1/dsr/policy', { params: { query: { size: 1000 } } })),
+    'policies',
+  );
   const [policyKey, setPolicyKey] = useState('');
   const [email, setEmail] = useState('');
   const [phone, setPhone] = useState('');
@@ -23,20 +28,22 @@ export function NewRequestForm(props: { onCreated: () => Promise<void> }) {
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     setCreated(null);
-    const identity: Record<string, string> = {};
+    const identity: { email?: string; phone_number?: string } = {};
     if (email.trim()) identity.email = email.trim();
     if (phone.trim()) identity.phone_number = phone.trim();
     if (Object.keys(identity).length === 0) {
       submit.setError('Give an email address or a phone number.');
       return;
     }
-    const item: Record<string, unknown> = { identity, policy_key: policyKey || firstPolicy };
+    // The document types custom identities as {label, value}, which TypeScript applies to email too.
+    const item: NewRequest = {
+      identity: identity as NewRequest['identity'],
+      policy_key: policyKey || firstPolicy,
+    };
     if (externalId.trim()) item.external_id = externalId.trim();
     let request: PrivacyRequest | undefined;
     const ok = await submit.run(async () => {
-      const answer = await api.send<BulkAnswer<PrivacyRequest>>('POST', '/v1/privacy-request', [item]);
-      if (answer.failed[0]) throw new ApiError(422, answer.failed[0].message);
-      request = answer.succeeded[0];
+      request = await answerOne(api.POST('/v1/privacy-request', { body: [item] }));
     });
     if (ok && request) {
       setCreated(request);

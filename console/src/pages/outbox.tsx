@@ -7,8 +7,8 @@ import { Empty, ErrorNotice, Loading, PageHeader, Pager } from '../components.ts
 import { formatDateTime } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { Page } from '../api.ts';
-import type { OutboxMessage } from '../subject-types.ts';
+import { answer } from '../api.ts';
+import type { OutboxMessage } from '../schema.ts';
 
 const PAGE_SIZE = 20;
 const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
@@ -23,7 +23,7 @@ export function OutboxPage() {
   const { api } = useSession();
   const [page, setPage] = useState(1);
   const outbox = useResource(
-    () => api.get<Page<OutboxMessage>>('/v1/outbox', { page, size: PAGE_SIZE }),
+    () => answer(api.GET('/v1/outbox', { params: { query: { page, size: PAGE_SIZE } } })),
     String(page),
     3000,
   );

@@ -2,12 +2,12 @@
 // webhooks, which belong to the service rather than to one policy. A created policy is confirmed in words.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import type { Page } from '../api.ts';
+import { answer, answerOne } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection, Policy } from '../types.ts';
+import type { Body } from '../schema.ts';
 import { WebhookList } from './webhook-list.tsx';
 
 /**
@@ -25,12 +25,18 @@ const POLICY_ACTIONS = [
 
 export function useConnections() {
   const { api } = useSession();
-  return useResource(() => api.get<Page<Connection>>('/v1/connection', { size: 1000 }), 'connections');
+  return useResource(
+    () => answer(api.GET('/v1/connection', { params: { query: { size: 1000 } } })),
+    'connections',
+  );
 }
 
 export function PoliciesPage() {
   const { api } = useSession();
-  const policies = useResource(() => api.get<Page<Policy>>('/v1/dsr/policy', { size: 1000 }), 'policies');
+  const policies = useResource(
+    () => answer(api.GET('/v1/dsr/policy', { params: { query: { size: 1000 } } })),
+    'policies',
+  );
   const connections = useConnections();
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
@@ -41,14 +47,14 @@ export function PoliciesPage() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const item: Record<string, unknown> = {
+    const item: Body<'/v1/dsr/policy', 'patch'>[number] = {
       name: name.trim(),
       key: key.trim(),
       execution_timeframe: Number(timeframe),
     };
     if (drpAction.trim()) item.drp_action = drpAction.trim();
     setCreated('');
-    if (await create.run(() => api.upsertOne('/v1/dsr/policy', item))) {
+    if (await create.run(() => answerOne(api.PATCH('/v1/dsr/policy', { body: [item] })))) {
       setCreated(`Policy ${key.trim()} created. Open it to add its rules.`);
       setName('');
       setKey('');
@@ -160,7 +166,7 @@ export function PoliciesPage() {
       {connections.data ? (
         <WebhookList
           title="Pre-approval webhooks"
-          listPath="/v1/pre_approval_webhook"
+          source={{ timing: 'pre_approval' }}
           policyWebhook={false}
           connections={connections.data.items}
           description="Called when a request is received, in this order. When all answer eligible the request is approved; any not-eligible answer leaves it pending for review."

@@ -3,12 +3,15 @@
 // (GET /v1/masking/strategy), never a list kept here.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import { segment } from '../api.ts';
+import { answer, answerOne } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { MaskingStrategy, Policy, Rule } from '../types.ts';
+import type { Body, Rule } from '../schema.ts';
+
+type RuleItem = Body<'/v1/dsr/policy/{policy_key}/rule', 'patch'>[number];
+type StrategyName = NonNullable<RuleItem['masking_strategy']>['strategy'];
 import { useConnections } from './policies.tsx';
 import { WebhookList } from './webhook-list.tsx';
 
@@ -16,20 +19,20 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
-  const [actionType, setActionType] = useState('erasure');
-  const [strategy, setStrategy] = useState('nullify');
+  const [actionType, setActionType] = useState<RuleItem['action_type']>('erasure');
+  const [strategy, setStrategy] = useState<StrategyName>('nullify');
   const [rewriteValue, setRewriteValue] = useState('');
   const [targets, setTargets] = useState('*');
   const save = useAction();
   const [saved, setSaved] = useState('');
-  const strategies = useResource(() => api.get<MaskingStrategy[]>('/v1/masking/strategy'), 'strategies');
+  const strategies = useResource(() => answer(api.GET('/v1/masking/strategy')), 'strategies');
   const chosen = strategies.data?.find((entry) => entry.name === strategy);
   const erasure = actionType === 'erasure';
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaved('');
-    const item: Record<string, unknown> = {
+    const item: RuleItem = {
       name: name.trim(),
       key: key.trim(),
       action_type: actionType,
@@ -44,7 +47,16 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
         configuration: strategy === 'string_rewrite' ? { rewrite_value: rewriteValue } : {},
       };
     }
-    if (await save.run(() => api.upsertOne(`/v1/dsr/policy/${segment(props.policyKey)}/rule`, item))) {
+    if (
+      await save.run(() =>
+        answerOne(
+          api.PATCH('/v1/dsr/policy/{policy_key}/rule', {
+            params: { path: { policy_key: props.policyKey } },
+            body: [item],
+          }),
+        ),
+      )
+    ) {
       setSaved(`Rule ${key.trim()} saved.`);
       setName('');
       setKey('');
@@ -73,7 +85,11 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
         </Field>
         <Field label="Action type">
           {(id) => (
-            <select id={id} value={actionType} onChange={(event) => setActionType(event.target.value)}>
+            <select
+              id={id}
+              value={actionType}
+              onChange={(event) => setActionType(event.target.value as RuleItem['action_type'])}
+            >
               <option value="access">access</option>
               <option value="erasure">erasure</option>
             </select>
@@ -89,7 +105,7 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
               aria-describedby={describedBy}
               value={erasure ? strategy : ''}
               disabled={!erasure || !strategies.data}
-              onChange={(event) => setStrategy(event.target.value)}
+              onChange={(event) => setStrategy(event.target.value as StrategyName)}
             >
               {erasure ? null : <option value="">none (access)</option>}
               {(strategies.data ?? []).map((entry) => (
@@ -167,10 +183,12 @@ function RulesTable(props: { rules: Rule[] }) {
 
 export function PolicyDetailPage(props: { policyKey: string }) {
   const { api } = useSession();
-  const path = `/v1/dsr/policy/${segment(props.policyKey)}`;
-  const policy = useResource(() => api.get<Policy>(path), path);
+  const policy = useResource(
+    () =>
+      answer(api.GET('/v1/dsr/policy/{policy_key}', { params: { path: { policy_key: props.policyKey } } })),
+    props.policyKey,
+  );
   const connections = useConnections();
-  const webhookBase = `/v1/policy/${segment(props.policyKey)}/webhook`;
 
   return (
     <>
@@ -200,14 +218,14 @@ export function PolicyDetailPage(props: { policyKey: string }) {
             <>
               <WebhookList
                 title="Pre-execution webhooks"
-                listPath={`${webhookBase}/pre_execution`}
+                source={{ policyKey: props.policyKey, timing: 'pre_execution' }}
                 policyWebhook
                 connections={connections.data.items}
                 description="Called in this order after approval, before the rules run. A two-way webhook may halt the request until it is resumed."
               />
               <WebhookList
                 title="Post-execution webhooks"
-                listPath={`${webhookBase}/post_execution`}
+                source={{ policyKey: props.policyKey, timing: 'post_execution' }}
                 policyWebhook
                 connections={connections.data.items}
                 description="Called in this order after the rules ran, before the request completes."

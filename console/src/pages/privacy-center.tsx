@@ -5,9 +5,8 @@ import { type FormEvent, useState } from 'react';
 import { ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { Page } from '../api.ts';
-import type { InputRequirement, PrivacyCenterAction, PrivacyCenterSettings } from '../subject-types.ts';
-import type { Policy } from '../types.ts';
+import { answer } from '../api.ts';
+import type { InputRequirement, Policy, PrivacyCenterAction, PrivacyCenterSettings } from '../schema.ts';
 
 const DEFAULT_ACTIONS: PrivacyCenterAction[] = [
   {
@@ -133,7 +132,7 @@ function SettingsForm(props: {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaved('');
-    if (await save.run(() => api.send('PUT', '/v1/privacy-center', draft))) {
+    if (await save.run(() => answer(api.PUT('/v1/privacy-center', { body: draft })))) {
       setSaved(`Saved: ${draft.actions.length} action(s) published.`);
       await props.onSaved();
     }
@@ -218,8 +217,11 @@ function SettingsForm(props: {
 
 export function PrivacyCenterPage() {
   const { api } = useSession();
-  const settings = useResource(() => api.get<PrivacyCenterSettings>('/v1/privacy-center'), 'privacy-center');
-  const policies = useResource(() => api.get<Page<Policy>>('/v1/dsr/policy', { size: 1000 }), 'policies');
+  const settings = useResource(() => answer(api.GET('/v1/privacy-center')), 'privacy-center');
+  const policies = useResource(
+    () => answer(api.GET('/v1/dsr/policy', { params: { query: { size: 1000 } } })),
+    'policies',
+  );
   return (
     <>
       <PageHeader title="Privacy center" />

@@ -2,21 +2,20 @@
 // showing the request it denies), retry a request in error. Each calls the management API and reports the
 // API's own sentence when it refuses; without privacy-request:review the buttons are disabled.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiError, type BulkAnswer, segment } from '../api.ts';
+import { answer, ApiError } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
 import { deadlineText, formatDate, formatDateTime, maskedIdentity } from '../format.ts';
 import { useAction } from '../hooks.ts';
 import { useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { PrivacyRequest } from '../types.ts';
+import type { PrivacyRequest } from '../schema.ts';
 import { CANCELABLE, CancelDialog } from './request-cancel.tsx';
 
 export const REVIEWABLE = new Set(['pending']);
 export const RETRYABLE = new Set(['error']);
 
-function firstFailure(answer: unknown): string | undefined {
-  const failed = (answer as Partial<BulkAnswer<unknown>> | undefined)?.failed;
-  return Array.isArray(failed) && failed[0] ? failed[0].message : undefined;
+function firstFailure(bulk: { failed: { message: string }[] }): string | undefined {
+  return bulk.failed[0]?.message;
 }
 
 function DenyDialog(props: { request: PrivacyRequest; onClose: () => void; onDenied: () => Promise<void> }) {
@@ -33,11 +32,12 @@ function DenyDialog(props: { request: PrivacyRequest; onClose: () => void; onDen
   async function submit(event: FormEvent) {
     event.preventDefault();
     const ok = await deny.run(async () => {
-      const answer = await api.send('PATCH', '/v1/privacy-request/administrate/deny', {
-        request_ids: [props.request.id],
-        reason: reason.trim(),
-      });
-      const failure = firstFailure(answer);
+      const denied = await answer(
+        api.PATCH('/v1/privacy-request/administrate/deny', {
+          body: { request_ids: [props.request.id], reason: reason.trim() },
+        }),
+      );
+      const failure = firstFailure(denied);
       if (failure) throw new ApiError(400, failure);
     });
     if (ok) {
@@ -109,17 +109,21 @@ export function RequestActions(props: { request: PrivacyRequest; onChanged: () =
 
   async function approve() {
     const ok = await action.run(async () => {
-      const answer = await api.send('PATCH', '/v1/privacy-request/administrate/approve', {
-        request_ids: [request.id],
-      });
-      const failure = firstFailure(answer);
+      const approved = await answer(
+        api.PATCH('/v1/privacy-request/administrate/approve', { body: { request_ids: [request.id] } }),
+      );
+      const failure = firstFailure(approved);
       if (failure) throw new ApiError(400, failure);
     });
     if (ok) await props.onChanged();
   }
 
   async function retry() {
-    if (await action.run(() => api.send('POST', `/v1/privacy-request/${segment(request.id)}/retry`)))
+    if (
+      await action.run(() =>
+        answer(api.POST('/v1/privacy-request/{id}/retry', { params: { path: { id: request.id } } })),
+      )
+    )
       await props.onChanged();
   }
 

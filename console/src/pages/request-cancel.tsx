@@ -1,11 +1,11 @@
 // Cancel a privacy request (identity_unverified, pending, approved or paused), with an optional reason, in a
 // modal dialog. The subject is told by email; a paused request's reply-to-token stops working.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { segment } from '../api.ts';
+import { answer } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
 import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { PrivacyRequest } from '../types.ts';
+import type { PrivacyRequest } from '../schema.ts';
 
 export const CANCELABLE = new Set(['identity_unverified', 'pending', 'approved', 'paused']);
 
@@ -28,10 +28,11 @@ export function CancelDialog(props: {
     event.preventDefault();
     const trimmed = reason.trim();
     const ok = await cancel.run(() =>
-      api.send(
-        'POST',
-        `/v1/privacy-request/${segment(props.request.id)}/cancel`,
-        trimmed ? { reason: trimmed } : {},
+      answer(
+        api.POST('/v1/privacy-request/{id}/cancel', {
+          params: { path: { id: props.request.id } },
+          body: trimmed ? { reason: trimmed } : {},
+        }),
       ),
     );
     if (ok) {

@@ -4,7 +4,7 @@
 // Identities given on the public page and never proved are listed apart, marked "unverified".
 import { useEffect } from 'react';
 import { Link } from 'wouter';
-import { segment } from '../api.ts';
+import { answer } from '../api.ts';
 import { Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components.tsx';
 import {
   closedText,
@@ -18,7 +18,7 @@ import {
 } from '../format.ts';
 import { useAction, useNow, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { PrivacyRequest, RequestLogEntry } from '../types.ts';
+import type { RequestLogEntry } from '../schema.ts';
 import { RequestActions } from './request-actions.tsx';
 import { policyLabel } from './requests.tsx';
 
@@ -141,7 +141,9 @@ function AccessPackageButton(props: { id: string }) {
         disabled={download.pending}
         onClick={() =>
           void download.run(async () => {
-            const results = await api.get<unknown>(`/v1/privacy-request/${segment(props.id)}/access-results`);
+            const results = await answer(
+              api.GET('/v1/privacy-request/{id}/access-results', { params: { path: { id: props.id } } }),
+            );
             const url = URL.createObjectURL(
               new Blob([JSON.stringify(results, null, 2)], { type: 'application/json' }),
             );
@@ -194,16 +196,16 @@ function Timeline(props: { entries: RequestLogEntry[] }) {
 
 export function RequestDetailPage(props: { id: string }) {
   const { api, info } = useSession();
-  const path = `/v1/privacy-request/${segment(props.id)}`;
+  const byId = { params: { path: { id: props.id } } };
   const request = useResource(
-    () => api.get<PrivacyRequest>(path),
-    path,
+    () => answer(api.GET('/v1/privacy-request/{id}', byId)),
+    props.id,
     (data) => (data && SETTLED.has(data.status) ? undefined : POLL_MS),
   );
   const settled = request.data ? SETTLED.has(request.data.status) : false;
   const log = useResource(
-    () => api.get<RequestLogEntry[]>(`${path}/log`),
-    `${path}/log`,
+    () => answer(api.GET('/v1/privacy-request/{id}/log', byId)),
+    `${props.id}/log`,
     settled ? undefined : POLL_MS,
   );
   const reloadLog = log.reload;

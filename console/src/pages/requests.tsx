@@ -6,7 +6,7 @@
 // open: it waits for a retry and its deadline still runs.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import type { Page } from '../api.ts';
+import { answer } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager, StatusBadge } from '../components.tsx';
 import {
   CLOSED_STATUSES,
@@ -18,11 +18,11 @@ import {
 } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { PrivacyRequest } from '../types.ts';
+import type { PrivacyRequest } from '../schema.ts';
 import { NewRequestForm } from './new-request.tsx';
 import { RequestActions } from './request-actions.tsx';
 
-export const STATUSES = [
+export const STATUSES: PrivacyRequest['status'][] = [
   'identity_unverified',
   'requires_input',
   'pending',
@@ -58,17 +58,23 @@ export function policyLabel(request: PrivacyRequest): string {
 
 export function RequestsPage() {
   const { api } = useSession();
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<PrivacyRequest['status'] | ''>('');
   const [externalIdDraft, setExternalIdDraft] = useState('');
   const [externalId, setExternalId] = useState('');
   const [page, setPage] = useState(1);
   const requests = useResource(
     () =>
-      api.get<Page<PrivacyRequest>>('/v1/privacy-request', {
-        status,
-        external_id: externalId,
-        size: FETCH_SIZE,
-      }),
+      answer(
+        api.GET('/v1/privacy-request', {
+          params: {
+            query: {
+              status: status || undefined,
+              external_id: externalId || undefined,
+              size: FETCH_SIZE,
+            },
+          },
+        }),
+      ),
     JSON.stringify([status, externalId]),
     REFRESH_MS,
   );
@@ -99,7 +105,7 @@ export function RequestsPage() {
               value={status}
               onChange={(event) => {
                 setPage(1);
-                setStatus(event.target.value);
+                setStatus(event.target.value as PrivacyRequest['status'] | '');
               }}
             >
               <option value="">any</option>

@@ -14,7 +14,10 @@ import {
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
-import type { Operator } from '../types.ts';
+import { answer } from '../api.ts';
+import type { Body } from '../schema.ts';
+
+type Role = Body<'/v1/user', 'post'>['roles'][number];
 
 /** The roles and what each may do (src/auth/scopes.ts has the scopes; docs/operators.md the table). */
 export const ROLES: { name: string; summary: string }[] = [
@@ -30,7 +33,7 @@ export function UsersPage() {
   const { api, info } = useSession();
   const canRead = holds(info.scopes, 'user:read');
   const canManage = holds(info.scopes, 'user:*');
-  const users = useResource(() => (canRead ? api.get<Operator[]>('/v1/user') : Promise.resolve([])), 'users');
+  const users = useResource(() => (canRead ? answer(api.GET('/v1/user')) : Promise.resolve([])), 'users');
   const remove = useAction();
   const [done, setDone] = useState('');
 
@@ -86,7 +89,11 @@ export function UsersPage() {
                       setDone('');
                       if (
                         await remove.run(() =>
-                          api.send('DELETE', `/v1/user/${encodeURIComponent(user.username)}`),
+                          answer(
+                            api.DELETE('/v1/user/{username}', {
+                              params: { path: { username: user.username } },
+                            }),
+                          ),
                         )
                       ) {
                         setDone(`Deleted ${user.username}; their sessions ended at once.`);
@@ -115,7 +122,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
   const { api } = useSession();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [roles, setRoles] = useState<string[]>(['viewer']);
+  const [roles, setRoles] = useState<Role[]>(['viewer']);
   const create = useAction();
 
   async function submit(event: FormEvent) {
@@ -125,7 +132,9 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
       return;
     }
     const name = username.trim().toLowerCase();
-    const created = await create.run(() => api.send('POST', '/v1/user', { username: name, password, roles }));
+    const created = await create.run(() =>
+      answer(api.POST('/v1/user', { body: { username: name, password, roles } })),
+    );
     setPassword('');
     if (created) {
       setUsername('');
@@ -171,11 +180,11 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
             <label className="check" key={role.name}>
               <input
                 type="checkbox"
-                checked={roles.includes(role.name)}
+                checked={roles.includes(role.name as Role)}
                 onChange={(event) =>
                   setRoles((current) =>
                     event.target.checked
-                      ? [...current, role.name]
+                      ? [...current, role.name as Role]
                       : current.filter((chosen) => chosen !== role.name),
                   )
                 }

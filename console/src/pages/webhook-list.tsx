@@ -3,12 +3,12 @@
 // Every change goes to the API at once and the list is reloaded from its answer: the service's order
 // is the truth, the page never keeps a private one.
 import { type DragEvent, type FormEvent, useState } from 'react';
-import { segment } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNotice, Field, Loading } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { Guarded, useCan } from '../scopes.tsx';
 import { useSession } from '../session.tsx';
-import type { Connection, Direction, Webhook } from '../types.ts';
+import type { Connection, Direction, Webhook } from '../schema.ts';
+import { webhookCalls, type WebhookListItem, type WebhookListSource } from './webhook-calls.ts';
 
 /** The scope every change of a webhook list needs (adding, removing, reordering, switching direction). */
 const WEBHOOK_WRITE = 'webhook:create_or_update';
@@ -16,27 +16,25 @@ const WEBHOOK_WRITE = 'webhook:create_or_update';
 export interface WebhookListProps {
   /** Heading of the section, e.g. "Pre-execution webhooks". */
   title: string;
-  /** The list path: GET reads it in order, PUT replaces it. */
-  listPath: string;
+  /** Which list: a policy's webhooks of one timing, or the pre-approval webhooks. */
+  source: WebhookListSource;
   /** Policy webhooks have a direction and single paths (PATCH/DELETE); pre-approval webhooks have neither. */
   policyWebhook: boolean;
   connections: Connection[];
   description: string;
 }
 
-function asListItem(webhook: Webhook, policyWebhook: boolean) {
-  const item: Record<string, string> = {
+function asListItem(webhook: Webhook, policyWebhook: boolean): WebhookListItem {
+  const item: WebhookListItem = {
     connection_config_key: webhook.connection_config_key,
     key: webhook.key,
     name: webhook.name,
   };
-  if (policyWebhook) item.direction = webhook.direction ?? 'one_way';
+  if (policyWebhook) item.direction = webhook.direction === 'two_way' ? 'two_way' : 'one_way';
   return item;
 }
 
-function AddWebhookForm(
-  props: WebhookListProps & { onAdd: (item: Record<string, string>) => Promise<boolean> },
-) {
+function AddWebhookForm(props: WebhookListProps & { onAdd: (item: WebhookListItem) => Promise<boolean> }) {
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [connectionKey, setConnectionKey] = useState('');
@@ -44,7 +42,7 @@ function AddWebhookForm(
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const item: Record<string, string> = {
+    const item: WebhookListItem = {
       connection_config_key: connectionKey || (props.connections[0]?.key ?? ''),
       key: key.trim(),
       name: name.trim(),
@@ -111,29 +109,26 @@ function AddWebhookForm(
 
 export function WebhookList(props: WebhookListProps) {
   const { api } = useSession();
-  const list = useResource(() => api.get<Webhook[]>(props.listPath), props.listPath);
+  const calls = webhookCalls(api, props.source);
+  const listId = `${props.source.policyKey ?? ''}/${props.source.timing}`;
+  const list = useResource(() => calls.list(), listId);
   const action = useAction();
   const canChange = useCan(WEBHOOK_WRITE);
   const [dragging, setDragging] = useState<string | null>(null);
   const [dropIndex, setDropIndex] = useState<number | null>(null);
   const [announcement, setAnnouncement] = useState('');
   const webhooks = list.data ?? [];
-  const single = (key: string) => `${props.listPath}/${segment(key)}`;
 
   async function putList(items: Webhook[]) {
-    await api.send(
-      'PUT',
-      props.listPath,
-      items.map((webhook) => asListItem(webhook, props.policyWebhook)),
-    );
+    await calls.replace(items.map((webhook) => asListItem(webhook, props.policyWebhook)));
   }
 
   async function move(key: string, to: number) {
     const from = webhooks.findIndex((webhook) => webhook.key === key);
     if (from < 0 || to < 0 || to >= webhooks.length || from === to) return;
     const ok = await action.run(async () => {
-      if (props.policyWebhook) {
-        await api.send('PATCH', single(key), { order: to });
+      if (calls.update) {
+        await calls.update(key, { order: to });
       } else {
         const reordered = webhooks.filter((webhook) => webhook.key !== key);
         reordered.splice(to, 0, webhooks[from] as Webhook);
@@ -146,7 +141,7 @@ export function WebhookList(props: WebhookListProps) {
 
   async function remove(key: string) {
     await action.run(async () => {
-      if (props.policyWebhook) await api.send('DELETE', single(key));
+      if (calls.remove) await calls.remove(key);
       else await putList(webhooks.filter((webhook) => webhook.key !== key));
     });
     await list.reload();
@@ -154,16 +149,13 @@ export function WebhookList(props: WebhookListProps) {
 
   async function toggleDirection(webhook: Webhook) {
     const direction: Direction = webhook.direction === 'two_way' ? 'one_way' : 'two_way';
-    await action.run(() => api.send('PATCH', single(webhook.key), { direction }));
+    await action.run(async () => calls.update?.(webhook.key, { direction }));
     await list.reload();
   }
 
-  async function add(item: Record<string, string>): Promise<boolean> {
+  async function add(item: WebhookListItem): Promise<boolean> {
     const ok = await action.run(() =>
-      api.send('PUT', props.listPath, [
-        ...webhooks.map((webhook) => asListItem(webhook, props.policyWebhook)),
-        item,
-      ]),
+      calls.replace([...webhooks.map((webhook) => asListItem(webhook, props.policyWebhook)), item]),
     );
     await list.reload();
     return ok;
@@ -190,7 +182,7 @@ export function WebhookList(props: WebhookListProps) {
     if (key) await move(key, index);
   }
 
-  const headingId = `${props.listPath.replace(/\W+/g, '-')}-heading`;
+  const headingId = `${listId.replace(/\W+/g, '-')}-heading`;
   return (
     <section aria-labelledby={headingId} className="webhook-list">
       <h2 id={headingId}>{props.title}</h2>
