@@ -1,6 +1,9 @@
 // The sweeps' reads and marks on privacy_requests: expired pauses, requests never verified, requests that
 // stopped moving (a lost queue job), and identities past their time. Each locks and skips what a concurrent
-// sweep holds, so several workers can sweep at once. Status changes go through repository.ts's transition.
+// sweep holds, so several workers can sweep at once. The lock is FOR NO KEY UPDATE: a sweep changes a
+// request's columns, never its key, so a row held only by a concurrent insert that references it (a log
+// entry appended as its mail is delivered) is not skipped. Status changes go through repository.ts's
+// transition.
 import type { Queryable } from '../db/database.ts';
 import type { RequestRow } from './repository.ts';
 
@@ -10,7 +13,7 @@ export const sweepRepository = {
     const { rows } = await tx.query<RequestRow>(
       `SELECT * FROM privacy_requests
         WHERE status = 'paused' AND paused_at <= now() - make_interval(secs => $1::int)
-        ORDER BY paused_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        ORDER BY paused_at LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
       [seconds, limit],
     );
     return rows;
@@ -21,7 +24,7 @@ export const sweepRepository = {
     const { rows } = await tx.query<RequestRow>(
       `SELECT * FROM privacy_requests
         WHERE status = 'identity_unverified' AND requested_at <= now() - make_interval(secs => $1::int)
-        ORDER BY requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        ORDER BY requested_at LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
       [seconds, limit],
     );
     return rows;
@@ -32,7 +35,7 @@ export const sweepRepository = {
     const { rows } = await tx.query<RequestRow>(
       `SELECT * FROM privacy_requests
         WHERE id = $1 AND status = 'paused' AND paused_at <= now() - make_interval(secs => $2::int)
-        FOR UPDATE SKIP LOCKED`,
+        FOR NO KEY UPDATE SKIP LOCKED`,
       [id, seconds],
     );
     return rows[0];

@@ -71,6 +71,7 @@ describe('the outbox without a mail server: codes for owners only', () => {
       client: await scopedToken(service, ['privacy-request:read']),
     };
     const codes = new Map<string, string | undefined>();
+    const bodies = new Map<string, string>();
     for (const [who, token] of Object.entries(readers)) {
       const answer = await service.call('GET', `/v1/outbox?privacy_request_id=${id}`, { token });
       assert.equal(answer.status, 200, answer.text);
@@ -79,10 +80,14 @@ describe('the outbox without a mail server: codes for owners only', () => {
       assert.equal(message.body_purged, false);
       assert.equal(message.subject.includes('verification code'), true);
       codes.set(who, /enter this code: (\S+)/.exec(message.text ?? '')?.[1]);
+      bodies.set(who, `${message.text}${message.html}`);
       if (who === 'root' || who === 'owner') assert.match(message.html ?? '', /enter this code: \d{6}/);
-      else assert.ok(!/\d{6}/.test(`${message.text}${message.html}`), `${who}: ${message.text}`);
     }
-    assert.match(codes.get('root') ?? '', /^\d{6}$/);
+    const code = codes.get('root') ?? '';
+    assert.match(code, /^\d{6}$/);
+    // The request id in the status link may hold six digits in a row: look for the code itself.
+    for (const who of ['viewer', 'approver', 'client'])
+      assert.ok(!(bodies.get(who) ?? '').includes(code), `${who} sees the code`);
     assert.equal(codes.get('owner'), codes.get('root'));
     for (const who of ['viewer', 'approver', 'client']) assert.equal(codes.get(who), '***', who);
   });

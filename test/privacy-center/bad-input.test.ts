@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cancelUnverifiedRequests } from '../../src/privacy-requests/cancel.ts';
+import { logRepository } from '../../src/privacy-requests/log-repository.ts';
 import { type CallResult, startTestService, type TestService } from '../helpers/service.ts';
 import {
   policyWithWebhooks,
@@ -363,6 +364,19 @@ describe('the subject side refuses bad input and changes nothing', () => {
     const request = await service.call('GET', `/v1/privacy-request/${id}`, { token });
     assert.equal(request.body.status, 'canceled');
     assert.equal(request.body.cancel_reason, 'identity not verified in time');
+  });
+
+  it('the sweep cancels an unverified request whose log is being written meanwhile (its mail delivered)', async () => {
+    const email = `sweep.busy.${Date.now()}@example.com`;
+    const { id } = await submitted(email);
+    // A log entry inserted in a transaction still open holds a key-share lock on the request's row, as the
+    // outbox's delivery does while it logs the mail it sent; the sweep must not skip the request for it.
+    await service.services.db.transaction(async (tx) => {
+      await logRepository.appendLog(tx, id, [{ kind: 'note', message: 'a delivery being logged' }]);
+      assert.ok((await cancelUnverifiedRequests(service.services, 0)) >= 1);
+    });
+    const request = await service.call('GET', `/v1/privacy-request/${id}`, { token });
+    assert.equal(request.body.status, 'canceled');
   });
 
   it('download: unknown, malformed, oversized and expired tokens are refused', async () => {
