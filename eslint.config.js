@@ -23,6 +23,7 @@ const API_SIDE = [
   './src/!(runtime|cli|privacy-requests|outbox)/**',
   './src/privacy-requests/*.ts',
   './src/privacy-requests/rules/!(runner|erasure).ts',
+  './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
 ];
 /** Where domain rules and SQL live: they run the same from a route, the worker or the CLI. */
@@ -56,6 +57,7 @@ const DOMAIN_ROOMS = [
   'outbox',
   'policies',
   'privacy-center',
+  'privacy-center-settings',
   'privacy-requests',
   'runtime',
   'subject-api',
@@ -105,6 +107,12 @@ const houseZones = [
     target: './src/datastore',
     from: ['./src/subject-api', './src/http', './src/runtime'],
     message: 'The store is below its HTTP faces: subject-api/ calls datastore/, never the other way.',
+  },
+  {
+    target: './src/outbox',
+    from: ['./src/privacy-requests', './src/privacy-center', './src/privacy-center-settings'],
+    message:
+      'The outbox seals and delivers what it is given: privacy-requests/messages/ words and addresses the message, and the runtime wires the delivery log.',
   },
   {
     target: './src/http',

@@ -4,9 +4,9 @@
 // with counts (from the summary the rules step logged).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { queueSubjectMessages } from '../outbox/messages.ts';
-import type { ErasedInDatastore } from '../outbox/templates.ts';
-import { downloadUrl } from '../privacy-center/public-url.ts';
+import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
+import type { ErasedInDatastore } from '../privacy-requests/messages/templates.ts';
+import { downloadUrl } from '../privacy-center-settings/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { RequestRow } from '../privacy-requests/repository.ts';

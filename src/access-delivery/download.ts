@@ -9,7 +9,7 @@ import { appendAudit, type AuditOrigin } from '../audit/audit-log.ts';
 import { datastoreRepository } from '../datastore/admin-repository.ts';
 import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
-import { readPrivacyCenterSettings } from '../privacy-center/settings.ts';
+import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { type AccessPackage, readAccessPackage } from '../privacy-requests/rules/access-package.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';

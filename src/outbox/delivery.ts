@@ -1,12 +1,13 @@
-// Delivers due outbox messages over SMTP. Each attempt is recorded on the request's log with the
-// recipient masked; a failure waits twice as long as the one before (1 s, 2 s, 4 s ... up to
+// Delivers due outbox messages over SMTP. Each attempt's outcome is handed, with the recipient masked,
+// to `recordAttempt` inside the transaction that records it here (the runtime passes the request log's
+// writer: the outbox knows no request); a failure waits twice as long as the one before (1 s, 2 s, 4 s ... up to
 // outboxRetryMaxSeconds) and the message stays pending, so nothing is lost while the mail server is
 // down. Errors keep the transport's code, never its text (which may quote the recipient).
 import { mailFailureCodes, type MailTransport } from '../mail/transport.ts';
-import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { Services } from '../services.ts';
 import { openContent, purgedContent, sealContent } from './content.ts';
 import { maskEmail } from './recipient-mask.ts';
+import type { RecordAttempt } from './delivery-attempt.ts';
 import { type MessageRow, outboxRepository as repo } from './repository.ts';
 
 /** How long a claimed message is hidden from other workers: longer than any send may take. */
@@ -29,13 +30,14 @@ function failureText(error: unknown): string {
 export async function deliverDueMessages(
   services: Pick<Services, 'db' | 'keyring' | 'config'>,
   transport: MailTransport,
+  recordAttempt: RecordAttempt,
   at: Date = new Date(),
 ): Promise<{ sent: number; failed: number }> {
   const tally = { sent: 0, failed: 0 };
   for (;;) {
     const due = await repo.claimDue(services.db, at, LEASE_SECONDS, BATCH);
     for (const message of due) {
-      if (await deliverOne(services, transport, message, at)) tally.sent += 1;
+      if (await deliverOne(services, transport, recordAttempt, message, at)) tally.sent += 1;
       else tally.failed += 1;
     }
     if (due.length < BATCH) return tally;
@@ -45,6 +47,7 @@ export async function deliverDueMessages(
 async function deliverOne(
   services: Pick<Services, 'db' | 'keyring' | 'config'>,
   transport: MailTransport,
+  recordAttempt: RecordAttempt,
   message: MessageRow,
   at: Date,
 ): Promise<boolean> {
@@ -72,18 +75,14 @@ async function deliverOne(
         error,
       );
     if (message.privacy_request_id) {
-      await logRepository.appendLog(tx, message.privacy_request_id, [
-        {
-          kind: 'note',
-          attempt: message.attempts,
-          error: error ?? null,
-          message:
-            error === undefined
-              ? `message ${message.kind} sent to ${recipient}`
-              : `message ${message.kind} to ${recipient} not sent; it will be retried`,
-          details: { outbox_message_id: message.id, message_kind: message.kind, recipient },
-        },
-      ]);
+      await recordAttempt(tx, {
+        privacyRequestId: message.privacy_request_id,
+        messageId: message.id,
+        kind: message.kind,
+        recipient,
+        attempt: message.attempts,
+        error,
+      });
     }
   });
   return error === undefined;

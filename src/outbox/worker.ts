@@ -3,6 +3,7 @@
 // never overlap; several worker processes share the work through the claim's lease.
 import type { Services } from '../services.ts';
 import { type MailTransport, smtpTransport } from '../mail/transport.ts';
+import type { RecordAttempt } from './delivery-attempt.ts';
 import { deliverDueMessages } from './delivery.ts';
 
 export interface RunningOutboxWorker {
@@ -11,13 +12,14 @@ export interface RunningOutboxWorker {
 
 export function startOutboxWorker(
   services: Services,
+  recordAttempt: RecordAttempt,
   onError: (error: Error) => void,
   transport: MailTransport | undefined = smtpTransport(services.config),
 ): RunningOutboxWorker {
   if (!transport) return { stop: async () => undefined };
   let running: Promise<void> | undefined;
   const pass = () => {
-    running ??= deliverDueMessages(services, transport)
+    running ??= deliverDueMessages(services, transport, recordAttempt)
       .then(() => undefined, onError)
       .finally(() => {
         running = undefined;

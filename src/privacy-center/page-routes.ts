@@ -10,7 +10,7 @@ import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
 import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
-import { readPrivacyCenterSettings } from './settings.ts';
+import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import type { PublicThrottle } from './throttle.ts';

@@ -3,7 +3,7 @@
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected).
 import { escapeHtml } from '../validation/html.ts';
-import type { PrivacyCenterAction, PrivacyCenterSettings } from './schemas.ts';
+import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import type { PublicRequestView, Stage } from './submission.ts';
 
 export const PAGE_CSP = [

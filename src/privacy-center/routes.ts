@@ -6,19 +6,15 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
+import { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
+import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { PrivacyRequestView } from '../privacy-requests/schemas.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
-import {
-  PrivacyCenterSettings,
-  PublicRequestView,
-  PublicSubmission,
-  RequestIdParams,
-  RequestStanding,
-} from './schemas.ts';
-import { readPrivacyCenterSettings, updatePrivacyCenterSettings } from './settings.ts';
+import { PublicRequestView, PublicSubmission, RequestIdParams, RequestStanding } from './schemas.ts';
+import { updatePrivacyCenterSettings } from './settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { refuseCrossSite } from './cross-site.ts';
 import type { PublicThrottle } from './throttle.ts';

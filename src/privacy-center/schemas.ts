@@ -1,36 +1,11 @@
-// Shapes of the privacy center: its settings (what the public may request, with which identity fields),
-// the public submission and the public view of a request. Bounds keep every field small: these bodies
+// Shapes of the privacy center's public side: the submission and the public view of a request (its
+// settings are in privacy-center-settings/). Bounds keep every field small: these bodies
 // come from anyone.
 import Type from 'typebox';
 import { E164_PATTERN } from '../privacy-requests/identity.ts';
 import { MAX_EMAIL_LENGTH } from '../validation/email.ts';
 
 const Strict = { additionalProperties: false } as const;
-const InputRequirement = Type.Union([Type.Literal('required'), Type.Literal('optional')]);
-
-export const PrivacyCenterAction = Type.Object(
-  {
-    policy_key: Type.String({ minLength: 1, maxLength: 200 }),
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.String({ maxLength: 2000 }),
-    identity_inputs: Type.Object(
-      { email: Type.Optional(InputRequirement), phone_number: Type.Optional(InputRequirement) },
-      { ...Strict, minProperties: 1 },
-    ),
-  },
-  Strict,
-);
-export type PrivacyCenterAction = Type.Static<typeof PrivacyCenterAction>;
-
-export const PrivacyCenterSettings = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    organization_name: Type.String({ minLength: 1, maxLength: 200 }),
-    actions: Type.Array(PrivacyCenterAction, { maxItems: 20 }),
-  },
-  Strict,
-);
-export type PrivacyCenterSettings = Type.Static<typeof PrivacyCenterSettings>;
 
 export const SubjectIdentity = Type.Object(
   {

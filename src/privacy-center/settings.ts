@@ -1,29 +1,11 @@
-// The privacy center's settings: which policies the public may request, under which title, with which
-// identity fields. Until an operator saves them nothing is published (the defaults below), so a fresh
-// installation accepts no public request.
+// Saving the privacy center's settings (an operator's change, audited); reading them is
+// privacy-center-settings/, below every room that needs them.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
-import type { Database, Queryable } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { invalid } from '../errors.ts';
 import { policyRepository } from '../policies/repository.ts';
-import type { PrivacyCenterAction, PrivacyCenterSettings } from './schemas.ts';
-import { privacyCenterSettingsRepository as repo } from './settings-repository.ts';
-
-export const DEFAULT_SETTINGS: PrivacyCenterSettings = {
-  title: 'Privacy center',
-  organization_name: 'Lethe',
-  actions: [],
-};
-
-export async function readPrivacyCenterSettings(db: Queryable): Promise<PrivacyCenterSettings> {
-  return (await repo.read(db)) ?? DEFAULT_SETTINGS;
-}
-
-export function publishedAction(
-  settings: PrivacyCenterSettings,
-  policyKey: string,
-): PrivacyCenterAction | undefined {
-  return settings.actions.find((action) => action.policy_key === policyKey);
-}
+import { privacyCenterSettingsRepository as repo } from '../privacy-center-settings/repository.ts';
+import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 
 /** Replaces the settings; every action must name an existing policy, once. */
 export async function updatePrivacyCenterSettings(

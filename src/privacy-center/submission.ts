@@ -22,7 +22,7 @@ import type { Services } from '../services.ts';
 import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
-import { publishedAction, readPrivacyCenterSettings } from './settings.ts';
+import { publishedAction, readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 
 export type Stage = 'received' | 'verified' | 'in_progress' | 'done' | 'denied' | 'canceled';
 

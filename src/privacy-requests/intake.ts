@@ -5,7 +5,7 @@
 // sends pending requests on: to their pre-approval webhooks, to approval at once, or to an operator; and
 // tells each subject their request was received. Both run in the caller's transaction.
 import type { Queryable } from '../db/database.ts';
-import { queueSubjectMessages } from '../outbox/messages.ts';
+import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
 import { approvedEntry, awaitsOperator, planOf } from './approval.ts';

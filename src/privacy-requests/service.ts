@@ -8,7 +8,7 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { queueSubjectMessages } from '../outbox/messages.ts';
+import { queueSubjectMessages } from './messages/subject-messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';

@@ -7,6 +7,7 @@ import { buildApp, type LoggerOption } from './app.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
+import { logDeliveryAttempt } from '../privacy-requests/messages/delivery-log.ts';
 import { createServices } from './create-services.ts';
 import type { Services } from '../services.ts';
 
@@ -47,7 +48,7 @@ export async function startService(config: Config, options: StartOptions): Promi
     ? await startPrivacyRequestWorker(services, logError)
     : undefined;
   const outbox: RunningOutboxWorker | undefined = options.worker
-    ? startOutboxWorker(services, logError)
+    ? startOutboxWorker(services, logDeliveryAttempt, logError)
     : undefined;
 
   let app: FastifyInstance | undefined;

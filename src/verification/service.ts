@@ -9,7 +9,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
-import { queueSubjectMessages } from '../outbox/messages.ts';
+import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
 import { admitVerified } from '../privacy-requests/intake.ts';
 import { cancelLocked } from '../privacy-requests/cancel.ts';
 import {

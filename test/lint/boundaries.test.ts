@@ -37,6 +37,18 @@ const planted: Planted[] = [
     rule: 'import-x/no-restricted-paths',
   },
   {
+    boundary: 'the outbox reaching up into the requests it delivers for',
+    file: 'src/outbox/delivery.ts',
+    line: "import { logRepository } from '../privacy-requests/log-repository.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
+    boundary: 'the outbox reading the privacy center',
+    file: 'src/outbox/enqueue.ts',
+    line: "import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
     boundary: 'an API service importing the engine',
     file: 'src/privacy-requests/approval.ts',
     line: "import { PrivacyRequestExecutor } from './engine/executor.ts';",
@@ -98,7 +110,7 @@ const planted: Planted[] = [
   },
   {
     boundary: "a connection secret's key outside its owner",
-    file: 'src/outbox/templates.ts',
+    file: 'src/outbox/enqueue.ts',
     line: "export const stolen = (keyring: { key(p: string): Buffer }) => keyring.key('connection-secrets');",
     rule: 'lethe/secret-owners',
   },

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { maskBodySecrets } from '../../src/outbox/body-mask.ts';
 import { openContent } from '../../src/outbox/content.ts';
 import { maskEmail } from '../../src/outbox/recipient-mask.ts';
-import { renderMessage } from '../../src/outbox/templates.ts';
+import { renderMessage } from '../../src/privacy-requests/messages/templates.ts';
 import { scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {

@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { downloadUrl, publicBaseUrl, requestStatusUrl } from '../../src/privacy-center/public-url.ts';
+import {
+  downloadUrl,
+  publicBaseUrl,
+  requestStatusUrl,
+} from '../../src/privacy-center-settings/public-url.ts';
 
 describe('subject side configuration', () => {
   it('uses the documented defaults', () => {

@@ -1,8 +1,8 @@
 // The messages Lethe sends a data subject, in plain text and in simple HTML, each signed with the
 // organisation's name. Every value placed in HTML is escaped. No template names the person: they are
 // addressed as "you".
-import type { MessageKind } from './repository.ts';
-import { escapeHtml } from '../validation/html.ts';
+import type { MessageKind } from '../../outbox/repository.ts';
+import { escapeHtml } from '../../validation/html.ts';
 
 export interface ErasedInDatastore {
   datastore: string;

@@ -1,16 +1,17 @@
-// Queues messages to data subjects inside the caller's transaction, so a message exists if and only if
-// the change that causes it committed. The recipient is the request's email identity, else the email
-// given on the public side and not (yet) verified, where its code went (identity.ts contactEmail); a
-// request without one (or whose identities were purged) gets no message. Nothing here sends or logs anything.
-import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db/database.ts';
-import { readPrivacyCenterSettings, publishedAction } from '../privacy-center/settings.ts';
-import { requestStatusUrl } from '../privacy-center/public-url.ts';
-import { contactEmail } from '../privacy-requests/identity.ts';
-import { loadPolicyEmbeds, type PolicyEmbed } from '../privacy-requests/view.ts';
-import type { Services } from '../services.ts';
-import { sealContent } from './content.ts';
-import { type MessageKind, outboxRepository } from './repository.ts';
+// What Lethe tells a data subject when their request changes: the callers are the request's transitions
+// (received, verification code, denied, canceled, completed), each inside the transaction that makes the
+// change. Here the message is addressed and worded; the outbox only seals and delivers what it is given.
+// The recipient is the request's email identity, else the email given on the public side and not (yet)
+// verified, where its code went (identity.ts contactEmail); a request without one (or whose identities
+// were purged) gets no message. Nothing here sends or logs anything.
+import type { Queryable } from '../../db/database.ts';
+import { enqueueMessages } from '../../outbox/enqueue.ts';
+import type { MessageKind } from '../../outbox/repository.ts';
+import { requestStatusUrl } from '../../privacy-center-settings/public-url.ts';
+import { publishedAction, readPrivacyCenterSettings } from '../../privacy-center-settings/settings.ts';
+import type { Services } from '../../services.ts';
+import { contactEmail } from '../identity.ts';
+import { loadPolicyEmbeds, type PolicyEmbed } from '../view.ts';
 import { type MessageContext, renderMessage } from './templates.ts';
 
 export interface SubjectMessage {
@@ -45,8 +46,9 @@ export async function queueSubjectMessages(
     ? await loadPolicyEmbeds(tx, unread)
     : new Map();
   for (const message of addressed) if (message.policy) policies.set(message.policy.id, message.policy);
-  await outboxRepository.insert(
+  await enqueueMessages(
     tx,
+    services.keyring,
     addressed.map((message) => {
       const policy = policies.get(message.request.policy_id);
       const actionTitle =
@@ -58,13 +60,7 @@ export async function queueSubjectMessages(
         statusUrl: requestStatusUrl(services.config, message.request.id),
         ...message.details,
       });
-      const id = `msg_${randomUUID()}`;
-      return {
-        id,
-        privacyRequestId: message.request.id,
-        kind: message.kind,
-        contentSealed: sealContent(services.keyring, id, { to: message.email, ...rendered }),
-      };
+      return { privacyRequestId: message.request.id, kind: message.kind, to: message.email, ...rendered };
     }),
   );
   return addressed.length;

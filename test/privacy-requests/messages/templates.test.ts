@@ -2,9 +2,9 @@
 // organisation's name in every message, the code and link where they belong; masks that hide the address.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maskEmail } from '../../src/outbox/recipient-mask.ts';
-import { renderMessage } from '../../src/outbox/templates.ts';
-import { renderHome } from '../../src/privacy-center/page.ts';
+import { maskEmail } from '../../../src/outbox/recipient-mask.ts';
+import { renderMessage } from '../../../src/privacy-requests/messages/templates.ts';
+import { renderHome } from '../../../src/privacy-center/page.ts';
 
 const hostile = '<script>alert("x")</script> & Co\r\nBcc: someone@example.com';
 const base = {

@@ -1,0 +1,31 @@
+// The outbox's way in: a rendered message with its recipient, queued inside the caller's transaction so
+// that it exists if and only if the change that caused it committed. The outbox neither chooses the
+// recipient nor the words; it seals what it is given and delivers it.
+import { randomUUID } from 'node:crypto';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Queryable } from '../db/database.ts';
+import { sealContent } from './content.ts';
+import { type MessageKind, outboxRepository } from './repository.ts';
+
+export interface AddressedMessage {
+  privacyRequestId: string;
+  kind: MessageKind;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export async function enqueueMessages(
+  tx: Queryable,
+  keyring: Keyring,
+  messages: readonly AddressedMessage[],
+): Promise<void> {
+  await outboxRepository.insert(
+    tx,
+    messages.map(({ privacyRequestId, kind, ...content }) => {
+      const id = `msg_${randomUUID()}`;
+      return { id, privacyRequestId, kind, contentSealed: sealContent(keyring, id, content) };
+    }),
+  );
+}
