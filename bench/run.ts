@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { acquireEmbeddedServer } from '../src/db/embedded.ts';
 import {
+  auditedSelectRequestsPerSecond,
   bareFastifyRequestsPerSecond,
   oneSelectRequestsPerSecond,
   rawInsertRowsPerSecond,
@@ -60,6 +61,8 @@ log('baseline: bare Fastify hello-world');
 const helloRps = await bareFastifyRequestsPerSecond(seconds);
 log('baseline: Fastify + pg, one primary-key SELECT a request, pool of 10');
 const oneSelectRps = await oneSelectRequestsPerSecond(baselineUrl, seconds);
+log('baseline: Fastify + pg, the same SELECT plus one log INSERT in one statement and one commit');
+const auditedSelectRps = await auditedSelectRequestsPerSecond(baselineUrl, seconds);
 log('baseline: raw INSERT rows/s');
 const rawInsert = await rawInsertRowsPerSecond(baselineUrl, seconds);
 const receiver = await startChild(path.join(ROOT, 'bench/lib/receiver-server.ts'), [], {}, '/');
@@ -86,6 +89,7 @@ try {
           seconds,
           helloRps,
           oneSelectRps,
+          auditedSelectRps,
           rawInsert,
           log,
         })),
@@ -106,6 +110,6 @@ try {
 log('');
 log(await writeReport(machine, store, figures));
 log(
-  `\nbaselines: bare Fastify ${Math.round(helloRps)} req/s, one SELECT ${Math.round(oneSelectRps)} req/s, raw INSERT ${Math.round(rawInsert)} rows/s, raw POST ${Math.round(rawPosts)} req/s`,
+  `\nbaselines: bare Fastify ${Math.round(helloRps)} req/s, one SELECT ${Math.round(oneSelectRps)} req/s, audited SELECT ${Math.round(auditedSelectRps)} req/s, raw INSERT ${Math.round(rawInsert)} rows/s, raw POST ${Math.round(rawPosts)} req/s`,
 );
 log(`written: bench/results.json (${Math.round((performance.now() - started) / 1000)} s)`);

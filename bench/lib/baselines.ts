@@ -20,11 +20,30 @@ const SELECT_ROWS = 1_000;
 /**
  * req/s of Fastify + pg doing one primary-key SELECT per request (bench/lib/select-server.ts, a pool of
  * 10), 10 connections like the get-by-id load, each request naming one of 1,000 rows of 60 random bytes.
- * Every read of Lethe touches the database at least this once, so this is the limit the read figures are
- * ratios of.
+ * Every read of Lethe touches the database at least this once.
  */
 export async function oneSelectRequestsPerSecond(databaseUrl: string, seconds: number): Promise<number> {
-  const table = `bench_select_${randomBytes(4).toString('hex')}`;
+  return selectRequestsPerSecond(databaseUrl, seconds, false);
+}
+
+/**
+ * The same, with the SELECT and one INSERT into a log in one statement and one commit: the durable work
+ * of a Lethe read, whose answer waits for its audit entry's commit. The log is shaped like `audit_log`
+ * (sequence key, time, action, ids, actor) without its secondary indexes. The read targets are ratios to
+ * this one (issue 29).
+ */
+export async function auditedSelectRequestsPerSecond(databaseUrl: string, seconds: number): Promise<number> {
+  return selectRequestsPerSecond(databaseUrl, seconds, true);
+}
+
+async function selectRequestsPerSecond(
+  databaseUrl: string,
+  seconds: number,
+  audited: boolean,
+): Promise<number> {
+  const suffix = randomBytes(4).toString('hex');
+  const table = `bench_select_${suffix}`;
+  const logTable = `bench_select_log_${suffix}`;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -33,11 +52,20 @@ export async function oneSelectRequestsPerSecond(databaseUrl: string, seconds: n
       `INSERT INTO ${table} SELECT gen_random_uuid(), sha512(g::text::bytea) FROM generate_series(1, $1) AS g`,
       [SELECT_ROWS],
     );
+    if (audited) {
+      await client.query(`CREATE TABLE ${logTable} (
+        seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), action text NOT NULL,
+        entity_ids text[] NOT NULL, actor text NOT NULL)`);
+    }
     const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${table} LIMIT 1`);
     const server = await startChild(
       path.join(ROOT, 'bench/lib/select-server.ts'),
       [],
-      { BENCH_SELECT_DATABASE_URL: databaseUrl, BENCH_SELECT_TABLE: table },
+      {
+        BENCH_SELECT_DATABASE_URL: databaseUrl,
+        BENCH_SELECT_TABLE: table,
+        ...(audited ? { BENCH_SELECT_LOG_TABLE: logTable } : {}),
+      },
       '/',
     );
     try {
@@ -49,13 +77,15 @@ export async function oneSelectRequestsPerSecond(databaseUrl: string, seconds: n
         seconds,
         connections: 10,
       });
-      if (result.non2xx > 0 || result.errors > 0) throw new Error('the one-SELECT baseline failed requests');
+      if (result.non2xx > 0 || result.errors > 0) {
+        throw new Error(`the ${audited ? 'audited ' : ''}SELECT baseline failed requests`);
+      }
       return result.requestsPerSecond;
     } finally {
       await server.stop();
     }
   } finally {
-    await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.query(`DROP TABLE IF EXISTS ${table}, ${logTable}`);
     await client.end();
   }
 }

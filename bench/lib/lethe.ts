@@ -38,6 +38,52 @@ export async function startFlags(): Promise<string[]> {
   return words.slice(1, words.indexOf('src/cli/main.ts')).filter((word) => word.startsWith('--'));
 }
 
+export interface SignedIn {
+  token: string;
+  management(method: string, urlPath: string, body?: unknown): Promise<unknown>;
+  issueBenchKey(): Promise<string>;
+}
+
+/** The root client's token on the Lethe at `url`, and the management calls made with it. */
+export async function signIn(url: string, clientId: string, clientSecret: string): Promise<SignedIn> {
+  const tokenAnswer = await fetch(`${url}/v1/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+
+  const management = async (method: string, urlPath: string, body?: unknown) => {
+    const response = await fetch(`${url}${urlPath}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 400) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+
+  return {
+    token,
+    management,
+    async issueBenchKey() {
+      const issued = (await management('POST', '/v1/api-key', {
+        name: 'bench',
+        datastores: ['bench'],
+        rate_limit_per_minute: 1_000_000,
+      })) as { key: string };
+      return issued.key;
+    },
+  };
+}
+
 export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `lethe_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -92,30 +138,7 @@ export async function startLethe(
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   });
-  const tokenAnswer = await fetch(`${child.url}/v1/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
-    }),
-  });
-  const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
-
-  const management = async (method: string, urlPath: string, body?: unknown) => {
-    const response = await fetch(`${child.url}${urlPath}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 400) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-
+  const { token, management, issueBenchKey } = await signIn(child.url, clientId, clientSecret);
   return {
     ...child,
     token,
@@ -125,14 +148,7 @@ export async function startLethe(
     dataDir,
     management,
     loopDelay: (during) => loopDelayDuring(child.pid, loopDelayFile, during),
-    async issueBenchKey() {
-      const issued = (await management('POST', '/v1/api-key', {
-        name: 'bench',
-        datastores: ['bench'],
-        rate_limit_per_minute: 1_000_000,
-      })) as { key: string };
-      return issued.key;
-    },
+    issueBenchKey,
     async dispose() {
       await child.stop();
       await database?.drop();

@@ -13,8 +13,10 @@ interface Context {
   quick: boolean;
   seconds: number;
   helloRps: number;
-  /** Fastify + pg, one primary-key SELECT a request, pool of 10: the limit of a read. */
+  /** Fastify + pg, one primary-key SELECT a request, pool of 10. */
   oneSelectRps: number;
+  /** The same SELECT plus a log INSERT in one statement and one commit: the limit of an audited read. */
+  auditedSelectRps: number;
   rawInsert: number;
   log(message: string): void;
 }
@@ -28,6 +30,31 @@ export function userBatch(offset: number, count: number) {
 }
 
 const LOAD_USERS_FROM = 500_000_000;
+
+/** Issue 29: each read at this ratio of the audited-read baseline or better. */
+const READ_TARGET = 0.7;
+
+/** A read load's req/s against the audited baseline (the target) and the one-SELECT one (reported). */
+function readFigures(name: string, requestsPerSecond: number, context: Context): Figure[] {
+  return [
+    figure({
+      name: `${name} req/s`,
+      value: requestsPerSecond,
+      unit: 'req/s',
+      baseline: context.auditedSelectRps,
+      target: `>= ${READ_TARGET} x audited-SELECT baseline`,
+      met: (_value, ratio) => (ratio ?? 0) >= READ_TARGET,
+    }),
+    figure({
+      name: `${name} req/s against one SELECT`,
+      value: requestsPerSecond,
+      unit: 'req/s',
+      baseline: context.oneSelectRps,
+      target: 'reported',
+      met: () => true,
+    }),
+  ];
+}
 
 /** The issue's bound on the API's event-loop delay p99 under any load. */
 const LOOP_DELAY_P99_TARGET_MS = 20;
@@ -97,6 +124,14 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
       target: 'reported (ratio to bare Fastify)',
       met: () => true,
     }),
+    figure({
+      name: 'baseline: Fastify + pg, the SELECT plus a log INSERT in one statement',
+      value: context.auditedSelectRps,
+      unit: 'req/s',
+      baseline: context.oneSelectRps,
+      target: 'reported (ratio to one SELECT)',
+      met: () => true,
+    }),
   );
 
   log('get-by-id of one entity');
@@ -111,16 +146,8 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
   if (getById.result.non2xx > 0) {
     log(`  warning: ${getById.result.non2xx} of ${getById.result.total} answers were not 2xx`);
   }
-  const getByIdTarget = 0.5;
   figures.push(
-    figure({
-      name: 'get-by-id req/s',
-      value: getById.result.requestsPerSecond,
-      unit: 'req/s',
-      baseline: context.oneSelectRps,
-      target: `>= ${getByIdTarget} x one-SELECT baseline`,
-      met: (_value, ratio) => (ratio ?? 0) >= getByIdTarget,
-    }),
+    ...readFigures('get-by-id', getById.result.requestsPerSecond, context),
     figure({
       name: 'get-by-id req/s against bare Fastify',
       value: getById.result.requestsPerSecond,
@@ -241,16 +268,12 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     seconds,
     connections: 10,
   });
-  const identityTarget = 0.4;
   figures.push(
-    figure({
-      name: `get-by-identity req/s at ${smallSize} entities`,
-      value: identityLoad.result.requestsPerSecond,
-      unit: 'req/s',
-      baseline: context.oneSelectRps,
-      target: `>= ${identityTarget} x one-SELECT baseline`,
-      met: (_value, ratio) => (ratio ?? 0) >= identityTarget,
-    }),
+    ...readFigures(
+      `get-by-identity at ${smallSize} entities`,
+      identityLoad.result.requestsPerSecond,
+      context,
+    ),
     loopDelayFigure('get-by-identity', identityLoad.delay),
   );
   const smallIdentity = await identityLatency();
