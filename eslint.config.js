@@ -52,6 +52,7 @@ const DOMAIN_ROOMS = [
   'datastore',
   'fides-compat',
   'health',
+  'manual-systems',
   'metrics',
   'operators',
   'outbox',
@@ -61,6 +62,7 @@ const DOMAIN_ROOMS = [
   'privacy-requests',
   'runtime',
   'subject-api',
+  'tasks',
   'verification',
   'webhooks',
 ].map((room) => `./src/${room}`);
@@ -77,6 +79,7 @@ const SECRET_OWNERS = {
   'root-token-digest': 'src/auth/service.ts',
   'masking-hash': 'src/masking/strategies.ts',
   outbox: 'src/outbox/content.ts',
+  'task-data': 'src/tasks/task-data.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
 };

@@ -14,6 +14,10 @@ export interface Config {
   rootClient: { id: string; secret: string } | undefined;
   privacyRequestDelayTimeoutSeconds: number;
   defaultTtlSeconds: number;
+  /** A task is due this many days before its request's due date (docs/human-steps.md). */
+  taskMarginDays: number;
+  /** A request that made no progress for this long (or has an overdue task) is flagged stuck. */
+  stuckAfterSeconds: number;
   requireManualApproval: boolean;
   allowInsecureWebhooks: boolean;
   webhookAllowedHosts: string[];
@@ -174,6 +178,8 @@ export function loadConfig(env: Env = process.env): Config {
     rootClient: rootId && rootSecret ? { id: rootId, secret: rootSecret } : undefined,
     privacyRequestDelayTimeoutSeconds: integer(env, 'LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT', 3600, 1),
     defaultTtlSeconds: integer(env, 'LETHE_DEFAULT_TTL_SECONDS', 604800, 1),
+    taskMarginDays: integer(env, 'LETHE_TASK_MARGIN_DAYS', 5, 0),
+    stuckAfterSeconds: integer(env, 'LETHE_STUCK_AFTER_SECONDS', 3600, 1),
     requireManualApproval: boolean(env, 'LETHE_REQUIRE_MANUAL_APPROVAL', false),
     allowInsecureWebhooks: boolean(env, 'LETHE_ALLOW_INSECURE_WEBHOOKS', false),
     webhookAllowedHosts: (env.LETHE_WEBHOOK_ALLOWED_HOSTS ?? '')

@@ -24,6 +24,10 @@ export const SCOPES = [
   'user:*',
   'client:read',
   'client:*',
+  'manual-system:read',
+  'manual-system:update',
+  'task:read',
+  'task:update',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -56,6 +60,10 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'user:*': 'Create and delete operator accounts.',
   'client:read': 'See management clients and their scopes.',
   'client:*': 'Create and delete management clients (with at most your own scopes).',
+  'manual-system:read': 'See manual systems: their fields, instructions and assignees.',
+  'manual-system:update': 'Create, change and delete manual systems.',
+  'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
+  'task:update': 'Complete, skip, assign tasks and invite their respondents.',
 };
 
 export const ROLES = ['owner', 'approver', 'contributor', 'viewer'] as const;
@@ -70,6 +78,8 @@ const READ_SCOPES: readonly Scope[] = [
   'datastore:read',
   'api-key:read',
   'audit-log:read',
+  'manual-system:read',
+  'task:read',
 ];
 
 const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*'];
@@ -81,7 +91,7 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   /** Configures Lethe and runs requests; never manages accounts. */
   contributor: SCOPES.filter((scope) => !ACCOUNT_SCOPES.includes(scope)),
   /** Reads everything, submits requests and reviews them (approve, deny, cancel, retry). */
-  approver: [...READ_SCOPES, 'privacy-request:create', 'privacy-request:review'],
+  approver: [...READ_SCOPES, 'privacy-request:create', 'privacy-request:review', 'task:update'],
   /** Reads everything but accounts; changes nothing. */
   viewer: READ_SCOPES,
 };

@@ -94,6 +94,37 @@ describe('configuration audit', () => {
     return body.succeeded[0].id as string;
   }
 
+  /** An erasure-only manual system, so that the other samples' access requests get no task. */
+  async function manualSystem(key = unique('audit_manual')) {
+    await asRoot('PUT', `/v1/manual-system/${key}`, {
+      name: `Archive ${key}`,
+      actions: ['erasure'],
+      fields: [{ name: 'confirmation', label: 'Confirmation' }],
+      instructions: 'Shred the paper file.',
+    });
+    return key;
+  }
+
+  /** An open task: an erasure request approved and run up to its manual step. */
+  async function openTask() {
+    await manualSystem();
+    const policy = unique('audit_task_pol');
+    await asRoot('PATCH', '/v1/dsr/policy', [{ name: policy, key: policy, drp_action: 'erasure' }]);
+    const id = await pendingRequest(policy);
+    await asRoot('PATCH', '/v1/privacy-request/administrate/approve', { request_ids: [id] });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const tasks = (await asRoot('GET', `/v1/privacy-request/${id}/task`)) as {
+        id: string;
+        status: string;
+      }[];
+      const open = tasks.find((task) => task.status === 'open');
+      if (open) return open.id;
+      assert.ok(Date.now() < deadline, 'the request got no task');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
   async function webhookList(policyKey: string, timing: string) {
     const key = await connection();
     const webhook = unique('audit_wh');
@@ -407,6 +438,36 @@ describe('configuration audit', () => {
         const issued = await asRoot('POST', '/v1/api-key', { name: 'doomed key', datastores: ['*'] });
         return call('DELETE', `/v1/api-key/${issued.id}`, 'api-key.revoke');
       },
+    },
+    {
+      pattern: /^PUT \/v1\/manual-system\/:key$/,
+      run: () =>
+        call('PUT', `/v1/manual-system/${unique('audit_manual')}`, 'manual-system.create', {
+          name: 'Paper archive',
+          actions: ['erasure'],
+          fields: [{ name: 'box', label: 'Box number' }],
+          instructions: 'Ask the archivist.',
+        }),
+    },
+    {
+      pattern: /^DELETE \/v1\/manual-system\/:key$/,
+      run: async () => call('DELETE', `/v1/manual-system/${await manualSystem()}`, 'manual-system.delete'),
+    },
+    {
+      pattern: /^POST \/v1\/task\/:id\/complete$/,
+      run: async () =>
+        call('POST', `/v1/task/${await openTask()}/complete`, 'task.complete', {
+          data: { confirmation: `shredded for ${SUBJECT_EMAIL}` },
+        }),
+    },
+    {
+      pattern: /^POST \/v1\/task\/:id\/skip$/,
+      run: async () => call('POST', `/v1/task/${await openTask()}/skip`, 'task.skip', { reason: 'no file' }),
+    },
+    {
+      pattern: /^PATCH \/v1\/task\/:id$/,
+      run: async () =>
+        call('PATCH', `/v1/task/${await openTask()}`, 'task.assign', { assignee: 'audit.owner' }),
     },
     {
       pattern: /^PUT \/v1\/maintenance$/,

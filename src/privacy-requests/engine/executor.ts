@@ -20,6 +20,8 @@ import {
   sealIdentity,
   typedIdentities,
 } from '../identity.ts';
+import { openTasks, plannedTasks } from '../../tasks/creation.ts';
+import type { NewTask } from '../../tasks/repository.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
@@ -152,14 +154,57 @@ export class PrivacyRequestExecutor {
       ]);
       return undefined;
     }
-    return this.#finishStep(run, row, step, 'in_processing', {}, [
+    const entries: LogEntry[] = [
       {
         kind: 'rules',
         message: 'policy rules ran',
         durationMs: Math.round(performance.now() - started),
         details: summary,
       },
-    ]);
+    ];
+    const tasks = await plannedTasks(
+      this.#db,
+      policy.whole,
+      row.requested_at,
+      this.#services.config.taskMarginDays,
+    );
+    if (tasks.length > 0) return this.#awaitTasks(row, step, entries, tasks);
+    return this.#finishStep(run, row, step, 'in_processing', {}, entries);
+  }
+
+  /**
+   * Records the rules step as done and moves the request to `requires_input` with its tasks, in one
+   * transaction; the task service moves it on once the last is done. Tasks a rerun finds already closed
+   * (a retried request) are not asked again: with none left open, the request goes on at once.
+   */
+  async #awaitTasks(
+    row: RequestRow,
+    step: StepRow,
+    entries: LogEntry[],
+    tasks: NewTask[],
+  ): Promise<StepResult> {
+    return this.#db.transaction(async (tx) => {
+      const waiting = await repo.move(tx, {
+        id: row.id,
+        from: row.status,
+        to: 'requires_input',
+        changes: { next_step: step.position + 1 },
+        atStep: step.position,
+        completeStep: step.position,
+        entries: [
+          ...entries,
+          transitionEntry(row.status, 'requires_input', `waiting for ${tasks.length} manual task(s)`),
+        ],
+      });
+      if (!waiting) return undefined;
+      if ((await openTasks(tx, row.id, tasks)) > 0) return undefined;
+      return repo.move(tx, {
+        id: row.id,
+        from: 'requires_input',
+        to: 'in_processing',
+        entries: [transitionEntry('requires_input', 'in_processing', 'every task was already closed')],
+      });
+    });
   }
 
   async #callWebhook(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {

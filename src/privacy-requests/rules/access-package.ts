@@ -14,6 +14,7 @@ import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import type { Services } from '../../services.ts';
 import type { TargetSelection } from './targets.ts';
 import { listStorageDestinations } from './run-repository.ts';
+import { accessDataOfTasks } from '../../tasks/access-data.ts';
 
 const Strict = { additionalProperties: false } as const;
 
@@ -63,6 +64,19 @@ export const AccessPackageSchema = Type.Object(
         Strict,
       ),
       { description: 'every datastore searched, in name order' },
+    ),
+    manual_systems: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Type.String(),
+            name: Type.String(),
+            data: Type.Record(Type.String(), Type.String(), { description: 'field name -> value' }),
+          },
+          Strict,
+        ),
+        { description: 'what the access tasks of manual systems gave (docs/human-steps.md)' },
+      ),
     ),
   },
   { ...Strict, description: 'What the access rules of a privacy request collected from the datastores.' },
@@ -274,5 +288,17 @@ export async function readAccessPackage(
     );
     if (stored) packages.push(stored.accessPackage);
   }
-  return packages.length === 0 ? null : mergeAccessPackages(packages);
+  const manualSystems = await accessDataOfTasks(services, privacyRequestId);
+  if (packages.length === 0 && manualSystems.length === 0) return null;
+  const merged: AccessPackage =
+    packages.length > 0
+      ? mergeAccessPackages(packages)
+      : {
+          privacy_request_id: privacyRequestId,
+          policy_key: '',
+          generated_at: new Date().toISOString(),
+          rules: [],
+          datastores: [],
+        };
+  return manualSystems.length > 0 ? { ...merged, manual_systems: manualSystems } : merged;
 }

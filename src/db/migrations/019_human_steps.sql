@@ -1,0 +1,40 @@
+-- Human steps (docs/human-steps.md): systems without an API that a person answers for, and the tasks a
+-- privacy request gets for them. A task snapshots its system (name, fields, instructions) when it is
+-- created, so that editing or deleting the system later changes no task already given out. The data a
+-- task is completed with is personal: it is stored sealed (src/tasks/task-data.ts), never in clear.
+CREATE TABLE manual_systems (
+  key text PRIMARY KEY,
+  name text NOT NULL,
+  actions text[] NOT NULL,
+  fields jsonb NOT NULL,
+  instructions text NOT NULL DEFAULT '',
+  assignee text,
+  respondent_email text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE tasks (
+  id text PRIMARY KEY,
+  privacy_request_id text NOT NULL REFERENCES privacy_requests (id) ON DELETE CASCADE,
+  system_key text NOT NULL,
+  system_name text NOT NULL,
+  action text NOT NULL CHECK (action IN ('access', 'erasure')),
+  fields jsonb NOT NULL,
+  instructions text NOT NULL,
+  respondent_email text,
+  status text NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'done', 'skipped')),
+  assignee text,
+  due_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  done_at timestamptz,
+  done_by text,
+  skip_reason text,
+  data_sealed bytea,
+  -- the last day an overdue reminder went out for this task (one a day at most)
+  reminded_on date,
+  -- a rerun of the rules step (after a crash) finds the tasks it made and makes no second one
+  UNIQUE (privacy_request_id, system_key, action)
+);
+CREATE INDEX tasks_open_idx ON tasks (due_at) WHERE status = 'open';
+CREATE INDEX tasks_request_idx ON tasks (privacy_request_id);

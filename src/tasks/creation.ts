@@ -1,0 +1,77 @@
+// The tasks a privacy request gets when its rules have run: one per manual system and action, for every
+// action of its policy (its rules' action types, else its drp_action) that the system lists. The executor
+// calls `openTasks` inside the transaction that moves the request to `requires_input`, so a crash leaves
+// either the move with its tasks or neither; a rerun finds the tasks it already made (one per system and
+// action) and makes no second one.
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import { manualSystemRepository, type ManualSystemRow } from '../manual-systems/repository.ts';
+import type { ManualAction } from '../manual-systems/schemas.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
+import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
+import { type NewTask, taskRepository } from './repository.ts';
+
+const DAY_MS = 86_400_000;
+const MANUAL_ACTIONS: readonly ManualAction[] = ['access', 'erasure'];
+
+/** The actions a request of this policy takes, as manual systems list them. */
+export function actionsOfPolicy(policy: Pick<PolicyWithRulesAsRead, 'rules' | 'drp_action'>): ManualAction[] {
+  const named = policy.rules.length > 0 ? policy.rules.map((rule) => rule.action_type) : [policy.drp_action];
+  return MANUAL_ACTIONS.filter((action) => named.includes(action));
+}
+
+/** The tasks a request calls for, not yet stored: what the systems listing its actions ask of it. */
+export async function plannedTasks(
+  db: Queryable,
+  policy: Pick<PolicyWithRulesAsRead, 'rules' | 'drp_action' | 'execution_timeframe'>,
+  requestedAt: Date,
+  marginDays: number,
+): Promise<NewTask[]> {
+  const actions = actionsOfPolicy(policy);
+  if (actions.length === 0) return [];
+  const systems = await manualSystemRepository.systemsFor(db, actions);
+  const dueAt = new Date(requestedAt.getTime() + (policy.execution_timeframe - marginDays) * DAY_MS);
+  return systems.flatMap((system: ManualSystemRow) =>
+    actions
+      .filter((action) => system.actions.includes(action))
+      .map((action): NewTask => ({
+        id: randomUUID(),
+        systemKey: system.key,
+        systemName: system.name,
+        action,
+        fields: system.fields,
+        instructions: system.instructions,
+        respondentEmail: system.respondent_email,
+        assignee: system.assignee,
+        dueAt,
+      })),
+  );
+}
+
+/**
+ * Stores the planned tasks in the caller's transaction (the one of the move to `requires_input`), each
+ * new one logged on the request; answers how many of the request's tasks are open.
+ */
+export async function openTasks(
+  tx: Queryable,
+  privacyRequestId: string,
+  tasks: readonly NewTask[],
+): Promise<number> {
+  const created = await taskRepository.insertTasks(tx, privacyRequestId, tasks);
+  await logRepository.appendLog(
+    tx,
+    privacyRequestId,
+    created.map((task) => ({
+      kind: 'note',
+      message: `task created: ${task.action} in ${task.system_name}`,
+      details: {
+        task_id: task.id,
+        system: task.system_key,
+        action: task.action,
+        assignee: task.assignee,
+        due_at: task.due_at.toISOString(),
+      },
+    })),
+  );
+  return taskRepository.openCount(tx, privacyRequestId);
+}

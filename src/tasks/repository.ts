@@ -1,0 +1,148 @@
+// SQL of the tasks table: one task per request and manual system and action, created with the move to
+// `requires_input` (creation.ts) and changed by the task service. Task data arrives sealed (task-data.ts)
+// and leaves sealed: this module never sees a personal value.
+import type { Queryable } from '../db/database.ts';
+import type { ManualAction, ManualField } from '../manual-systems/schemas.ts';
+
+export type TaskStatus = 'open' | 'done' | 'skipped';
+
+export interface TaskRow {
+  id: string;
+  privacy_request_id: string;
+  system_key: string;
+  system_name: string;
+  action: ManualAction;
+  fields: ManualField[];
+  instructions: string;
+  respondent_email: string | null;
+  status: TaskStatus;
+  assignee: string | null;
+  due_at: Date;
+  created_at: Date;
+  done_at: Date | null;
+  done_by: string | null;
+  skip_reason: string | null;
+  data_sealed: Uint8Array | null;
+}
+
+export interface NewTask {
+  id: string;
+  systemKey: string;
+  systemName: string;
+  action: ManualAction;
+  fields: ManualField[];
+  instructions: string;
+  respondentEmail: string | null;
+  assignee: string | null;
+  dueAt: Date;
+}
+
+export interface TaskFilter {
+  status?: TaskStatus;
+  assignee?: string;
+  overdue?: boolean;
+  privacyRequestId?: string;
+}
+
+function filterClause(filter: TaskFilter): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: (at: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.status !== undefined) add((at) => `status = ${at}`, filter.status);
+  if (filter.assignee !== undefined) add((at) => `assignee = ${at}`, filter.assignee);
+  if (filter.privacyRequestId !== undefined)
+    add((at) => `privacy_request_id = ${at}`, filter.privacyRequestId);
+  if (filter.overdue) conditions.push(`status = 'open' AND due_at < now()`);
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+export const taskRepository = {
+  /** Inserts the tasks of one request; a task the request already has (same system and action) is kept. */
+  async insertTasks(tx: Queryable, privacyRequestId: string, tasks: readonly NewTask[]): Promise<TaskRow[]> {
+    if (tasks.length === 0) return [];
+    const { rows } = await tx.query<TaskRow>(
+      `INSERT INTO tasks (id, privacy_request_id, system_key, system_name, action, fields, instructions,
+                          respondent_email, assignee, due_at)
+       SELECT t->>'id', $1, t->>'systemKey', t->>'systemName', t->>'action', t->'fields', t->>'instructions',
+              t->>'respondentEmail', t->>'assignee', (t->>'dueAt')::timestamptz
+         FROM jsonb_array_elements($2::jsonb) AS item(t)
+       ON CONFLICT (privacy_request_id, system_key, action) DO NOTHING
+       RETURNING *`,
+      [privacyRequestId, JSON.stringify(tasks)],
+    );
+    return rows;
+  },
+
+  async find(db: Queryable, id: string): Promise<TaskRow | undefined> {
+    const { rows } = await db.query<TaskRow>('SELECT * FROM tasks WHERE id = $1', [id]);
+    return rows[0];
+  },
+
+  async lock(tx: Queryable, id: string): Promise<TaskRow | undefined> {
+    const { rows } = await tx.query<TaskRow>('SELECT * FROM tasks WHERE id = $1 FOR UPDATE', [id]);
+    return rows[0];
+  },
+
+  async page(db: Queryable, filter: TaskFilter, limit: number, offset: number): Promise<TaskRow[]> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<TaskRow>(
+      `SELECT * FROM tasks ${where} ORDER BY due_at, created_at, id
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+    return rows;
+  },
+
+  async count(db: Queryable, filter: TaskFilter): Promise<number> {
+    const { where, params } = filterClause(filter);
+    const { rows } = await db.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM tasks ${where}`,
+      params,
+    );
+    return rows[0]?.total ?? 0;
+  },
+
+  /** Closes an open task; undefined when it was not open any more. */
+  async close(
+    tx: Queryable,
+    id: string,
+    close: { status: 'done' | 'skipped'; doneBy: string; skipReason?: string; dataSealed?: Buffer },
+  ): Promise<TaskRow | undefined> {
+    const { rows } = await tx.query<TaskRow>(
+      `UPDATE tasks SET status = $2, done_at = now(), done_by = $3, skip_reason = $4, data_sealed = $5
+        WHERE id = $1 AND status = 'open' RETURNING *`,
+      [id, close.status, close.doneBy, close.skipReason ?? null, close.dataSealed ?? null],
+    );
+    return rows[0];
+  },
+
+  async assign(tx: Queryable, id: string, assignee: string | null): Promise<TaskRow | undefined> {
+    const { rows } = await tx.query<TaskRow>('UPDATE tasks SET assignee = $2 WHERE id = $1 RETURNING *', [
+      id,
+      assignee,
+    ]);
+    return rows[0];
+  },
+
+  async openCount(tx: Queryable, privacyRequestId: string): Promise<number> {
+    const { rows } = await tx.query<{ open: number }>(
+      `SELECT count(*)::int AS open FROM tasks WHERE privacy_request_id = $1 AND status = 'open'`,
+      [privacyRequestId],
+    );
+    return rows[0]?.open ?? 0;
+  },
+
+  /** The access tasks of a request completed with data, in system order. */
+  async accessData(db: Queryable, privacyRequestId: string): Promise<TaskRow[]> {
+    const { rows } = await db.query<TaskRow>(
+      `SELECT * FROM tasks WHERE privacy_request_id = $1 AND action = 'access' AND status = 'done'
+          AND data_sealed IS NOT NULL
+        ORDER BY system_key`,
+      [privacyRequestId],
+    );
+    return rows;
+  },
+};
