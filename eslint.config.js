@@ -47,6 +47,7 @@ const DOMAIN_ROOMS = [
   'api-keys',
   'cli',
   'connections',
+  'consent',
   'console',
   'datastore',
   'fides-compat',
@@ -77,6 +78,7 @@ const SECRET_OWNERS = {
   outbox: 'src/outbox/content.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
+  'consent-index': 'src/consent/identity-index.ts',
 };
 
 const houseZones = [

@@ -14,7 +14,8 @@ export type KeyPurpose =
   | 'target-oauth-token'
   | 'root-token-digest'
   | 'identity-verification'
-  | 'outbox';
+  | 'outbox'
+  | 'consent-index';
 
 export class Keyring {
   readonly #master: Buffer;
