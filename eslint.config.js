@@ -48,6 +48,7 @@ const DOMAIN_ROOMS = [
   'api-keys',
   'cli',
   'connections',
+  'consent',
   'console',
   'datastore',
   'fides-compat',
@@ -82,6 +83,7 @@ const SECRET_OWNERS = {
   'task-data': 'src/tasks/task-data.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
+  'consent-index': 'src/consent/identity-index.ts',
 };
 
 const houseZones = [

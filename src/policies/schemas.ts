@@ -46,7 +46,10 @@ export const RuleItem = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     key: ResourceKey,
-    action_type: Type.Enum(['access', 'erasure']),
+    action_type: Type.Enum(['access', 'erasure', 'consent'], {
+      description:
+        "consent: records the request's consent_preferences for its identities (no targets, strategy nor destination)",
+    }),
     masking_strategy: Type.Optional(
       Type.Object(
         {

@@ -79,8 +79,13 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       }
     };
 
+    const home = async (problem?: Parameters<typeof renderHome>[1]) => {
+      const current = await settings();
+      return renderHome(current, problem, await submissions.optOutKeys(current));
+    };
+
     app.get('/privacy-center', { schema: { hide: true } }, async (_request, reply) =>
-      html(reply, 200, renderHome(await settings())),
+      html(reply, 200, await home()),
     );
 
     app.get('/privacy-center/privacy-center.css', { schema: { hide: true } }, async (_request, reply) =>
@@ -100,13 +105,16 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           const identity = Object.fromEntries(
             Object.entries(values).filter(([, value]) => value !== undefined),
           );
-          const answer = await submissions.submit({ policy_key: policyKey, identity });
+          const answer = await submissions.submit(
+            { policy_key: policyKey, identity },
+            { gpc: request.headers['sec-gpc'] === '1' },
+          );
           return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
         } catch (error) {
           return html(
             reply,
             statusOf(error),
-            renderHome(await settings(), { policyKey, message: (error as Error).message, values }),
+            await home({ policyKey, message: (error as Error).message, values }),
           );
         }
       },

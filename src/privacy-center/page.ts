@@ -42,7 +42,12 @@ ${body}
 `;
 }
 
-function actionForm(action: PrivacyCenterAction, index: number, problem: FormProblem | undefined): string {
+function actionForm(
+  action: PrivacyCenterAction,
+  index: number,
+  problem: FormProblem | undefined,
+  optOut: boolean,
+): string {
   const mine = problem?.policyKey === action.policy_key ? problem : undefined;
   const field = (name: 'email' | 'phone_number', label: string, type: string, autocomplete: string) => {
     const requirement = action.identity_inputs[name];
@@ -58,17 +63,23 @@ ${hint}<input id="${id}" name="${name}" type="${type}" autocomplete="${autocompl
   return `<section class="action" aria-labelledby="action-${index}">
 <h2 id="action-${index}">${escapeHtml(action.title)}</h2>
 ${action.description ? `<p>${escapeHtml(action.description)}</p>` : ''}
+${optOut ? '<p class="hint">No code is needed: we stop selling or sharing your personal information within 15 business days. A Global Privacy Control signal from your browser counts as this request too.</p>' : ''}
 ${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(mine.message)}</p>` : ''}
 <form method="post" action="/privacy-center/requests">
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
 ${field('email', 'Email address', 'email', 'email')}
 ${field('phone_number', 'Phone number', 'tel', 'tel')}
-<p><button type="submit">Send this request</button></p>
+<p><button type="submit">${optOut ? 'Do not sell or share my personal information' : 'Send this request'}</button></p>
 </form>
 </section>`;
 }
 
-export function renderHome(settings: PrivacyCenterSettings, problem?: FormProblem): string {
+/** `optOuts`: the policy keys of published actions that are opt-outs (offered as "Do not sell or share"). */
+export function renderHome(
+  settings: PrivacyCenterSettings,
+  problem?: FormProblem,
+  optOuts: ReadonlySet<string> = new Set(),
+): string {
   const general = problem && !settings.actions.some((action) => action.policy_key === problem.policyKey);
   const body = `<h1>${escapeHtml(settings.title)}</h1>
 <p>Ask ${escapeHtml(settings.organization_name)} about the personal data it holds about you. Choose what you want, give the contact details it asks for, and we will send you a code to confirm that they are yours.</p>
@@ -76,7 +87,9 @@ ${general ? `<p class="problem" role="alert">${escapeHtml(problem.message)}</p>`
 ${
   settings.actions.length === 0
     ? '<p>No request can be made here yet.</p>'
-    : settings.actions.map((action, index) => actionForm(action, index, problem)).join('\n')
+    : settings.actions
+        .map((action, index) => actionForm(action, index, problem, optOuts.has(action.policy_key)))
+        .join('\n')
 }`;
   return layout(settings.title, settings, body);
 }

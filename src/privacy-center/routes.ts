@@ -101,13 +101,23 @@ export function privacyCenterRoutes(services: Services, throttle: PublicThrottle
         schema: {
           tags,
           summary:
-            'Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). With identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code.',
+            'Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code.',
+          headers: Type.Object({
+            'sec-gpc': Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description:
+                  'Global Privacy Control: 1 records an opt-out of marketing.advertising for the identities given.',
+              }),
+            ),
+          }),
           body: PublicSubmission,
           response: { 200: RequestStanding, ...publicErrors },
         },
       },
       async (request, reply) => {
-        const answer = await withRetryAfter(reply, () => submissions.submit(request.body));
+        const gpc = request.headers['sec-gpc'] === '1';
+        const answer = await withRetryAfter(reply, () => submissions.submit(request.body, { gpc }));
         request.log.info(
           { privacy_request_id: answer.id, status: answer.status },
           'public privacy request received',

@@ -2,6 +2,7 @@
 // settings are in privacy-center-settings/). Bounds keep every field small: these bodies
 // come from anyone.
 import Type from 'typebox';
+import { ConsentPreferences } from '../consent/schemas.ts';
 import { E164_PATTERN } from '../privacy-requests/identity.ts';
 import { MAX_EMAIL_LENGTH } from '../validation/email.ts';
 
@@ -17,7 +18,17 @@ export const SubjectIdentity = Type.Object(
 export type SubjectIdentity = Type.Static<typeof SubjectIdentity>;
 
 export const PublicSubmission = Type.Object(
-  { policy_key: Type.String({ minLength: 1, maxLength: 200 }), identity: SubjectIdentity },
+  {
+    policy_key: Type.String({ minLength: 1, maxLength: 200 }),
+    identity: SubjectIdentity,
+    consent_preferences: Type.Optional(
+      Type.Array(ConsentPreferences.items, {
+        maxItems: 50,
+        description:
+          'For a policy that records consent. Left out: an opt-out of marketing.advertising ("Do not sell or share"). Opt-outs need no code; an opt-in needs the email verified.',
+      }),
+    ),
+  },
   Strict,
 );
 export type PublicSubmission = Type.Static<typeof PublicSubmission>;

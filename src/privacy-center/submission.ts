@@ -7,14 +7,24 @@
 // for good, so it matches nothing (an operator sees them marked and can act on them with a request of
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import {
+  consentPreferencesProblem,
+  DO_NOT_SELL_OR_SHARE,
+  isConsentOnly,
+  recordPreferences,
+  SALE_AND_SHARING_USE,
+} from '../consent/service.ts';
 import { invalid, notFound } from '../errors.ts';
 import { policyRepository } from '../policies/repository.ts';
 import { admit, receive } from '../privacy-requests/intake.ts';
+import { logRepository } from '../privacy-requests/log-repository.ts';
 import {
   type Identity,
   identityProblem,
   sealIdentity,
   sealUnverifiedIdentity,
+  typedIdentities,
 } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
@@ -61,7 +71,14 @@ export class PublicSubmissionService {
     this.#services = services;
   }
 
-  async submit(submission: PublicSubmission): Promise<{ id: string; status: string }> {
+  /**
+   * `signals.gpc`: the browser sent `Sec-GPC: 1`, which records an opt-out of sale and sharing for the
+   * identities given, whatever the request is for (a GPC signal is an opt-out in itself: CCPA §7025).
+   */
+  async submit(
+    submission: PublicSubmission,
+    signals: { gpc: boolean } = { gpc: false },
+  ): Promise<{ id: string; status: string }> {
     const { db, config, keyring } = this.#services;
     const settings = await readPrivacyCenterSettings(db);
     const action = publishedAction(settings, submission.policy_key);
@@ -78,17 +95,25 @@ export class PublicSubmissionService {
       throw invalid('identity must give at least one of the fields this action asks for.');
     const problem = identityProblem(identity);
     if (problem) throw invalid(problem);
-    if (config.identityVerificationRequired && !identity.email)
-      throw invalid(
-        'An identity without an email address cannot be verified; give an email address to receive the code.',
-      );
     const policyId = (await policyRepository.idsByKey(db, [submission.policy_key])).get(
       submission.policy_key,
     );
     if (!policyId) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
+    const rules = await policyRepository.rulesOf(db, [policyId]);
+    const consentOnly = isConsentOnly(rules);
+    const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
+    const consentProblem = consentPreferencesProblem(submission.policy_key, rules, preferences);
+    if (consentProblem) throw invalid(consentProblem);
+    // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
+    // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
+    const optOutOnly = consentOnly && (preferences ?? []).every((preference) => !preference.opt_in);
+    const verify = config.identityVerificationRequired && !optOutOnly;
+    if (verify && !identity.email)
+      throw invalid(
+        'An identity without an email address cannot be verified; give an email address to receive the code.',
+      );
 
     const id = `pri_${randomUUID()}`;
-    const verify = config.identityVerificationRequired;
     const row = await db.transaction(async (tx) => {
       const recipient =
         verify && identity.email ? await assertFewOpenRequests(tx, keyring, identity.email) : undefined;
@@ -100,7 +125,9 @@ export class PublicSubmissionService {
           status: verify ? 'identity_unverified' : 'pending',
           message: verify
             ? 'request received through the privacy center; awaiting identity verification'
-            : 'request received through the privacy center',
+            : optOutOnly
+              ? 'opt-out received through the privacy center; an opt-out needs no verification'
+              : 'request received through the privacy center',
         },
         [
           {
@@ -110,13 +137,15 @@ export class PublicSubmissionService {
             source: 'privacy_center',
             location: null,
             customFields: [],
-            identitySealed: sealIdentity(keyring, id, {}),
-            unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
+            consentPreferences: preferences ?? [],
+            identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
+            unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
             recipientIndex: recipient,
           },
         ],
       );
       const inserted = stored as RequestRow;
+      if (signals.gpc) await this.#recordGpcOptOut(tx, id, identity);
       if (verify) await issueVerificationCode(tx, this.#services, inserted, identity.email as string);
       else {
         // Nothing proves the address either: its "received" mail counts against the same hourly cap.
@@ -127,6 +156,40 @@ export class PublicSubmissionService {
     });
     const current = await requests.find(db, id);
     return { id, status: current?.status ?? row.status };
+  }
+
+  async #recordGpcOptOut(tx: Queryable, id: string, identity: Identity): Promise<void> {
+    await recordPreferences(
+      tx,
+      this.#services.keyring,
+      typedIdentities(identity),
+      [{ data_use: SALE_AND_SHARING_USE, opt_in: false }],
+      { source: 'gpc', privacyRequestId: id },
+    );
+    await logRepository.appendLogs(tx, [
+      {
+        id,
+        entry: {
+          kind: 'note',
+          message: `Global Privacy Control signal (Sec-GPC: 1) recorded as an opt-out of ${SALE_AND_SHARING_USE}`,
+        },
+      },
+    ]);
+  }
+
+  /** The published actions whose policies only record consent: the page offers them as opt-outs. */
+  async optOutKeys(settings: { actions: readonly { policy_key: string }[] }): Promise<Set<string>> {
+    const { db } = this.#services;
+    const ids = await policyRepository.idsByKey(
+      db,
+      settings.actions.map((action) => action.policy_key),
+    );
+    const rules = await policyRepository.rulesOf(db, [...ids.values()]);
+    const keys = new Set<string>();
+    for (const [key, id] of ids) {
+      if (isConsentOnly(rules.filter((rule) => rule.policy_id === id))) keys.add(key);
+    }
+    return keys;
   }
 
   /** Where a request stands, for the page and its subject: no identity, no operator data. */

@@ -1,6 +1,7 @@
 // Shapes of the privacy-request endpoints. Identities are checked field by field in identity.ts (so that
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
+import { ConsentPreferences } from '../consent/schemas.ts';
 import { named } from '../validation/schema-names.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
@@ -49,6 +50,7 @@ export const PrivacyRequestItem = Type.Object(
     external_id: Type.Optional(ShortText),
     source: Type.Optional(ShortText),
     location: Type.Optional(ShortText),
+    consent_preferences: Type.Optional(ConsentPreferences),
     custom_fields: Type.Optional(
       Type.Array(
         Type.Object(
@@ -118,7 +120,7 @@ const privacyRequestFields = {
   property_id: NullableText,
   cancel_reason: NullableText,
   canceled_at: NullableTimestamp,
-  consent_preferences: Type.Array(Type.Unknown()),
+  consent_preferences: ConsentPreferences,
   source: NullableText,
   paused_at: NullableTimestamp,
   due_date: Timestamp,

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
+import { consentPreferencesProblem } from '../consent/service.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import { policyRepository } from '../policies/repository.ts';
@@ -82,6 +83,7 @@ export class PrivacyRequestService {
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
     );
+    const rulesOfPolicies = await policyRepository.rulesOf(this.#db, [...policyIds.values()]);
     const accepted: NewRequest[] = [];
     for (const { item, checked: c } of checked) {
       const fail = (message: string) =>
@@ -96,6 +98,15 @@ export class PrivacyRequestService {
         fail(`No policy with key ${request.policy_key}.`);
         continue;
       }
+      const consentProblem = consentPreferencesProblem(
+        request.policy_key,
+        rulesOfPolicies.filter((rule) => rule.policy_id === policyId),
+        request.consent_preferences,
+      );
+      if (consentProblem) {
+        fail(consentProblem);
+        continue;
+      }
       const id = `pri_${randomUUID()}`;
       accepted.push({
         id,
@@ -104,6 +115,7 @@ export class PrivacyRequestService {
         source: request.source ?? null,
         location: request.location ?? null,
         customFields: request.custom_fields ?? [],
+        consentPreferences: request.consent_preferences ?? [],
         identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
       });
     }

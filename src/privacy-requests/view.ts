@@ -1,5 +1,6 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
 // embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
+import { hasConsentRule, optOutDueDate } from '../consent/service.ts';
 import type { Queryable } from '../db/database.ts';
 import { type PolicyWithRulesAsRead, policyRepository } from '../policies/repository.ts';
 import type { RequestRow } from './repository.ts';
@@ -45,7 +46,7 @@ export interface PrivacyRequestView {
   property_id: string | null;
   cancel_reason: string | null;
   canceled_at: string | null;
-  consent_preferences: unknown[];
+  consent_preferences: { data_use: string; opt_in: boolean }[];
   source: string | null;
   paused_at: string | null;
   due_date: string;
@@ -108,7 +109,11 @@ export function toPrivacyRequestView(
   policy: PolicyEmbed,
   now = new Date(),
 ): PrivacyRequestView {
-  const due = new Date(row.requested_at.getTime() + policy.execution_timeframe * DAY_MS);
+  const timeframe = new Date(row.requested_at.getTime() + policy.execution_timeframe * DAY_MS);
+  // An opt-out is honoured within 15 business days whatever the policy's timeframe says.
+  const due = hasConsentRule(policy.rules)
+    ? new Date(Math.min(timeframe.getTime(), optOutDueDate(row.requested_at).getTime()))
+    : timeframe;
   return {
     id: row.id,
     external_id: row.external_id,
@@ -131,7 +136,7 @@ export function toPrivacyRequestView(
     property_id: null,
     cancel_reason: row.cancel_reason,
     canceled_at: iso(row.canceled_at),
-    consent_preferences: [],
+    consent_preferences: row.consent_preferences,
     source: row.source,
     paused_at: iso(row.paused_at),
     due_date: due.toISOString(),

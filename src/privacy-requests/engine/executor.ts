@@ -144,7 +144,12 @@ export class PrivacyRequestExecutor {
     try {
       summary = await runRulesOf(
         this.#services,
-        { privacyRequestId: row.id, policyKey: policy.whole.key, identities: typedIdentities(identity) },
+        {
+          privacyRequestId: row.id,
+          policyKey: policy.whole.key,
+          identities: typedIdentities(identity),
+          consentPreferences: row.consent_preferences,
+        },
         policy.whole.rules,
       );
     } catch (error) {

@@ -8,6 +8,8 @@ export interface RuleRunInput {
   policyKey: string;
   /** The request's trusted identities, each matched only through attributes of its kind. */
   identities: TypedIdentity[];
+  /** What a consent rule records for each identity (the request's `consent_preferences`). */
+  consentPreferences?: readonly { data_use: string; opt_in: boolean }[];
 }
 
 export type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;

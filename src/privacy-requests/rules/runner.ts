@@ -5,6 +5,7 @@
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../../audit/audit-log.ts';
+import { CONSENT_ACTION, recordPreferences } from '../../consent/service.ts';
 import { matchedSubtrees } from '../../datastore/identity-match.ts';
 import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../../policies/repository.ts';
@@ -62,6 +63,17 @@ export async function runRulesOf(
 
   const accessRules = rules.filter((rule) => rule.action_type === 'access');
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
+  const consent = rules.some((rule) => rule.action_type === CONSENT_ACTION)
+    ? {
+        identities: identities.length,
+        preferences_recorded: await services.db.transaction((tx) =>
+          recordPreferences(tx, services.keyring, identities, input.consentPreferences ?? [], {
+            source: 'privacy_request',
+            privacyRequestId: input.privacyRequestId,
+          }),
+        ),
+      }
+    : undefined;
   const context = { ...input, identities, datastores };
   const access =
     accessRules.length > 0 ? await runAccessRules(services, context, accessRules, destinations) : [];
@@ -77,6 +89,7 @@ export async function runRulesOf(
     datastores,
     access,
     erasure,
+    ...(consent ? { consent } : {}),
   };
 }
 

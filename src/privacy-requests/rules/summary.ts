@@ -42,4 +42,6 @@ export interface RuleRunSummary {
   datastores: string[];
   access: AccessPackageSummary[];
   erasure: ErasureSummary[];
+  /** What a consent rule recorded: how many identities, and one entry per identity and data use. */
+  consent?: { identities: number; preferences_recorded: number };
 }

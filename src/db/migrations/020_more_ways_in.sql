@@ -1,0 +1,40 @@
+-- More ways in (DECISIONS.md, "More ways in"): consent and opt-out requests, and the preferences they
+-- leave behind.
+
+-- Fides' `consent_preferences` of a request: [{data_use, opt_in}], as the request was made.
+ALTER TABLE privacy_requests ADD COLUMN consent_preferences jsonb NOT NULL DEFAULT '[]'::jsonb;
+
+-- A rule may now record consent (Fides' action name).
+ALTER TABLE rules DROP CONSTRAINT rules_action_type_check;
+ALTER TABLE rules ADD CONSTRAINT rules_action_type_check
+  CHECK (action_type IN ('access', 'erasure', 'consent'));
+
+-- The current preference of one identity for one data use. An identity is known by its kind and the HMAC
+-- of its normalised value under the consent key (src/consent/identity-index.ts), never by the value.
+CREATE TABLE consent_preferences (
+  identity_kind text NOT NULL,
+  identity_index bytea NOT NULL,
+  data_use text NOT NULL,
+  opt_in boolean NOT NULL,
+  -- 'privacy_request' (a consent rule ran) or 'gpc' (a Global Privacy Control signal)
+  source text NOT NULL,
+  privacy_request_id text,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (identity_kind, identity_index, data_use)
+);
+
+-- Every preference ever recorded, newest last; a rerun of one request's rule records nothing twice.
+CREATE TABLE consent_history (
+  id bigserial PRIMARY KEY,
+  identity_kind text NOT NULL,
+  identity_index bytea NOT NULL,
+  data_use text NOT NULL,
+  opt_in boolean NOT NULL,
+  source text NOT NULL,
+  privacy_request_id text,
+  recorded_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX consent_history_identity_idx ON consent_history (identity_kind, identity_index, id);
+CREATE UNIQUE INDEX consent_history_once_per_request_idx
+  ON consent_history (privacy_request_id, source, identity_kind, identity_index, data_use)
+  WHERE privacy_request_id IS NOT NULL;
