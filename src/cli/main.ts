@@ -33,8 +33,8 @@ const USAGE = `Usage: lethe <command> [--help]
                              create an operator account (password: first line of stdin)
   user list | user delete USERNAME
                              list or delete operator accounts
-  request list [--status S] | request show ID | request approve ID... | request deny ID... [--reason R]
-  request cancel ID [--reason R]
+  request list [--status S] | request show ID | request approve ID... | request deny ID... --reason R
+  request extend ID --reason R | request cancel ID [--reason R]
                              privacy requests
   policy list | connection list
                              DSR policies, connections (secrets masked)

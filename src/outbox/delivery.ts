@@ -3,6 +3,7 @@
 // outboxRetryMaxSeconds) and the message stays pending, so nothing is lost while the mail server is
 // down. Errors keep the transport's code, never its text (which may quote the recipient).
 import { mailFailureCodes, type MailTransport } from '../mail/transport.ts';
+import { clockRepository } from '../privacy-requests/clock-repository.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { Services } from '../services.ts';
 import { openContent, purgedContent, sealContent } from './content.ts';
@@ -61,9 +62,12 @@ async function deliverOne(
   const recipient = maskEmail(content.to);
   await db.transaction(async (tx) => {
     // Delivered: the codes and links in the bodies have done their work and are purged from the outbox.
-    if (error === undefined)
+    if (error === undefined) {
       await repo.markSent(tx, message.id, sealContent(keyring, message.id, purgedContent(content)));
-    else
+      // The law's acknowledgement (CCPA §7021(a)) is the "received" message reaching the subject's server.
+      if (message.kind === 'received' && message.privacy_request_id)
+        await clockRepository.acknowledge(tx, message.privacy_request_id, new Date());
+    } else
       await repo.scheduleRetry(
         tx,
         message.id,

@@ -6,6 +6,7 @@ import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
+import { jurisdictionRoutes } from '../deadlines/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
+  await registerManagementRoutes(app, jurisdictionRoutes());
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -64,6 +64,10 @@ const NAMED: Record<string, string> = {
   'POST /v1/privacy-request/{id}/pre-approve/not-eligible': 'markPrivacyRequestNotEligible',
   'PATCH /v1/privacy-request/administrate/approve': 'approvePrivacyRequests',
   'PATCH /v1/privacy-request/administrate/deny': 'denyPrivacyRequests',
+  'POST /v1/privacy-request/{id}/extend': 'extendPrivacyRequest',
+  'POST /v1/privacy-request/{id}/appeal/decide': 'decidePrivacyRequestAppeal',
+  'POST /v1/privacy-center/appeal': 'submitPrivacyCenterAppeal',
+  'GET /v1/jurisdiction': 'listJurisdictions',
   'POST /v1/connection/{connection_key}/signing-secret': 'rotateConnectionSigningSecret',
   'POST /v1/privacy-center/privacy-request': 'submitPrivacyCenterRequest',
 };

@@ -1,0 +1,63 @@
+// SQL for the clock columns of privacy_requests (migration 018): the jurisdiction and due date set at
+// receipt, the acknowledgement, the one extension and the denial's reason. Statuses never change here;
+// the rules that decide these values are in src/deadlines/.
+import type { Queryable } from '../db/database.ts';
+
+export interface PolicyClock {
+  execution_timeframe: number;
+  jurisdiction: string | null;
+}
+
+export interface Deadline {
+  id: string;
+  jurisdiction: string | null;
+  dueAt: Date;
+}
+
+export const clockRepository = {
+  /** The timeframe and jurisdiction of each policy, for the due dates of requests made under it. */
+  async policyClocks(db: Queryable, policyIds: readonly string[]): Promise<Map<string, PolicyClock>> {
+    const { rows } = await db.query<PolicyClock & { id: string }>(
+      'SELECT id, execution_timeframe, jurisdiction FROM policies WHERE id = ANY($1)',
+      [[...new Set(policyIds)]],
+    );
+    return new Map(rows.map(({ id, ...clock }) => [id, clock]));
+  },
+
+  /** Sets each request's jurisdiction and due date, in one statement. */
+  async setDeadlines(tx: Queryable, deadlines: readonly Deadline[]): Promise<void> {
+    if (deadlines.length === 0) return;
+    await tx.query(
+      `UPDATE privacy_requests r SET jurisdiction = d.jurisdiction, due_at = d.due_at
+         FROM jsonb_to_recordset($1::jsonb) AS d(id text, jurisdiction text, due_at timestamptz)
+        WHERE r.id = d.id`,
+      [
+        JSON.stringify(
+          deadlines.map((deadline) => ({
+            id: deadline.id,
+            jurisdiction: deadline.jurisdiction,
+            due_at: deadline.dueAt.toISOString(),
+          })),
+        ),
+      ],
+    );
+  },
+
+  /** Records the delivery of the "request received" message as the request's acknowledgement (the first). */
+  async acknowledge(tx: Queryable, id: string, at: Date): Promise<void> {
+    await tx.query(
+      'UPDATE privacy_requests SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL',
+      [id, at],
+    );
+  },
+
+  /** The one extension: a compare-and-set on its absence; answers whether it took. */
+  async extend(tx: Queryable, id: string, dueAt: Date, reason: string, at: Date): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE privacy_requests SET due_at = $2, extended_at = $4, extension_reason = $3, updated_at = now()
+        WHERE id = $1 AND extended_at IS NULL`,
+      [id, dueAt, reason, at],
+    );
+    return rowCount === 1;
+  },
+};
