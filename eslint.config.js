@@ -70,6 +70,7 @@ const SECRET_OWNERS = {
   'connection-secrets': 'src/connections/secrets.ts',
   'callback-signing': 'src/connections/secrets.ts',
   'identity-cache': 'src/privacy-requests/identity.ts',
+  'request-identity-index': 'src/privacy-requests/duplicates.ts',
   'identity-verification': 'src/verification/',
   'resume-token': 'src/privacy-requests/reply-token.ts',
   'access-package': 'src/privacy-requests/rules/access-package.ts',

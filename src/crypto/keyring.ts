@@ -14,6 +14,7 @@ export type KeyPurpose =
   | 'target-oauth-token'
   | 'root-token-digest'
   | 'identity-verification'
+  | 'request-identity-index'
   | 'outbox';
 
 export class Keyring {

@@ -60,4 +60,47 @@ export const clockRepository = {
     );
     return rowCount === 1;
   },
+
+  /** Serialises the duplicate check of one identity until the caller's transaction ends. */
+  async lockIdentity(tx: Queryable, index: Buffer): Promise<void> {
+    await tx.query(
+      "SELECT pg_advisory_xact_lock(('x' || substr(encode($1::bytea, 'hex'), 1, 16))::bit(64)::bigint)",
+      [index],
+    );
+  },
+
+  async setIdentityIndex(tx: Queryable, id: string, index: Buffer): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET identity_index = $2 WHERE id = $1', [id, index]);
+  },
+
+  /** The oldest other open, trusted request of the same identity and policy. */
+  async openDuplicateOf(
+    tx: Queryable,
+    request: { id: string; policyId: string; index: Buffer },
+  ): Promise<string | undefined> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM privacy_requests
+        WHERE identity_index = $1 AND policy_id = $2 AND id <> $3
+          AND status NOT IN ('identity_unverified', 'complete', 'denied', 'canceled')
+        ORDER BY requested_at LIMIT 1`,
+      [request.index, request.policyId, request.id],
+    );
+    return rows[0]?.id;
+  },
+
+  /** Completed access requests of the identity within the last 12 months. */
+  async completedAccessInYear(tx: Queryable, index: Buffer): Promise<number> {
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM privacy_requests r
+        WHERE r.identity_index = $1 AND r.status = 'complete'
+          AND r.finished_processing_at > now() - interval '12 months'
+          AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = 'access')`,
+      [index],
+    );
+    return rows[0]?.n ?? 0;
+  },
+
+  async flagExcessive(tx: Queryable, id: string): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET excessive = true WHERE id = $1', [id]);
+  },
 };

@@ -11,6 +11,7 @@ import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
 import { approvedEntry, awaitsOperator, planOf } from './approval.ts';
 import { clockRepository } from './clock-repository.ts';
+import { screenTrusted } from './duplicates.ts';
 import { enqueueAdvances } from './jobs.ts';
 import { logRepository } from './log-repository.ts';
 import {
@@ -85,13 +86,16 @@ async function startClocks(
  * Sends pending requests on, in batches of statements: with pre-approval webhooks, to them (the worker
  * calls them and approves on all-eligible); without, a public erasure waits for an operator unless
  * LETHE_PUBLIC_ERASURE_AUTO_APPROVE, and the others are approved at once unless
- * LETHE_REQUIRE_MANUAL_APPROVAL. Each subject is told their request was received.
+ * LETHE_REQUIRE_MANUAL_APPROVAL. Each subject is told their request was received. A checked duplicate of an
+ * open request is canceled first, and told so (LETHE_DUPLICATE_DETECTION).
  */
 export async function admit(
   tx: Queryable,
   services: IntakeServices,
-  rows: readonly RequestRow[],
+  received: readonly RequestRow[],
 ): Promise<void> {
+  // Duplicates of an open request are canceled here, before any webhook or approval (duplicates.ts).
+  const rows = await screenTrusted(tx, services, received);
   if (rows.length === 0) return;
   const preApproval = await webhookRepository.preApprovalWebhooks(tx);
   if (preApproval.length > 0) {

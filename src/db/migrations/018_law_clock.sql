@@ -11,7 +11,13 @@ ALTER TABLE privacy_requests
   ADD COLUMN extension_reason text,
   ADD COLUMN denial_reason text,
   ADD COLUMN duplicate_of text REFERENCES privacy_requests (id) ON DELETE SET NULL,
-  ADD COLUMN excessive boolean NOT NULL DEFAULT false;
+  ADD COLUMN excessive boolean NOT NULL DEFAULT false,
+  -- The HMAC of a trusted request's email (src/privacy-requests/duplicates.ts), set once it is verified or
+  -- was made by an operator: how duplicates and excess are found without reading an identity.
+  ADD COLUMN identity_index bytea;
+
+CREATE INDEX privacy_requests_identity_index_idx ON privacy_requests (identity_index)
+  WHERE identity_index IS NOT NULL;
 
 -- Requests received before the clock: their due date is the one the API showed them with.
 UPDATE privacy_requests r
