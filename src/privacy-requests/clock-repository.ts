@@ -103,4 +103,30 @@ export const clockRepository = {
   async flagExcessive(tx: Queryable, id: string): Promise<void> {
     await tx.query('UPDATE privacy_requests SET excessive = true WHERE id = $1', [id]);
   },
+
+  /**
+   * LETHE_REQUEST_RETENTION_DAYS: purges the identity values of requests closed before `closedBefore` (the
+   * sealed identities, the blind indexes, the appeal's statement); the record itself stays. Answers how many.
+   */
+  async purgeClosedBefore(db: Queryable, closedBefore: Date): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      `WITH purged AS (
+         UPDATE privacy_requests
+            SET identity_sealed = NULL, unverified_identity_sealed = NULL, recipient_index = NULL,
+                identity_index = NULL, identity_purged_at = COALESCE(identity_purged_at, now()), updated_at = now()
+          WHERE status IN ('complete', 'denied', 'canceled')
+            AND COALESCE(finalized_at, canceled_at, finished_processing_at, updated_at) < $1
+            AND (identity_sealed IS NOT NULL OR unverified_identity_sealed IS NOT NULL
+                 OR recipient_index IS NOT NULL OR identity_index IS NOT NULL
+                 OR EXISTS (SELECT FROM privacy_request_appeals a
+                             WHERE a.privacy_request_id = privacy_requests.id AND a.statement IS NOT NULL))
+          RETURNING id),
+       statements AS (
+         UPDATE privacy_request_appeals SET statement = NULL, token_hash = NULL
+          WHERE privacy_request_id IN (SELECT id FROM purged))
+       SELECT count(*)::int AS n FROM purged`,
+      [closedBefore],
+    );
+    return rows[0]?.n ?? 0;
+  },
 };

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { jurisdictionRoutes } from '../deadlines/routes.ts';
+import { reportRoutes } from '../reports/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
@@ -130,6 +131,7 @@ export async function buildApp(
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerManagementRoutes(app, jurisdictionRoutes());
+  await registerManagementRoutes(app, reportRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -7,6 +7,7 @@ import { buildApp, type LoggerOption } from './app.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
+import { startRetentionJob } from '../reports/retention.ts';
 import { createServices } from './create-services.ts';
 import type { Services } from '../services.ts';
 
@@ -49,6 +50,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const outbox: RunningOutboxWorker | undefined = options.worker
     ? startOutboxWorker(services, logError)
     : undefined;
+  const retention = options.worker ? await startRetentionJob(services, logError) : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -64,6 +66,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(upkeep);
+      retention?.stop();
       await app?.close();
       await services.queue.stop();
       await worker?.stop();
