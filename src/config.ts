@@ -38,6 +38,13 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Days the audit log and the privacy-request log keep whole months; 0 keeps them forever. */
   auditRetentionDays: number;
+  /**
+   * LETHE_DUPLICATE_DETECTION: which requests are checked for duplicates once trusted: `public` (from the
+   * public side), `all` (operator-made too) or `off`.
+   */
+  duplicateDetection: 'public' | 'all' | 'off';
+  /** LETHE_REQUEST_RETENTION_DAYS: days after closing when a request's identity values are purged. */
+  requestRetentionDays: number;
   /** Lifetime of management access tokens; not an environment variable, tests shorten it. */
   accessTokenTtlSeconds: number;
   logLevel: string;
@@ -155,6 +162,14 @@ export function parseEncryptionKey(raw: string, name = 'LETHE_ENCRYPTION_KEY'): 
   return key;
 }
 
+function oneOf<const T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}.`);
+  return raw as T;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const rootId = env.LETHE_ROOT_CLIENT_ID || undefined;
   const rootSecret = env.LETHE_ROOT_CLIENT_SECRET || undefined;
@@ -195,6 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: addressList(env, 'LETHE_TRUST_PROXY'),
     authFailuresPerMinute: integer(env, 'LETHE_AUTH_FAILURES_PER_MINUTE', 10, 1),
     auditRetentionDays: integer(env, 'LETHE_AUDIT_RETENTION_DAYS', 0, 0),
+    duplicateDetection: oneOf(env, 'LETHE_DUPLICATE_DETECTION', ['public', 'all', 'off'] as const, 'public'),
+    requestRetentionDays: integer(env, 'LETHE_REQUEST_RETENTION_DAYS', 730, 1),
     accessTokenTtlSeconds: 3600,
     logLevel: env.LETHE_LOG_LEVEL?.trim() || 'info',
     jobPollingIntervalSeconds: 1,

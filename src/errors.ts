@@ -7,6 +7,7 @@ export type DomainErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'gone'
   | 'too_large'
   | 'too_many_requests'
   | 'unavailable';
@@ -27,6 +28,7 @@ export const unauthorized = (message: string) => new DomainError('unauthorized',
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+export const gone = (message: string) => new DomainError('gone', message);
 export const tooLarge = (message: string) => new DomainError('too_large', message);
 export const tooManyRequests = (message: string) => new DomainError('too_many_requests', message);
 export const unavailable = (message: string) => new DomainError('unavailable', message);

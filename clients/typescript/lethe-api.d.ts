@@ -528,8 +528,42 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Deny pending requests with a reason; each succeeds or fails on its own. */
+        /** Deny pending requests with a reason the subject is told, with the authority to complain to and, where the jurisdiction gives one, an appeal link. */
         patch: operations["denyPrivacyRequests"];
+        trace?: never;
+    };
+    "/v1/privacy-request/{id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extend an open request's due date once, before it passes, as its jurisdiction allows; the subject is told the reason and the new date (400 naming why not). */
+        post: operations["extendPrivacyRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy-request/{id}/appeal/decide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide a pending appeal (not by the operator who denied: 403). Reversed: the request is approved and runs; upheld: the subject is told, with the authority. */
+        post: operations["decidePrivacyRequestAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/privacy-request/{id}/retry": {
@@ -594,6 +628,57 @@ export interface paths {
         put?: never;
         /** A pre-approval webhook's answer: not-eligible; Authorization: Bearer <reply-to-token>. */
         post: operations["markPrivacyRequestNotEligible"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jurisdiction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The built-in jurisdictions whose deadlines Lethe keeps: time to answer, extension, acknowledgement, appeal and the authority to complain to. */
+        get: operations["listJurisdictions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/report/requests.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The records of requests received from `from` (default: 24 months before `to`) to `to` (default: now), as CSV, one row per request and no identity value (CCPA regs §7101). */
+        get: operations["exportRequestRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/report/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The figures of the requests received in a calendar year (UTC), per action type: received, complied, denied, median and mean days to respond (CCPA regs §7102). */
+        get: operations["getRequestMetrics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,6 +1254,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/privacy-center/appeal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Appeal a denial with the link's token (public; single use; 410 once the appeal window has ended). */
+        post: operations["submitPrivacyCenterAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/privacy-request/{id}/verify": {
         parameters: {
             query?: never;
@@ -1370,6 +1472,23 @@ export interface components {
         Error: {
             detail: string;
         };
+        Jurisdiction: {
+            /** @description EU, EEA, UK or an ISO 3166-2 US state such as US-CA. */
+            code: string;
+            name: string;
+            response_days?: number;
+            response_months?: number;
+            extension_days?: number;
+            extension_months?: number;
+            acknowledge_business_days?: number;
+            /** @description Days after a denial during which it may be appealed. */
+            appeal_days?: number;
+            appeal_response_days?: number;
+            authority: {
+                name: string;
+                url: string;
+            };
+        };
         Policy: {
             id: string;
             name: string;
@@ -1471,6 +1590,37 @@ export interface components {
                 [key: string]: unknown;
             }[];
             location: string | null;
+            /** @description The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies. */
+            jurisdiction: string | null;
+            /**
+             * Format: date-time
+             * @description When the "request received" message was delivered.
+             */
+            acknowledged_at: string | null;
+            /** Format: date-time */
+            extended_at: string | null;
+            extension_reason: string | null;
+            denial_reason: string | null;
+            /** @description The open request this one duplicated; it was canceled for it. */
+            duplicate_of: string | null;
+            /** @description A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe. */
+            excessive: boolean;
+            /** @description The appeal of a denial (open: the link was sent; pending: the subject appealed and it must be decided by due_date). */
+            appeal: {
+                /** @enum {unknown} */
+                status: "open" | "pending" | "upheld" | "reversed";
+                /** Format: date-time */
+                window_ends_at: string;
+                /** Format: date-time */
+                submitted_at: string | null;
+                /** Format: date-time */
+                due_date: string | null;
+                statement: string | null;
+                /** Format: date-time */
+                decided_at: string | null;
+                decided_by: string | null;
+                decision_reason: string | null;
+            } | null;
             /** @description The trusted identities (given with a management token, proved by the mailed code, or derived by a two_way webhook, merged): the only ones matched against datastores; `{}` once purged. */
             identity: {
                 [key: string]: unknown;
@@ -1497,6 +1647,19 @@ export interface components {
             error: string | null;
             message: string | null;
             details: unknown;
+        };
+        RequestMetrics: {
+            year: number;
+            by_action_type: {
+                /** @description access, erasure or other (by the policy’s rules). */
+                action_type: string;
+                received: number;
+                /** @description Completed, in whole or in part. */
+                complied: number;
+                denied: number;
+                median_days: number | null;
+                mean_days: number | null;
+            }[];
         };
         Rule: {
             id: string;
@@ -6415,7 +6578,7 @@ export interface operations {
             content: {
                 "application/json": {
                     request_ids: string[];
-                    reason?: string;
+                    reason: string;
                 };
             };
         };
@@ -6475,6 +6638,226 @@ export interface operations {
             };
             /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    extendPrivacyRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyRequest"];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decidePrivacyRequestAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    outcome: "upheld" | "reversed";
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyRequest"];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6708,6 +7091,21 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         location: string | null;
+                        /** @description The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies. */
+                        jurisdiction: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the "request received" message was delivered.
+                         */
+                        acknowledged_at: string | null;
+                        /** Format: date-time */
+                        extended_at: string | null;
+                        extension_reason: string | null;
+                        denial_reason: string | null;
+                        /** @description The open request this one duplicated; it was canceled for it. */
+                        duplicate_of: string | null;
+                        /** @description A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe. */
+                        excessive: boolean;
                     };
                 };
             };
@@ -6980,6 +7378,262 @@ export interface operations {
             };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJurisdictions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jurisdiction"][];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportRequestRecords: {
+        parameters: {
+            query?: {
+                /** @description A date (2026-03-31, the whole day, UTC) or a date-time with its offset. */
+                from?: string;
+                /** @description A date (2026-03-31, the whole day, UTC) or a date-time with its offset. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, header first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRequestMetrics: {
+        parameters: {
+            query: {
+                year: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestMetrics"];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13656,6 +14310,122 @@ export interface operations {
             };
         };
     };
+    submitPrivacyCenterAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the appeal link. */
+                    token: string;
+                    statement: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        privacy_request_id: string;
+                        /**
+                         * Format: date-time
+                         * @description When the appeal will be decided by.
+                         */
+                        due_date: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description HTTP 410. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, or too many failed authentications from this address; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     verifyPrivacyRequest: {
         parameters: {
             query?: never;
@@ -14008,7 +14778,7 @@ export interface operations {
                         items: {
                             id: string;
                             privacy_request_id: string | null;
-                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled";
+                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld";
                             state: "pending" | "sent";
                             to: string;
                             subject: string;

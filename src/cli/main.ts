@@ -33,9 +33,11 @@ const USAGE = `Usage: lethe <command> [--help]
                              create an operator account (password: first line of stdin)
   user list | user delete USERNAME
                              list or delete operator accounts
-  request list [--status S] | request show ID | request approve ID... | request deny ID... [--reason R]
-  request cancel ID [--reason R]
+  request list [--status S] | request show ID | request approve ID... | request deny ID... --reason R
+  request extend ID --reason R | request cancel ID [--reason R]
                              privacy requests
+  report requests [--from DATE] [--to DATE]
+                             the records of requests as CSV (no identity value)
   policy list | connection list
                              DSR policies, connections (secrets masked)
 
@@ -56,6 +58,7 @@ const HELP: Record<string, () => Promise<string>> = {
   import: async () => (await import('./import-command.ts')).IMPORT_USAGE,
   user: async () => (await import('./user-command.ts')).USER_USAGE,
   request: async () => (await import('./request-command.ts')).REQUEST_USAGE,
+  report: async () => (await import('./report-command.ts')).REPORT_USAGE,
   policy: async () => (await import('./listing-command.ts')).POLICY_USAGE,
   connection: async () => (await import('./listing-command.ts')).CONNECTION_USAGE,
 };
@@ -209,6 +212,12 @@ async function main(argv: string[]): Promise<number> {
       });
       process.stdout.write(output);
       return ok ? 0 : 1;
+    }
+    case 'report': {
+      const { parseReportCommand, runReportCommand } = await import('./report-command.ts');
+      const parsed = parseReportCommand(rest);
+      await withServices(config, (services) => runReportCommand(services, parsed, process.stdout));
+      return 0;
     }
     case 'policy': {
       const { parseListCommand, POLICY_USAGE, runPolicyList } = await import('./listing-command.ts');

@@ -1,4 +1,4 @@
-// `lethe request list|show|approve|deny|cancel`: privacy requests for an operator on the host, through the same
+// `lethe request list|show|approve|deny|extend|cancel`: privacy requests for an operator on the host, through the same
 // service as /v1/privacy-request (approvals, denials and cancels are audited with the actor `client:cli` and
 // logged on the request as by `cli`). Tables never show identities; `show --json` answers what
 // GET /v1/privacy-request/{id} answers an operator, identities included.
@@ -17,8 +17,10 @@ export const REQUEST_USAGE = `Usage:
       one privacy request and its log
   lethe request approve ID [ID ...] [--json]
       approve pending requests
-  lethe request deny ID [ID ...] [--reason TEXT] [--json]
-      deny pending requests
+  lethe request deny ID [ID ...] --reason TEXT [--json]
+      deny pending requests; the subject is told the reason, whom to complain to and how to appeal
+  lethe request extend ID --reason TEXT [--json]
+      extend an open request's due date once, as its jurisdiction allows; the subject is told why
   lethe request cancel ID [--reason TEXT] [--json]
       cancel a request that is unverified, pending, approved or paused
 `;
@@ -27,7 +29,8 @@ export type RequestCommand =
   | { action: 'list'; status: Status | undefined; page: number; size: number; json: boolean }
   | { action: 'show'; id: string; json: boolean }
   | { action: 'approve'; ids: string[]; json: boolean }
-  | { action: 'deny'; ids: string[]; reason: string | undefined; json: boolean }
+  | { action: 'deny'; ids: string[]; reason: string; json: boolean }
+  | { action: 'extend'; id: string; reason: string; json: boolean }
   | { action: 'cancel'; id: string; reason: string | undefined; json: boolean };
 
 function wholeNumber(value: string | undefined, option: string, fallback: number, max: number): number {
@@ -86,7 +89,11 @@ export function parseRequestCommand(argv: string[]): RequestCommand {
       return { action, ids: someIds(), json };
     case 'deny':
       onlyFor(['reason']);
-      return { action, ids: someIds(), reason: values.reason, json };
+      return { action, ids: someIds(), reason: requiredReason(values.reason, action), json };
+    case 'extend':
+      onlyFor(['reason']);
+      if (ids.length !== 1 || !ids[0]) throw usageError(REQUEST_USAGE, 'give exactly one request id.');
+      return { action, id: ids[0], reason: requiredReason(values.reason, action), json };
     case 'cancel':
       onlyFor(['reason']);
       if (ids.length !== 1 || !ids[0]) throw usageError(REQUEST_USAGE, 'give exactly one request id.');
@@ -97,6 +104,15 @@ export function parseRequestCommand(argv: string[]): RequestCommand {
         action === undefined ? 'give an action.' : `unknown action ${JSON.stringify(action)}.`,
       );
   }
+}
+
+/** The subject is told the reason of a denial or an extension: it must be there, and bounded as the API bounds it. */
+function requiredReason(reason: string | undefined, action: string): string {
+  const trimmed = reason?.trim() ?? '';
+  if (trimmed === '')
+    throw usageError(REQUEST_USAGE, `request ${action} needs --reason TEXT (the subject is told it).`);
+  if (trimmed.length > 2000) throw usageError(REQUEST_USAGE, '--reason must be at most 2000 characters.');
+  return trimmed;
 }
 
 function reviewOutput(verb: string, result: BulkResult<{ id: string; status: string }>, json: boolean) {
@@ -170,6 +186,14 @@ export async function runRequestCommand(
     case 'deny': {
       const result = await requests.deny(command.ids, command.reason, cliActor());
       return { output: reviewOutput('denied', result, command.json), ok: result.failed.length === 0 };
+    }
+    case 'extend': {
+      const extended = await requests.extend(command.id, command.reason, cliActor());
+      const { identity: _identity, unverified_identity: _unverified, ...view } = extended;
+      return {
+        output: command.json ? formatJson(view) : `extended ${extended.id} to ${extended.due_date}\n`,
+        ok: true,
+      };
     }
     case 'cancel': {
       await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, cliActor());

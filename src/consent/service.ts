@@ -17,7 +17,6 @@ export const SALE_AND_SHARING_USE = 'marketing.advertising';
 export const DO_NOT_SELL_OR_SHARE: readonly ConsentPreference[] = [
   { data_use: SALE_AND_SHARING_USE, opt_in: false },
 ];
-export const OPT_OUT_BUSINESS_DAYS = 15;
 const HISTORY_LIMIT = 200;
 
 /** A policy whose every rule records consent: its requests are opt-outs or consents, nothing else. */
@@ -27,23 +26,6 @@ export function isConsentOnly(rules: readonly { action_type: string }[]): boolea
 
 export function hasConsentRule(rules: readonly { action_type: string }[]): boolean {
   return rules.some((rule) => rule.action_type === CONSENT_ACTION);
-}
-
-/** `start` plus `days` business days (Monday to Friday, in UTC; public holidays are not known here). */
-export function addBusinessDays(start: Date, days: number): Date {
-  const due = new Date(start.getTime());
-  let left = days;
-  while (left > 0) {
-    due.setUTCDate(due.getUTCDate() + 1);
-    const weekday = due.getUTCDay();
-    if (weekday !== 0 && weekday !== 6) left -= 1;
-  }
-  return due;
-}
-
-/** When an opt-out or consent request received at `requestedAt` must be honoured. */
-export function optOutDueDate(requestedAt: Date): Date {
-  return addBusinessDays(requestedAt, OPT_OUT_BUSINESS_DAYS);
 }
 
 /** Records `preferences` for every identity given, as the current ones and in the history. */

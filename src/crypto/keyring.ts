@@ -16,6 +16,7 @@ export type KeyPurpose =
   | 'identity-verification'
   | 'outbox'
   | 'task-data'
+  | 'request-identity-index'
   | 'consent-index';
 
 export class Keyring {

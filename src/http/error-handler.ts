@@ -13,6 +13,7 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   too_large: 413,
   too_many_requests: 429,
   unavailable: 503,

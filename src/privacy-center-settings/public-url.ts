@@ -12,3 +12,7 @@ export function requestStatusUrl(config: Pick<Config, 'publicUrl' | 'host' | 'po
 export function downloadUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, token: string): string {
   return `${publicBaseUrl(config)}/privacy-center/download/${token}`;
 }
+
+export function appealUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, token: string): string {
+  return `${publicBaseUrl(config)}/privacy-center/appeal/${token}`;
+}

@@ -21,7 +21,7 @@ export interface FormProblem {
   values: { email?: string; phone_number?: string };
 }
 
-function layout(title: string, settings: PrivacyCenterSettings, body: string): string {
+export function layout(title: string, settings: PrivacyCenterSettings, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -167,6 +167,7 @@ h1{font-size:1.75rem;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:0 0 .5rem}
 .field{display:flex;flex-direction:column;gap:.25rem}
 label{font-weight:600}.hint{color:var(--muted);font-size:.95rem}
 input{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%;max-width:24rem;min-height:2.75rem}
+textarea{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%}
 button{font:inherit;font-weight:600;padding:.6rem 1.1rem;min-height:2.75rem;border-radius:.375rem;border:2px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:var(--accent)}
 a{color:var(--accent)}

@@ -5,10 +5,13 @@
 // sends pending requests on: to their pre-approval webhooks, to approval at once, or to an operator; and
 // tells each subject their request was received. Both run in the caller's transaction.
 import type { Queryable } from '../db/database.ts';
+import { dueDateOf, jurisdictionOf } from '../deadlines/clock.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
 import { approvedEntry, awaitsOperator, planOf } from './approval.ts';
+import { clockRepository } from './clock-repository.ts';
+import { screenTrusted } from './duplicates.ts';
 import { enqueueAdvances } from './jobs.ts';
 import { logRepository } from './log-repository.ts';
 import {
@@ -28,7 +31,10 @@ export interface Arrival {
   message: string;
 }
 
-/** Stores the requests of one arrival in one statement, each with its first log entry. */
+/**
+ * Stores the requests of one arrival in one statement, each with its first log entry, and starts each one's
+ * clock: its jurisdiction and due date, from the instant the database received it.
+ */
 export async function receive(
   tx: Queryable,
   services: Pick<Services, 'config'>,
@@ -42,6 +48,7 @@ export async function receive(
     services.config.defaultTtlSeconds,
     requests,
   );
+  const clocks = await startClocks(tx, rows);
   await logRepository.appendLogs(
     tx,
     rows.map((row) => ({
@@ -49,20 +56,46 @@ export async function receive(
       entry: { kind: 'transition', fromStatus: null, toStatus: arrival.status, message: arrival.message },
     })),
   );
-  return rows;
+  return rows.map((row, index) => ({ ...row, ...clocks[index] }));
+}
+
+/** Sets and answers, in the order of `rows`, each request's jurisdiction and due date (src/deadlines/). */
+async function startClocks(
+  tx: Queryable,
+  rows: readonly RequestRow[],
+): Promise<Pick<RequestRow, 'jurisdiction' | 'due_at'>[]> {
+  const policies = await clockRepository.policyClocks(
+    tx,
+    rows.map((row) => row.policy_id),
+  );
+  const deadlines = rows.map((row) => {
+    const policy = policies.get(row.policy_id);
+    if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
+    const jurisdiction = jurisdictionOf(row.location, policy.jurisdiction);
+    return {
+      id: row.id,
+      jurisdiction,
+      dueAt: dueDateOf(row.requested_at, jurisdiction, policy.execution_timeframe, policy.opt_out),
+    };
+  });
+  await clockRepository.setDeadlines(tx, deadlines);
+  return deadlines.map((deadline) => ({ jurisdiction: deadline.jurisdiction, due_at: deadline.dueAt }));
 }
 
 /**
  * Sends pending requests on, in batches of statements: with pre-approval webhooks, to them (the worker
  * calls them and approves on all-eligible); without, a public erasure waits for an operator unless
  * LETHE_PUBLIC_ERASURE_AUTO_APPROVE, and the others are approved at once unless
- * LETHE_REQUIRE_MANUAL_APPROVAL. Each subject is told their request was received.
+ * LETHE_REQUIRE_MANUAL_APPROVAL. Each subject is told their request was received. A checked duplicate of an
+ * open request is canceled first, and told so (LETHE_DUPLICATE_DETECTION).
  */
 export async function admit(
   tx: Queryable,
   services: IntakeServices,
-  rows: readonly RequestRow[],
+  received: readonly RequestRow[],
 ): Promise<void> {
+  // Duplicates of an open request are canceled here, before any webhook or approval (duplicates.ts).
+  const rows = await screenTrusted(tx, services, received);
   if (rows.length === 0) return;
   const preApproval = await webhookRepository.preApprovalWebhooks(tx);
   if (preApproval.length > 0) {

@@ -41,6 +41,15 @@ export interface RequestRow {
   identity_expires_at: Date;
   identity_purged_at: Date | null;
   next_step: number;
+  /** The clock (migration 018, src/deadlines/): set at receipt, moved only by the one extension. */
+  jurisdiction: string | null;
+  due_at: Date | null;
+  acknowledged_at: Date | null;
+  extended_at: Date | null;
+  extension_reason: string | null;
+  denial_reason: string | null;
+  duplicate_of: string | null;
+  excessive: boolean;
 }
 
 export interface NewRequest {
@@ -79,6 +88,8 @@ export type RequestChanges = Partial<
     | 'identity_verified_at'
     | 'cancel_reason'
     | 'canceled_at'
+    | 'denial_reason'
+    | 'duplicate_of'
   >
 > & { identity_sealed?: Buffer; unverified_identity_sealed?: Buffer | null; recipient_index?: null };
 
@@ -99,6 +110,8 @@ const CHANGEABLE = [
   'identity_verified_at',
   'cancel_reason',
   'canceled_at',
+  'denial_reason',
+  'duplicate_of',
 ] as const;
 
 function filterClause(filter: ListFilter): { where: string; params: unknown[] } {
@@ -388,14 +401,13 @@ export const privacyRequestRepository = {
 
   /**
    * Open requests (not complete, denied nor canceled) by whole days left before their due date, computed as
-   * the API's `days_left` is: floor((requested_at + execution_timeframe days - now) / 1 day).
+   * the API's `days_left` is: floor((due_at - now) / 1 day).
    */
   async countOpenByDaysLeft(db: Queryable): Promise<{ days_left: number; count: number }[]> {
     const { rows } = await db.query<{ days_left: number; count: number }>(
-      `SELECT floor(extract(epoch FROM (r.requested_at + p.execution_timeframe * interval '1 day' - now()))
-                    / 86400)::int AS days_left,
+      `SELECT floor(extract(epoch FROM (r.due_at - now())) / 86400)::int AS days_left,
               count(*)::int AS count
-         FROM privacy_requests r JOIN policies p ON p.id = r.policy_id
+         FROM privacy_requests r
         WHERE r.status <> ALL($1::text[])
         GROUP BY 1`,
       [CLOSED_STATUSES],

@@ -16,10 +16,12 @@ import type { Services } from '../services.ts';
 import type { Status } from './statuses.ts';
 import {
   AccessResults,
+  AppealDecisionBody,
   ApproveBody,
   CreateBody,
   CreateResponse,
   DenyBody,
+  ExtendBody,
   IdParams,
   ListQuery,
   LogEntryView,
@@ -182,13 +184,53 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         onRequest: app.authorize('privacy-request:review'),
         schema: {
           tags,
-          summary: 'Deny pending requests with a reason; each succeeds or fails on its own.',
+          summary:
+            'Deny pending requests with a reason the subject is told, with the authority to complain to and, where the jurisdiction gives one, an appeal link.',
           security,
           body: DenyBody,
           response: { 200: ReviewResponse, ...errors },
         },
       },
       async (request) => requests.deny(request.body.request_ids, request.body.reason, changeActorOf(request)),
+    );
+
+    app.post<IdRoute & { Body: Type.Static<typeof ExtendBody> }>(
+      '/privacy-request/:id/extend',
+      {
+        onRequest: app.authorize('privacy-request:review'),
+        schema: {
+          tags,
+          summary:
+            "Extend an open request's due date once, before it passes, as its jurisdiction allows; the subject is told the reason and the new date (400 naming why not).",
+          security,
+          params: IdParams,
+          body: ExtendBody,
+          response: { 200: PrivacyRequestView, ...errors },
+        },
+      },
+      async (request) => requests.extend(request.params.id, request.body.reason, changeActorOf(request)),
+    );
+
+    app.post<IdRoute & { Body: Type.Static<typeof AppealDecisionBody> }>(
+      '/privacy-request/:id/appeal/decide',
+      {
+        onRequest: app.authorize('privacy-request:review'),
+        schema: {
+          tags,
+          summary:
+            'Decide a pending appeal (not by the operator who denied: 403). Reversed: the request is approved and runs; upheld: the subject is told, with the authority.',
+          security,
+          params: IdParams,
+          body: AppealDecisionBody,
+          response: { 200: PrivacyRequestView, ...errors },
+        },
+      },
+      async (request) =>
+        requests.decideAppeal(
+          request.params.id,
+          { outcome: request.body.outcome as 'upheld' | 'reversed', reason: request.body.reason },
+          changeActorOf(request),
+        ),
     );
 
     app.post<IdRoute>(

@@ -127,10 +127,47 @@ const privacyRequestFields = {
   days_left: Type.Integer(),
   custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
   location: NullableText,
+  jurisdiction: Nullable(
+    Type.String({
+      description:
+        'The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies.',
+    }),
+  ),
+  acknowledged_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When the "request received" message was delivered.' }),
+  ),
+  extended_at: NullableTimestamp,
+  extension_reason: NullableText,
+  denial_reason: NullableText,
+  duplicate_of: Nullable(
+    Type.String({ description: 'The open request this one duplicated; it was canceled for it.' }),
+  ),
+  excessive: Type.Boolean({
+    description:
+      'A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe.',
+  }),
 };
+
+const AppealView = Type.Object(
+  {
+    status: Type.Enum(['open', 'pending', 'upheld', 'reversed']),
+    window_ends_at: Timestamp,
+    submitted_at: NullableTimestamp,
+    due_date: NullableTimestamp,
+    statement: NullableText,
+    decided_at: NullableTimestamp,
+    decided_by: NullableText,
+    decision_reason: NullableText,
+  },
+  {
+    description:
+      'The appeal of a denial (open: the link was sent; pending: the subject appealed and it must be decided by due_date).',
+  },
+);
 
 export const PrivacyRequestView = Type.Object({
   ...privacyRequestFields,
+  appeal: Nullable(AppealView),
   identity: Type.Object(
     {},
     {
@@ -165,8 +202,18 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
 const RequestIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50 });
 
 export const ApproveBody = Type.Object({ request_ids: RequestIds }, { additionalProperties: false });
+/** A reason the subject is told (a denial, an extension, an appeal's decision). */
+export const Reason = Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' });
+
 export const DenyBody = Type.Object(
-  { request_ids: RequestIds, reason: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { request_ids: RequestIds, reason: Reason },
+  { additionalProperties: false },
+);
+
+export const ExtendBody = Type.Object({ reason: Reason }, { additionalProperties: false });
+
+export const AppealDecisionBody = Type.Object(
+  { outcome: Type.Enum(['upheld', 'reversed']), reason: Reason },
   { additionalProperties: false },
 );
 

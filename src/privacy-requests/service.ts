@@ -8,14 +8,17 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { consentPreferencesProblem } from '../consent/service.ts';
+import { readLocation, unknownLocationMessage } from '../deadlines/locations.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { queueSubjectMessages } from './messages/subject-messages.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
 import { type AccessPackage, readAccessPackage } from './rules/access-package.ts';
 import { approveRequest } from './approval.ts';
+import { type AppealRow, appealRepository } from './appeal-repository.ts';
+import { decideAppeal, noticeDenial } from './appeals.ts';
+import { extendRequest } from './extension.ts';
 import { admit, receive } from './intake.ts';
 import {
   type Identity,
@@ -45,7 +48,35 @@ import {
 export type PrivacyRequestWithIdentity = PrivacyRequestView & {
   identity: Identity;
   unverified_identity: Identity;
+  appeal: AppealView | null;
 };
+
+/** The appeal of a denied request, as operators see it (null: none was opened). */
+export interface AppealView {
+  status: AppealRow['status'];
+  window_ends_at: string;
+  submitted_at: string | null;
+  due_date: string | null;
+  statement: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+}
+
+function toAppealView(appeal: AppealRow | undefined): AppealView | null {
+  if (!appeal) return null;
+  const iso = (at: Date | null) => (at === null ? null : at.toISOString());
+  return {
+    status: appeal.status,
+    window_ends_at: appeal.window_ends_at.toISOString(),
+    submitted_at: iso(appeal.submitted_at),
+    due_date: iso(appeal.due_at),
+    statement: appeal.statement,
+    decided_at: iso(appeal.decided_at),
+    decided_by: appeal.decided_by,
+    decision_reason: appeal.decision_reason,
+  };
+}
 
 const checkItem = itemValidator(PrivacyRequestItem);
 
@@ -93,6 +124,10 @@ export class PrivacyRequestService {
         continue;
       }
       const request = c.value;
+      if (request.location !== undefined && !readLocation(request.location).known) {
+        fail(unknownLocationMessage(request.location));
+        continue;
+      }
       const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);
@@ -139,7 +174,7 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
-    result.succeeded.push(...rows.map((row) => this.#withIdentity(row, policies)));
+    result.succeeded.push(...rows.map((row) => this.#withIdentity(row, policies, new Map())));
     return result;
   }
 
@@ -148,12 +183,18 @@ export class PrivacyRequestService {
       repo.page(this.#db, filter, size, (page - 1) * size),
       repo.count(this.#db, filter),
     ]);
-    const policies = await loadPolicyEmbeds(
-      this.#db,
-      rows.map((row) => row.policy_id),
-    );
+    const [policies, appeals] = await Promise.all([
+      loadPolicyEmbeds(
+        this.#db,
+        rows.map((row) => row.policy_id),
+      ),
+      appealRepository.ofRequests(
+        this.#db,
+        rows.map((row) => row.id),
+      ),
+    ]);
     return pageOf(
-      rows.map((row) => this.#withIdentity(row, policies)),
+      rows.map((row) => this.#withIdentity(row, policies, appeals)),
       total,
       page,
       size,
@@ -162,7 +203,11 @@ export class PrivacyRequestService {
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
-    return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+    return this.#withIdentity(
+      row,
+      await loadPolicyEmbeds(this.#db, [row.policy_id]),
+      await appealRepository.ofRequests(this.#db, [row.id]),
+    );
   }
 
   /** The request without its identities: what a reply-to-token holder may see. */
@@ -195,31 +240,49 @@ export class PrivacyRequestService {
     });
   }
 
+  /** A reasoned refusal (GDPR art. 12(4)): the subject is told why, whom to complain to and how to appeal. */
   async deny(
     ids: readonly string[],
-    reason: string | undefined,
+    reason: string,
     by: ChangeActor,
   ): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const name = principalName(by.principal);
     return this.#review(ids, async (tx, row) => {
       if (row.status !== 'pending') return illegal('deny', row.status);
+      const now = new Date();
       // The reason is free text and may name the subject: the request's own log keeps it, the audit does not.
       await repo.transition(tx, {
         id: row.id,
         from: 'pending',
         to: 'denied',
-        changes: { reviewed_at: new Date(), reviewed_by: name, finalized_at: new Date(), finalized_by: name },
-        message: `denied by ${name}${reason ? `: ${reason}` : ''}`,
+        changes: {
+          reviewed_at: now,
+          reviewed_by: name,
+          finalized_at: now,
+          finalized_by: name,
+          denial_reason: reason,
+        },
+        message: `denied by ${name}: ${reason}`,
       });
-      await recordChange(tx, by, 'privacy-request.deny', {
-        privacy_request_id: row.id,
-        reason_given: Boolean(reason),
-      });
-      await queueSubjectMessages(tx, this.#services, [
-        { request: row, kind: 'denied', details: { reason: reason || undefined } },
-      ]);
+      await recordChange(tx, by, 'privacy-request.deny', { privacy_request_id: row.id, reason_given: true });
+      await noticeDenial(tx, this.#services, row, reason, by, now);
       return undefined;
     });
+  }
+
+  /** The one extension of a request's due date, with the reason the subject is told. */
+  async extend(id: string, reason: string, by: ChangeActor): Promise<PrivacyRequestWithIdentity> {
+    await extendRequest(this.#services, id, reason, by);
+    return this.get(id);
+  }
+
+  async decideAppeal(
+    id: string,
+    decision: { outcome: 'upheld' | 'reversed'; reason: string },
+    by: ChangeActor,
+  ): Promise<PrivacyRequestWithIdentity> {
+    await decideAppeal(this.#services, id, decision, by);
+    return this.get(id);
   }
 
   /** From `error` only: the request continues at the step that failed (or was awaiting resume). */
@@ -277,7 +340,11 @@ export class PrivacyRequestService {
     return row;
   }
 
-  #withIdentity(row: RequestRow, policies: Map<string, PolicyEmbed>): PrivacyRequestWithIdentity {
+  #withIdentity(
+    row: RequestRow,
+    policies: Map<string, PolicyEmbed>,
+    appeals: Map<string, AppealRow>,
+  ): PrivacyRequestWithIdentity {
     const policy = policies.get(row.policy_id);
     if (!policy) throw new Error(`policy ${row.policy_id} of request ${row.id} is missing`);
     const view = toPrivacyRequestView(row, policy);
@@ -285,7 +352,7 @@ export class PrivacyRequestService {
       ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
       : {};
     const unverified = openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed);
-    return { ...view, identity, unverified_identity: unverified };
+    return { ...view, identity, unverified_identity: unverified, appeal: toAppealView(appeals.get(row.id)) };
   }
 }
 

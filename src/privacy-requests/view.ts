@@ -1,11 +1,12 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
-// embedded policy with its rules, `due_date` = requested_at + execution_timeframe days, `days_left`.
-import { hasConsentRule, optOutDueDate } from '../consent/service.ts';
+// embedded policy with its rules, `due_date` (the clock's, src/deadlines/: the earlier of the law's deadline
+// and the policy's timeframe, moved by an extension) and `days_left` (frozen once the request is closed).
 import type { Queryable } from '../db/database.ts';
+import { addDays } from '../deadlines/calendar.ts';
+import { daysLeft } from '../deadlines/clock.ts';
 import { type PolicyWithRulesAsRead, policyRepository } from '../policies/repository.ts';
 import type { RequestRow } from './repository.ts';
-
-const DAY_MS = 86_400_000;
+import { CLOSED_STATUSES } from './statuses.ts';
 
 export interface PolicyEmbed {
   id: string;
@@ -53,6 +54,13 @@ export interface PrivacyRequestView {
   days_left: number;
   custom_fields: unknown[];
   location: string | null;
+  jurisdiction: string | null;
+  acknowledged_at: string | null;
+  extended_at: string | null;
+  extension_reason: string | null;
+  denial_reason: string | null;
+  duplicate_of: string | null;
+  excessive: boolean;
 }
 
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
@@ -109,11 +117,11 @@ export function toPrivacyRequestView(
   policy: PolicyEmbed,
   now = new Date(),
 ): PrivacyRequestView {
-  const timeframe = new Date(row.requested_at.getTime() + policy.execution_timeframe * DAY_MS);
-  // An opt-out is honoured within 15 business days whatever the policy's timeframe says.
-  const due = hasConsentRule(policy.rules)
-    ? new Date(Math.min(timeframe.getTime(), optOutDueDate(row.requested_at).getTime()))
-    : timeframe;
+  // Rows received before the clock existed were given their policy's timeframe by migration 018.
+  const due = row.due_at ?? addDays(row.requested_at, policy.execution_timeframe);
+  const closedAt = CLOSED_STATUSES.includes(row.status)
+    ? (row.finalized_at ?? row.canceled_at ?? row.finished_processing_at ?? now)
+    : null;
   return {
     id: row.id,
     external_id: row.external_id,
@@ -140,8 +148,15 @@ export function toPrivacyRequestView(
     source: row.source,
     paused_at: iso(row.paused_at),
     due_date: due.toISOString(),
-    days_left: Math.floor((due.getTime() - now.getTime()) / DAY_MS),
+    days_left: daysLeft(due, closedAt, now),
     custom_fields: row.custom_fields,
     location: row.location,
+    jurisdiction: row.jurisdiction,
+    acknowledged_at: iso(row.acknowledged_at),
+    extended_at: iso(row.extended_at),
+    extension_reason: row.extension_reason,
+    denial_reason: row.denial_reason,
+    duplicate_of: row.duplicate_of,
+    excessive: row.excessive,
   };
 }

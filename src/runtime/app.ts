@@ -7,6 +7,8 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import { authRoutes } from '../auth/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consentRoutes } from '../consent/routes.ts';
+import { jurisdictionRoutes } from '../deadlines/routes.ts';
+import { reportRoutes } from '../reports/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { registerHumanSteps } from './register-human-steps.ts';
@@ -132,6 +134,8 @@ export async function buildApp(
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerHumanSteps(app, services);
   await registerManagementRoutes(app, consentRoutes(services));
+  await registerManagementRoutes(app, jurisdictionRoutes());
+  await registerManagementRoutes(app, reportRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MANAGEMENT_PREFIXES, registerManagementRoutes } from '../http/management.ts';
 import { outboxRoutes } from '../outbox/routes.ts';
+import { appealPageRoutes, appealRoutes } from '../privacy-center/appeal-routes.ts';
 import type { Services } from '../services.ts';
 import { privacyCenterPageRoutes } from '../privacy-center/page-routes.ts';
 import { privacyCenterRoutes, subjectRequestRoutes } from '../privacy-center/routes.ts';
@@ -20,6 +21,7 @@ export async function registerPrivacyCenter(app: FastifyInstance, services: Serv
           });
         }
         await scope.register(privacyCenterRoutes(services, throttle));
+        await scope.register(appealRoutes(services, throttle));
       },
       { prefix },
     );
@@ -27,4 +29,5 @@ export async function registerPrivacyCenter(app: FastifyInstance, services: Serv
   await registerManagementRoutes(app, subjectRequestRoutes(services, throttle));
   await registerManagementRoutes(app, outboxRoutes(services));
   await app.register(privacyCenterPageRoutes(services, throttle));
+  await app.register(appealPageRoutes(services, throttle));
 }

@@ -8,6 +8,7 @@ import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
 import { logDeliveryAttempt } from '../privacy-requests/messages/delivery-log.ts';
+import { startRetentionJob } from '../reports/retention.ts';
 import { createServices } from './create-services.ts';
 import type { Services } from '../services.ts';
 
@@ -50,6 +51,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const outbox: RunningOutboxWorker | undefined = options.worker
     ? startOutboxWorker(services, logDeliveryAttempt, logError)
     : undefined;
+  const retention = options.worker ? await startRetentionJob(services, logError) : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -65,6 +67,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(upkeep);
+      retention?.stop();
       await app?.close();
       await services.queue.stop();
       await worker?.stop();

@@ -87,9 +87,9 @@ describe('configuration audit', () => {
     return key;
   }
 
-  async function pendingRequest(policyKey = 'default_access_policy') {
+  async function pendingRequest(policyKey = 'default_access_policy', location?: string) {
     const body = await asRoot('POST', '/v1/privacy-request', [
-      { identity: { email: SUBJECT_EMAIL }, policy_key: policyKey },
+      { identity: { email: SUBJECT_EMAIL }, policy_key: policyKey, ...(location ? { location } : {}) },
     ]);
     return body.succeeded[0].id as string;
   }
@@ -405,6 +405,40 @@ describe('configuration audit', () => {
           request_ids: [await pendingRequest()],
           reason: `asked by ${SUBJECT_EMAIL}`,
         }),
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/extend$/,
+      run: async () =>
+        call(
+          'POST',
+          `/v1/privacy-request/${await pendingRequest('default_access_policy', 'US-CA')}/extend`,
+          'privacy-request.extend',
+          { reason: `records of ${SUBJECT_EMAIL} are archived` },
+        ),
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/appeal\/decide$/,
+      run: async () => {
+        // Denied by root, appealed through a link whose token the test sets (the mailed one is sealed).
+        const id = await pendingRequest('default_access_policy', 'US-CO');
+        await asRoot('PATCH', '/v1/privacy-request/administrate/deny', {
+          request_ids: [id],
+          reason: 'no match',
+        });
+        const token = 'a'.repeat(43);
+        await service.services.db.query(
+          "UPDATE privacy_request_appeals SET token_hash = sha256(convert_to($2, 'UTF8')) WHERE privacy_request_id = $1",
+          [id, token],
+        );
+        const appealed = await service.call('POST', '/v1/privacy-center/appeal', {
+          json: { token, statement: `I am ${SUBJECT_EMAIL}` },
+        });
+        assert.equal(appealed.status, 200, appealed.text);
+        return call('POST', `/v1/privacy-request/${id}/appeal/decide`, 'privacy-request.appeal.decide', {
+          outcome: 'upheld',
+          reason: `still no match for ${SUBJECT_EMAIL}`,
+        });
+      },
     },
     {
       pattern: /^POST \/v1\/privacy-request\/:id\/retry$/,

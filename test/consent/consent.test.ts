@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { addBusinessDays } from '../../src/consent/service.ts';
+import { addBusinessDays } from '../../src/deadlines/calendar.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   DEFAULT_ACTIONS,

@@ -266,7 +266,7 @@ describe('open privacy requests by deadline', () => {
     const [shortA, shortB, monthA, monthB] = created.body.succeeded.map((item: { id: string }) => item.id);
     // One short request was received 10 days ago: overdue. One month request is denied: closed.
     await service.services.db.query(
-      "UPDATE privacy_requests SET requested_at = now() - interval '10 days' WHERE id = $1",
+      "UPDATE privacy_requests SET requested_at = now() - interval '10 days', due_at = now() - interval '7 days' WHERE id = $1",
       [shortB],
     );
     const denied = await service.call('PATCH', '/v1/privacy-request/administrate/deny', {

@@ -64,6 +64,12 @@ const NAMED: Record<string, string> = {
   'POST /v1/privacy-request/{id}/pre-approve/not-eligible': 'markPrivacyRequestNotEligible',
   'PATCH /v1/privacy-request/administrate/approve': 'approvePrivacyRequests',
   'PATCH /v1/privacy-request/administrate/deny': 'denyPrivacyRequests',
+  'POST /v1/privacy-request/{id}/extend': 'extendPrivacyRequest',
+  'POST /v1/privacy-request/{id}/appeal/decide': 'decidePrivacyRequestAppeal',
+  'POST /v1/privacy-center/appeal': 'submitPrivacyCenterAppeal',
+  'GET /v1/jurisdiction': 'listJurisdictions',
+  'GET /v1/report/requests.csv': 'exportRequestRecords',
+  'GET /v1/report/metrics': 'getRequestMetrics',
   'POST /v1/connection/{connection_key}/signing-secret': 'rotateConnectionSigningSecret',
   'POST /v1/privacy-center/privacy-request': 'submitPrivacyCenterRequest',
 };

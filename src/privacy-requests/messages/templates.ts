@@ -24,6 +24,12 @@ export interface MessageContext {
   reason?: string;
   download?: { url: string; expiresAt: Date };
   erased?: readonly ErasedInDatastore[];
+  /** The (new) date by which the request is answered. */
+  dueDate?: Date;
+  /** Whom the subject may complain to, under the request's jurisdiction (src/deadlines/jurisdictions.ts). */
+  authority?: { name: string; url: string };
+  /** Where and until when a denial may be appealed. */
+  appeal?: { url: string; until: Date };
 }
 
 export interface RenderedMessage {
@@ -67,6 +73,18 @@ function render(subject: string, context: MessageContext, parts: readonly Part[]
   return { subject: oneLine, text: `${text}\n`, html: `${html}\n` };
 }
 
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The sentence naming the authority to complain to, with its address. */
+function complaintPart(context: MessageContext, fallback: string): Part {
+  return context.authority
+    ? {
+        text: `You have the right to lodge a complaint with ${context.authority.name}:`,
+        url: context.authority.url,
+      }
+    : fallback;
+}
+
 function erasureLines(erased: readonly ErasedInDatastore[]): string[] {
   return erased.map(
     (store) =>
@@ -92,11 +110,37 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
         'We will answer within the time the law gives us and tell you by email.',
         follow,
       ]);
-    case 'denied':
-      return render('your request was declined', context, [
+    case 'denied': {
+      const parts: Part[] = [
         `We declined your request: ${context.actionTitle}.`,
-        `Reason: ${context.reason ?? 'no reason was given'}.`,
-        'You may contact us, or the data protection authority of your country, if you disagree.',
+        `Reason: ${context.reason ?? 'no reason was given'}`,
+      ];
+      if (context.appeal)
+        parts.push({
+          text: `You may appeal this decision until ${dayOf(context.appeal.until)} (UTC); a person other than the one who declined it will decide:`,
+          url: context.appeal.url,
+        });
+      parts.push(
+        complaintPart(
+          context,
+          'You may contact us, or the data protection authority of your country, if you disagree.',
+        ),
+        follow,
+      );
+      return render('your request was declined', context, parts);
+    }
+    case 'extended':
+      return render('we need more time for your request', context, [
+        `We need more time to answer your request: ${context.actionTitle}.`,
+        `Reason: ${context.reason ?? 'no reason was given'}`,
+        `We will answer by ${context.dueDate ? dayOf(context.dueDate) : 'the new date the law allows'} (UTC).`,
+        follow,
+      ]);
+    case 'appeal_upheld':
+      return render('your appeal was decided', context, [
+        `We reviewed your appeal and kept our decision to decline your request: ${context.actionTitle}.`,
+        `Reason: ${context.reason ?? 'no reason was given'}`,
+        complaintPart(context, 'You may contact the data protection authority of your country.'),
         follow,
       ]);
     case 'canceled':

@@ -1,0 +1,59 @@
+// A request's `location` as ISO 3166: a country (ISO 3166-1 alpha-2, `FR`) or a subdivision (ISO 3166-2,
+// `US-CA`), and the jurisdiction it falls under. Subdivisions are checked for the United States, whose
+// states have their own laws; elsewhere any 1 to 3 letters or digits after a known country are taken as
+// given (the national law applies to them all).
+
+/** ISO 3166-1 alpha-2, the officially assigned codes. */
+const COUNTRIES = new Set(
+  `AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY
+   BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK
+   FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR
+   IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK
+   ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM
+   PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF
+   TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW`.split(
+    /\s+/,
+  ),
+);
+
+/** The 27 member states of the European Union (Greece is GR in ISO 3166). */
+const EU_MEMBERS = new Set(
+  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE'.split(' '),
+);
+/** The EEA states outside the Union. */
+const EEA_ONLY = new Set(['IS', 'LI', 'NO']);
+
+/** ISO 3166-2:US: the states, the District of Columbia and the outlying areas. */
+const US_SUBDIVISIONS = new Set(
+  `AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK
+   OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR UM VI`.split(/\s+/),
+);
+
+const LOCATION_SHAPE = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
+
+/** The jurisdiction code of a known location, null when no built-in rule covers it. */
+function jurisdictionCodeOf(country: string, subdivision: string | undefined): string | null {
+  if (EU_MEMBERS.has(country)) return 'EU';
+  if (EEA_ONLY.has(country)) return 'EEA';
+  if (country === 'GB') return 'UK';
+  if (country === 'US' && subdivision) return `US-${subdivision}`;
+  return null;
+}
+
+export type LocationReading = { known: true; jurisdiction: string | null } | { known: false };
+
+/** Reads a location: unknown when it is no ISO 3166 code, else the jurisdiction it falls under (or none). */
+export function readLocation(location: string): LocationReading {
+  const match = LOCATION_SHAPE.exec(location);
+  if (!match) return { known: false };
+  const [, country, subdivision] = match as unknown as [string, string, string | undefined];
+  if (!COUNTRIES.has(country)) return { known: false };
+  if (country === 'US' && subdivision !== undefined && !US_SUBDIVISIONS.has(subdivision))
+    return { known: false };
+  return { known: true, jurisdiction: jurisdictionCodeOf(country, subdivision) };
+}
+
+/** The sentence refusing a location that is no ISO 3166 code; it names the value (a place, not a person). */
+export function unknownLocationMessage(location: string): string {
+  return `location ${JSON.stringify(location)} is not an ISO 3166 code (a country such as FR or a subdivision such as US-CA).`;
+}

@@ -1,0 +1,136 @@
+// SQL for the clock columns of privacy_requests (migration 018): the jurisdiction and due date set at
+// receipt, the acknowledgement, the one extension and the denial's reason. Statuses never change here;
+// the rules that decide these values are in src/deadlines/.
+import type { Queryable } from '../db/database.ts';
+
+export interface PolicyClock {
+  execution_timeframe: number;
+  jurisdiction: string | null;
+  /** The policy records consent: its requests are opt-outs, due sooner (src/deadlines/clock.ts). */
+  opt_out: boolean;
+}
+
+export interface Deadline {
+  id: string;
+  jurisdiction: string | null;
+  dueAt: Date;
+}
+
+export const clockRepository = {
+  /** The timeframe and jurisdiction of each policy, for the due dates of requests made under it. */
+  async policyClocks(db: Queryable, policyIds: readonly string[]): Promise<Map<string, PolicyClock>> {
+    const { rows } = await db.query<PolicyClock & { id: string }>(
+      `SELECT id, execution_timeframe, jurisdiction,
+              EXISTS (SELECT 1 FROM rules WHERE rules.policy_id = policies.id AND rules.action_type = 'consent') AS opt_out
+         FROM policies WHERE id = ANY($1)`,
+      [[...new Set(policyIds)]],
+    );
+    return new Map(rows.map(({ id, ...clock }) => [id, clock]));
+  },
+
+  /** Sets each request's jurisdiction and due date, in one statement. */
+  async setDeadlines(tx: Queryable, deadlines: readonly Deadline[]): Promise<void> {
+    if (deadlines.length === 0) return;
+    await tx.query(
+      `UPDATE privacy_requests r SET jurisdiction = d.jurisdiction, due_at = d.due_at
+         FROM jsonb_to_recordset($1::jsonb) AS d(id text, jurisdiction text, due_at timestamptz)
+        WHERE r.id = d.id`,
+      [
+        JSON.stringify(
+          deadlines.map((deadline) => ({
+            id: deadline.id,
+            jurisdiction: deadline.jurisdiction,
+            due_at: deadline.dueAt.toISOString(),
+          })),
+        ),
+      ],
+    );
+  },
+
+  /** Records the delivery of the "request received" message as the request's acknowledgement (the first). */
+  async acknowledge(tx: Queryable, id: string, at: Date): Promise<void> {
+    await tx.query(
+      'UPDATE privacy_requests SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL',
+      [id, at],
+    );
+  },
+
+  /** The one extension: a compare-and-set on its absence; answers whether it took. */
+  async extend(tx: Queryable, id: string, dueAt: Date, reason: string, at: Date): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE privacy_requests SET due_at = $2, extended_at = $4, extension_reason = $3, updated_at = now()
+        WHERE id = $1 AND extended_at IS NULL`,
+      [id, dueAt, reason, at],
+    );
+    return rowCount === 1;
+  },
+
+  /** Serialises the duplicate check of one identity until the caller's transaction ends. */
+  async lockIdentity(tx: Queryable, index: Buffer): Promise<void> {
+    await tx.query(
+      "SELECT pg_advisory_xact_lock(('x' || substr(encode($1::bytea, 'hex'), 1, 16))::bit(64)::bigint)",
+      [index],
+    );
+  },
+
+  async setIdentityIndex(tx: Queryable, id: string, index: Buffer): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET identity_index = $2 WHERE id = $1', [id, index]);
+  },
+
+  /** The oldest other open, trusted request of the same identity and policy. */
+  async openDuplicateOf(
+    tx: Queryable,
+    request: { id: string; policyId: string; index: Buffer },
+  ): Promise<string | undefined> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM privacy_requests
+        WHERE identity_index = $1 AND policy_id = $2 AND id <> $3
+          AND status NOT IN ('identity_unverified', 'complete', 'denied', 'canceled')
+        ORDER BY requested_at LIMIT 1`,
+      [request.index, request.policyId, request.id],
+    );
+    return rows[0]?.id;
+  },
+
+  /** Completed access requests of the identity within the last 12 months. */
+  async completedAccessInYear(tx: Queryable, index: Buffer): Promise<number> {
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM privacy_requests r
+        WHERE r.identity_index = $1 AND r.status = 'complete'
+          AND r.finished_processing_at > now() - interval '12 months'
+          AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = 'access')`,
+      [index],
+    );
+    return rows[0]?.n ?? 0;
+  },
+
+  async flagExcessive(tx: Queryable, id: string): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET excessive = true WHERE id = $1', [id]);
+  },
+
+  /**
+   * LETHE_REQUEST_RETENTION_DAYS: purges the identity values of requests closed before `closedBefore` (the
+   * sealed identities, the blind indexes, the appeal's statement); the record itself stays. Answers how many.
+   */
+  async purgeClosedBefore(db: Queryable, closedBefore: Date): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      `WITH purged AS (
+         UPDATE privacy_requests
+            SET identity_sealed = NULL, unverified_identity_sealed = NULL, recipient_index = NULL,
+                identity_index = NULL, identity_purged_at = COALESCE(identity_purged_at, now()), updated_at = now()
+          WHERE status IN ('complete', 'denied', 'canceled')
+            AND COALESCE(finalized_at, canceled_at, finished_processing_at, updated_at) < $1
+            AND (identity_sealed IS NOT NULL OR unverified_identity_sealed IS NOT NULL
+                 OR recipient_index IS NOT NULL OR identity_index IS NOT NULL
+                 OR EXISTS (SELECT FROM privacy_request_appeals a
+                             WHERE a.privacy_request_id = privacy_requests.id AND a.statement IS NOT NULL))
+          RETURNING id),
+       statements AS (
+         UPDATE privacy_request_appeals SET statement = NULL, token_hash = NULL
+          WHERE privacy_request_id IN (SELECT id FROM purged))
+       SELECT count(*)::int AS n FROM purged`,
+      [closedBefore],
+    );
+    return rows[0]?.n ?? 0;
+  },
+};

@@ -1,0 +1,295 @@
+// The law's clock through the API, with the subject's messages read on a real SMTP server: jurisdictions,
+// due dates from the location, the acknowledgement, the one extension and each refusal of it, the reasoned
+// denial, and the appeal from its link to a decision by another operator.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import {
+  type MailServer,
+  publishDefaults,
+  startMailServer,
+  subjectSideConfig,
+} from '../helpers/subject-side.ts';
+import { waitForStatus } from '../privacy-requests/support.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('the law’s clock', () => {
+  let mail: MailServer;
+  let service: TestService;
+  let root: string;
+  let second: string;
+  before(async () => {
+    mail = await startMailServer();
+    service = await startTestService(subjectSideConfig(mail.port, { requireManualApproval: true }), {
+      worker: true,
+    });
+    root = await service.rootToken();
+    await publishDefaults(service);
+    const user = await service.call('POST', '/v1/user', {
+      token: root,
+      json: { username: 'second.reviewer', password: PASSWORD, roles: ['approver'] },
+    });
+    assert.equal(user.status, 201, user.text);
+    const login = await service.call('POST', '/v1/login', {
+      json: { username: 'second.reviewer', password: PASSWORD },
+    });
+    assert.equal(login.status, 200, login.text);
+    second = login.body.token_data.access_token;
+  });
+  after(async () => {
+    await service.stop();
+    await mail.close();
+  });
+
+  const create = async (email: string, location?: string) => {
+    const answer = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [{ policy_key: 'default_access_policy', identity: { email }, ...(location ? { location } : {}) }],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.body.failed, []);
+    return answer.body.succeeded[0];
+  };
+  const get = async (id: string) =>
+    (await service.call('GET', `/v1/privacy-request/${id}`, { token: root })).body;
+  const extend = (id: string, json: unknown, token = root) =>
+    service.call('POST', `/v1/privacy-request/${id}/extend`, { token, json });
+  const deny = (id: string, json: Record<string, unknown>, token = root) =>
+    service.call('PATCH', '/v1/privacy-request/administrate/deny', {
+      token,
+      json: { request_ids: [id], ...json },
+    });
+  const mailTo = (email: string, subject: string) =>
+    mail.waitFor((message) => message.to.includes(email) && message.text.includes(subject));
+
+  it('lists the built-in jurisdictions with their periods and authorities', async () => {
+    const answer = await service.call('GET', '/v1/jurisdiction', { token: root });
+    assert.equal(answer.status, 200, answer.text);
+    const byCode = new Map(answer.body.map((rule: { code: string }) => [rule.code, rule]));
+    assert.deepEqual([...byCode.keys()], ['EU', 'EEA', 'UK', 'US-CA', 'US-VA', 'US-CO', 'US-CT']);
+    const eu = byCode.get('EU') as Record<string, unknown>;
+    assert.equal(eu.response_months, 1);
+    assert.equal(eu.extension_months, 2);
+    assert.equal('appeal_days' in eu, false);
+    const california = byCode.get('US-CA') as Record<string, unknown>;
+    assert.equal(california.response_days, 45);
+    assert.equal(california.acknowledge_business_days, 10);
+    const colorado = byCode.get('US-CO') as Record<string, unknown>;
+    assert.equal(colorado.appeal_days, 45);
+    assert.equal(colorado.appeal_response_days, 45);
+    assert.match((colorado.authority as { name: string }).name, /Attorney General/);
+  });
+
+  it('dates a request by its location: one calendar month in the EU, the policy’s days without a rule', async () => {
+    const french = await create('fr@example.com', 'FR');
+    assert.equal(french.jurisdiction, 'EU');
+    const received = new Date(french.requested_at);
+    const expected = new Date(received);
+    expected.setUTCMonth(received.getUTCMonth() + 1);
+    if (expected.getUTCDate() !== received.getUTCDate()) expected.setUTCDate(0);
+    assert.equal(french.due_date, expected.toISOString());
+    assert.ok(french.days_left >= 27 && french.days_left <= 30, String(french.days_left));
+
+    const japanese = await create('jp@example.com', 'JP');
+    assert.equal(japanese.jurisdiction, null);
+    assert.equal(Date.parse(japanese.due_date) - Date.parse(japanese.requested_at), 45 * 86_400_000);
+    const stored = await service.services.db.query<{ due_at: Date }>(
+      'SELECT due_at FROM privacy_requests WHERE id = $1',
+      [french.id],
+    );
+    assert.equal(stored.rows[0]?.due_at.toISOString(), french.due_date, 'the due date is stored in UTC');
+  });
+
+  it('records the acknowledgement when the "received" message is delivered', async () => {
+    const request = await create('ack@example.com', 'US-CA');
+    assert.equal(request.acknowledged_at, null);
+    await mailTo('ack@example.com', 'we received your request');
+    let acknowledged: string | null = null;
+    for (let tries = 0; tries < 50 && acknowledged === null; tries++) {
+      acknowledged = (await get(request.id)).acknowledged_at;
+      if (acknowledged === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(acknowledged, 'acknowledged_at is set');
+    assert.ok(Date.parse(acknowledged) >= Date.parse(request.requested_at));
+  });
+
+  it('refuses an unknown location naming it, and creates nothing', async () => {
+    const before = (await service.call('GET', '/v1/privacy-request?size=1', { token: root })).body.total;
+    const answer = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [{ policy_key: 'default_access_policy', identity: { email: 'xx@example.com' }, location: 'XX' }],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.match(answer.body.failed[0].message, /location "XX" is not an ISO 3166 code/);
+    assert.equal(
+      (await service.call('GET', '/v1/privacy-request?size=1', { token: root })).body.total,
+      before,
+    );
+  });
+
+  it('extends once with the reason and the new date told to the subject', async () => {
+    const request = await create('extend@example.com', 'US-CA');
+    const answer = await extend(request.id, { reason: 'We must gather records from three archives.' });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(Date.parse(answer.body.due_date) - Date.parse(request.due_date), 45 * 86_400_000);
+    assert.equal(answer.body.extension_reason, 'We must gather records from three archives.');
+    assert.ok(answer.body.extended_at);
+    const notice = await mailTo('extend@example.com', 'we need more time for your request');
+    assert.match(notice.text, /We must gather records from three archives\./);
+    assert.ok(notice.text.includes(`We will answer by ${answer.body.due_date.slice(0, 10)} (UTC)`));
+
+    const twice = await extend(request.id, { reason: 'again' });
+    assert.equal(twice.status, 400);
+    assert.match(twice.body.detail, /already extended/);
+    assert.deepEqual(await get(request.id), {
+      ...answer.body,
+      acknowledged_at: (await get(request.id)).acknowledged_at,
+    });
+  });
+
+  it('refuses an extension naming why: no jurisdiction, closed, past due, a reason too long', async () => {
+    const unruled = await create('unruled@example.com');
+    const none = await extend(unruled.id, { reason: 'busy' });
+    assert.equal(none.status, 400);
+    assert.match(none.body.detail, /no jurisdiction/);
+
+    const closed = await create('closed@example.com', 'FR');
+    assert.equal((await deny(closed.id, { reason: 'not a customer' })).status, 200);
+    const onClosed = await extend(closed.id, { reason: 'busy' });
+    assert.equal(onClosed.status, 400);
+    assert.match(onClosed.body.detail, /closed/);
+
+    const late = await create('late@example.com', 'FR');
+    await service.services.db.query(
+      "UPDATE privacy_requests SET due_at = now() - interval '1 hour' WHERE id = $1",
+      [late.id],
+    );
+    const beforeLate = await get(late.id);
+    const pastDue = await extend(late.id, { reason: 'busy' });
+    assert.equal(pastDue.status, 400);
+    assert.match(pastDue.body.detail, /past its due date/);
+
+    const tooLong = await extend(late.id, { reason: 'x'.repeat(2001) });
+    assert.equal(tooLong.status, 422);
+    assert.match(tooLong.body.detail, /reason/);
+    const afterLate = await get(late.id);
+    assert.equal(afterLate.due_date, beforeLate.due_date);
+    assert.equal(afterLate.extended_at, null);
+    assert.equal(
+      mail.mailsTo('late@example.com').some((m) => m.text.includes('need more time')),
+      false,
+    );
+  });
+
+  it('requires a reason to deny, and tells the subject the reason and the authority', async () => {
+    const request = await create('denied.eu@example.com', 'DE');
+    const without = await deny(request.id, {});
+    assert.equal(without.status, 422);
+    assert.match(without.body.detail, /reason/);
+    assert.equal((await get(request.id)).status, 'pending');
+
+    const denied = await deny(request.id, { reason: 'We hold no account under this address.' });
+    assert.equal(denied.status, 200, denied.text);
+    assert.equal(denied.body.succeeded[0].denial_reason, 'We hold no account under this address.');
+    const message = await mailTo('denied.eu@example.com', 'your request was declined');
+    assert.match(message.text, /We hold no account under this address\./);
+    assert.match(message.text, /lodge a complaint with the data protection supervisory authority/);
+    assert.ok(message.text.includes('https://www.edpb.europa.eu/'));
+    assert.equal(message.text.includes('/privacy-center/appeal/'), false, 'the GDPR gives no appeal');
+    assert.equal((await get(request.id)).appeal, null);
+  });
+
+  const appealLinkOf = async (email: string) => {
+    const message = await mailTo(email, 'your request was declined');
+    const match = /(http:\/\/[^\s"<]+\/privacy-center\/appeal\/([A-Za-z0-9_-]{43}))/.exec(message.text);
+    assert.ok(match, 'the denial carries an appeal link');
+    return { message, url: match[1] as string, token: match[2] as string };
+  };
+
+  it('takes an appeal through its link once, and a second operator reverses it: the request runs', async () => {
+    const request = await create('appeal.co@example.com', 'US-CO');
+    assert.equal((await deny(request.id, { reason: 'Identity not matched.' })).status, 200);
+    const { message, url, token } = await appealLinkOf('appeal.co@example.com');
+    assert.match(message.text, /the Colorado Attorney General/);
+
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Appeal our decision/);
+
+    const appealed = await service.call('POST', '/v1/privacy-center/appeal', {
+      json: { token, statement: 'I have an account; my customer number is on the invoice.' },
+    });
+    assert.equal(appealed.status, 200, appealed.text);
+    assert.equal(appealed.body.privacy_request_id, request.id);
+    const submitted = Date.parse(appealed.body.due_date) - 45 * 86_400_000;
+    assert.ok(Math.abs(submitted - Date.now()) < 60_000, 'Colorado: decided within 45 days');
+    const again = await service.call('POST', '/v1/privacy-center/appeal', {
+      json: { token, statement: 'twice' },
+    });
+    assert.equal(again.status, 404, 'the link is single use');
+
+    const pending = await get(request.id);
+    assert.equal(pending.appeal.status, 'pending');
+    assert.equal(pending.appeal.statement, 'I have an account; my customer number is on the invoice.');
+    assert.equal(pending.appeal.due_date, appealed.body.due_date);
+
+    const bySame = await service.call('POST', `/v1/privacy-request/${request.id}/appeal/decide`, {
+      token: root,
+      json: { outcome: 'reversed', reason: 'Found the account.' },
+    });
+    assert.equal(bySame.status, 403, bySame.text);
+    assert.equal((await get(request.id)).appeal.status, 'pending');
+
+    const reversed = await service.call('POST', `/v1/privacy-request/${request.id}/appeal/decide`, {
+      token: second,
+      json: { outcome: 'reversed', reason: 'Found the account.' },
+    });
+    assert.equal(reversed.status, 200, reversed.text);
+    assert.equal(reversed.body.appeal.status, 'reversed');
+    assert.equal(reversed.body.appeal.decided_by, 'second.reviewer');
+    const done = await waitForStatus(service, request.id, 'complete');
+    assert.equal(done.status, 'complete');
+    await mailTo('appeal.co@example.com', 'your request is complete');
+  });
+
+  it('tells the subject an upheld appeal with the attorney general, and refuses a late one with 410', async () => {
+    const request = await create('appeal.va@example.com', 'US-VA');
+    assert.equal((await deny(request.id, { reason: 'Outside our records.' })).status, 200);
+    const { token } = await appealLinkOf('appeal.va@example.com');
+    const appealed = await service.call('POST', '/v1/privacy-center/appeal', {
+      json: { token, statement: 'Please look again.' },
+    });
+    assert.equal(appealed.status, 200, appealed.text);
+    const upheld = await service.call('POST', `/v1/privacy-request/${request.id}/appeal/decide`, {
+      token: second,
+      json: { outcome: 'upheld', reason: 'No record matches after a second search.' },
+    });
+    assert.equal(upheld.status, 200, upheld.text);
+    assert.equal(upheld.body.status, 'denied');
+    const told = await mailTo('appeal.va@example.com', 'your appeal was decided');
+    assert.match(told.text, /No record matches after a second search\./);
+    assert.match(told.text, /the Office of the Attorney General of Virginia/);
+    const decidedAgain = await service.call('POST', `/v1/privacy-request/${request.id}/appeal/decide`, {
+      token: second,
+      json: { outcome: 'reversed', reason: 'changed my mind' },
+    });
+    assert.equal(decidedAgain.status, 400);
+
+    const late = await create('appeal.ct@example.com', 'US-CT');
+    assert.equal((await deny(late.id, { reason: 'Outside our records.' })).status, 200);
+    const lateLink = await appealLinkOf('appeal.ct@example.com');
+    await service.services.db.query(
+      "UPDATE privacy_request_appeals SET window_ends_at = now() - interval '1 minute' WHERE privacy_request_id = $1",
+      [late.id],
+    );
+    const tooLate = await service.call('POST', '/v1/privacy-center/appeal', {
+      json: { token: lateLink.token, statement: 'Please look again.' },
+    });
+    assert.equal(tooLate.status, 410, tooLate.text);
+    assert.match(tooLate.body.detail, /The time to appeal this decision ended on \d{4}-\d{2}-\d{2}/);
+    assert.equal((await get(late.id)).appeal.status, 'open');
+    const latePage = await fetch(lateLink.url);
+    assert.equal(latePage.status, 410);
+  });
+});
