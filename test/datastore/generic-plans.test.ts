@@ -49,6 +49,7 @@ describe('Area B statements by id or identity: one index probe per value in ever
 
   const cases: [string, (db: Queryable) => Promise<unknown>][] = [
     ['loadEntities', (db) => loadEntities(db, keyring(), 'plans', wanted())],
+    ['loadEntities of one id', (db) => loadEntities(db, keyring(), 'plans', [created[7] as string])],
     [
       'loadEntitiesByIdentity',
       (db) => loadEntitiesByIdentity(db, keyring(), 'plans', ['plan7@example.com', 'PLAN321@example.com']),
