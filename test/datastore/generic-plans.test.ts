@@ -73,6 +73,7 @@ describe('Area B statements by id or identity: one index probe per value in ever
     ],
     ['matchedSubtrees', (db) => matchedSubtrees(db, { keyring: keyring() }, 'plans', byKind())],
     ['loadSubtrees', (db) => loadSubtrees(db, keyring(), 'plans', wanted())],
+    ['loadSubtrees of one root', (db) => loadSubtrees(db, keyring(), 'plans', [created[7] as string])],
     ['entityTables', (db) => entityTables(db, 'plans', wanted())],
     ['takenEntityIds', (db) => takenEntityIds(db, 'plans', wanted())],
     [
