@@ -17,6 +17,9 @@ export async function bareFastifyRequestsPerSecond(seconds: number): Promise<num
 
 const SELECT_ROWS = 1_000;
 
+/** Every read load, the baselines' and Lethe's, starts with this unmeasured warm-up. */
+export const readWarmUpSeconds = (seconds: number) => Math.max(1, Math.round(seconds / 3));
+
 /**
  * req/s of Fastify + pg doing one primary-key SELECT per request (bench/lib/select-server.ts, a pool of
  * 10), 10 connections like the get-by-id load, each request naming one of 1,000 rows of 60 random bytes.
@@ -75,6 +78,7 @@ async function selectRequestsPerSecond(
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ id: rows[0]?.id }),
         seconds,
+        warmUpSeconds: readWarmUpSeconds(seconds),
         connections: 10,
       });
       if (result.non2xx > 0 || result.errors > 0) {

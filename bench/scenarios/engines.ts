@@ -2,6 +2,7 @@
 // after the other with the same load; and the memory of `npm start`'s whole tree (npm, the service and every
 // postgres process of its embedded server) after start and light use, as proportional set size (PSS: pages
 // shared between the processes, such as postgres's shared buffers, counted once in all).
+import { readWarmUpSeconds } from '../lib/baselines.ts';
 import { load } from '../lib/load.ts';
 import { type LetheUnderTest, startLethe } from '../lib/lethe.ts';
 import { startWithNpm, type TreeMemory, treeMemory } from '../lib/npm-start.ts';
@@ -69,6 +70,7 @@ async function getByIdRate(
     headers: target.headers,
     body: JSON.stringify([target.id]),
     seconds,
+    warmUpSeconds: readWarmUpSeconds(seconds),
     connections: 10,
   });
   if (result.non2xx > 0)

@@ -1,5 +1,6 @@
 // Area B figures: get-by-id against bare Fastify, entity/create against raw INSERT, get-by-identity and
 // forget as the datastore grows, file streaming, and the API's memory under each load.
+import { readWarmUpSeconds } from '../lib/baselines.ts';
 import { fileTransfer, peakRss } from '../lib/files.ts';
 import { load, type LoadResult, sequentialLatency } from '../lib/load.ts';
 import type { LoopDelay } from '../lib/loop-delay.ts';
@@ -79,20 +80,22 @@ async function measuredLoad(
     body: unknown;
     seconds: number;
     connections: number;
+    warmUpSeconds?: number;
   },
 ): Promise<{ result: LoadResult; peakMb: number; delay: LoopDelay }> {
   let result: LoadResult | undefined;
+  const request = {
+    url: `${lethe.url}${options.path}`,
+    method: 'POST' as const,
+    headers: options.headers,
+    body: JSON.stringify(options.body),
+    connections: options.connections,
+  };
+  if (options.warmUpSeconds) await load({ ...request, seconds: options.warmUpSeconds });
   const { result: peakMb, delay } = await lethe.loopDelay(() =>
     peakRss(
       lethe,
-      load({
-        url: `${lethe.url}${options.path}`,
-        method: 'POST',
-        headers: options.headers,
-        body: JSON.stringify(options.body),
-        seconds: options.seconds,
-        connections: options.connections,
-      }).then((answer) => (result = answer)),
+      load({ ...request, seconds: options.seconds }).then((answer) => (result = answer)),
     ),
   );
   return { result: result as LoadResult, peakMb, delay };
@@ -141,6 +144,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     headers,
     body: [created?.id],
     seconds,
+    warmUpSeconds: readWarmUpSeconds(seconds),
     connections: 10,
   });
   if (getById.result.non2xx > 0) {
@@ -266,6 +270,7 @@ export async function subjectStoreFigures(context: Context): Promise<Figure[]> {
     headers,
     body: ['USER7@bench.example'],
     seconds,
+    warmUpSeconds: readWarmUpSeconds(seconds),
     connections: 10,
   });
   figures.push(

@@ -119,6 +119,22 @@ export async function findEntityIdsByIdentity(
  */
 export const MAX_SUBTREE_ENTITIES = 10_000;
 
+/** The subtree walk from the roots `source` binds as `e`; `isRoot` tests `e.id` against `$2`. */
+const subtreeSelect = (source: string, isRoot: string) => `
+  WITH RECURSIVE tree(id) AS (
+    SELECT e.id FROM ${source}
+    UNION
+    SELECT c.child_id FROM tree t
+      CROSS JOIN LATERAL (
+        SELECT child_id FROM entity_references r WHERE r.datastore = $1 AND r.parent_id = t.id OFFSET 0
+      ) AS c
+  )
+  SELECT e.id, e.name
+    FROM (SELECT id FROM tree LIMIT $3) AS t ${entityProbe('t.id')}
+   ORDER BY e.id ${isRoot} DESC, e.created_at, e.id`;
+
+const ONE_ROOT_SUBTREE = subtreeSelect('entities e WHERE e.datastore = $1 AND e.id = $2::uuid', '= $2::uuid');
+
 /**
  * The ids (and tables) of the roots found in the datastore and of every descendant, each once, roots
  * first then by age. The recursion removes duplicates on the entity alone, so each entity is expanded
@@ -134,19 +150,12 @@ export async function subtreeOf(
 ): Promise<{ id: string; name: string }[]> {
   const roots = entityIds(rootIds);
   if (roots.length === 0) return [];
+  // One root (a subject's usual tree) by equality, for the reason loadEntities reads one id so.
   const { rows } = await db.query<{ id: string; name: string }>(
-    `WITH RECURSIVE tree(id) AS (
-       SELECT e.id FROM ${WANTED_IDS} ${entityProbe('wanted.id')}
-       UNION
-       SELECT c.child_id FROM tree t
-         CROSS JOIN LATERAL (
-           SELECT child_id FROM entity_references r WHERE r.datastore = $1 AND r.parent_id = t.id OFFSET 0
-         ) AS c
-     )
-     SELECT e.id, e.name
-       FROM (SELECT id FROM tree LIMIT $3) AS t ${entityProbe('t.id')}
-      ORDER BY e.id = ANY($2::uuid[]) DESC, e.created_at, e.id`,
-    [datastore, roots, MAX_SUBTREE_ENTITIES + 1],
+    roots.length === 1
+      ? ONE_ROOT_SUBTREE
+      : subtreeSelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`, '= ANY($2::uuid[])'),
+    [datastore, roots.length === 1 ? roots[0] : roots, MAX_SUBTREE_ENTITIES + 1],
   );
   if (rows.length > MAX_SUBTREE_ENTITIES) {
     throw badRequest(
@@ -194,6 +203,8 @@ const entitySelect = (source: string) => `
             FROM entity_files f WHERE f.complete AND f.datastore = e.datastore AND f.entity_id = e.id) AS files
     FROM ${source}`;
 
+const ONE_ENTITY_SELECT = entitySelect('entities e WHERE e.datastore = $1 AND e.id = $2::uuid');
+
 function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
   return {
     id: row.id,
@@ -223,10 +234,13 @@ export async function loadEntities(
 ): Promise<SubjectEntity[]> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return [];
-  const { rows } = await db.query<EntityRow>(entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`), [
-    datastore,
-    wanted,
-  ]);
+  // One id (most reads) by equality: the generic plan of the array form looks ten times costlier than
+  // its custom plan (the planner guesses 10 elements), so PostgreSQL would plan it again on every call,
+  // which cost more than running it (test/datastore/plan-cache.test.ts).
+  const { rows } = await db.query<EntityRow>(
+    wanted.length === 1 ? ONE_ENTITY_SELECT : entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`),
+    [datastore, wanted.length === 1 ? wanted[0] : wanted],
+  );
   const byId = new Map(rows.map((row) => [row.id, openEntity(keyring, datastore, row)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }

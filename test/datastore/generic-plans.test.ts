@@ -49,6 +49,7 @@ describe('Area B statements by id or identity: one index probe per value in ever
 
   const cases: [string, (db: Queryable) => Promise<unknown>][] = [
     ['loadEntities', (db) => loadEntities(db, keyring(), 'plans', wanted())],
+    ['loadEntities of one id', (db) => loadEntities(db, keyring(), 'plans', [created[7] as string])],
     [
       'loadEntitiesByIdentity',
       (db) => loadEntitiesByIdentity(db, keyring(), 'plans', ['plan7@example.com', 'PLAN321@example.com']),
@@ -72,6 +73,7 @@ describe('Area B statements by id or identity: one index probe per value in ever
     ],
     ['matchedSubtrees', (db) => matchedSubtrees(db, { keyring: keyring() }, 'plans', byKind())],
     ['loadSubtrees', (db) => loadSubtrees(db, keyring(), 'plans', wanted())],
+    ['loadSubtrees of one root', (db) => loadSubtrees(db, keyring(), 'plans', [created[7] as string])],
     ['entityTables', (db) => entityTables(db, 'plans', wanted())],
     ['takenEntityIds', (db) => takenEntityIds(db, 'plans', wanted())],
     [
