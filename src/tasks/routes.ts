@@ -1,6 +1,6 @@
 // HTTP face of tasks: the inbox listing (task:read), a request's tasks, and complete, skip and assign
 // (task:update; a viewer only reads). Domain rules live in service.ts.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, OPTIONAL_BODY, Page, security } from '../http/schemas.ts';
@@ -16,6 +16,11 @@ type IdRoute = { Params: { id: string } };
 export function taskRoutes(services: Services): FastifyPluginAsync {
   const { db } = services;
   return async (app) => {
+    // Completing with nothing to give (an erasure confirmed) may send no body at all.
+    const emptyBodyIsObject = async (request: FastifyRequest) => {
+      request.body ??= {};
+    };
+
     app.get<{ Querystring: TaskListQuery }>(
       '/task',
       {
@@ -68,6 +73,7 @@ export function taskRoutes(services: Services): FastifyPluginAsync {
       '/task/:id/complete',
       {
         onRequest: app.authorize('task:update'),
+        preValidation: emptyBodyIsObject,
         schema: {
           tags,
           summary:
