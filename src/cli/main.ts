@@ -36,6 +36,8 @@ const USAGE = `Usage: lethe <command> [--help]
   request list [--status S] | request show ID | request approve ID... | request deny ID... [--reason R]
   request cancel ID [--reason R]
                              privacy requests
+  task list [--status S] [--assignee A] [--overdue] | task complete ID [--data JSON]
+  task skip ID --reason R    tasks of manual systems (docs/human-steps.md)
   policy list | connection list
                              DSR policies, connections (secrets masked)
 
@@ -56,6 +58,7 @@ const HELP: Record<string, () => Promise<string>> = {
   import: async () => (await import('./import-command.ts')).IMPORT_USAGE,
   user: async () => (await import('./user-command.ts')).USER_USAGE,
   request: async () => (await import('./request-command.ts')).REQUEST_USAGE,
+  task: async () => (await import('./task-command.ts')).TASK_USAGE,
   policy: async () => (await import('./listing-command.ts')).POLICY_USAGE,
   connection: async () => (await import('./listing-command.ts')).CONNECTION_USAGE,
 };
@@ -209,6 +212,21 @@ async function main(argv: string[]): Promise<number> {
       });
       process.stdout.write(output);
       return ok ? 0 : 1;
+    }
+    case 'task': {
+      const { parseTaskCommand, runTaskCommand } = await import('./task-command.ts');
+      const parsed = parseTaskCommand(rest);
+      // Closing a request's last task queues its continuation, so the queue runs while the command does.
+      const output = await withServices(config, async (services) => {
+        await services.queue.start((error) => process.stderr.write(`queue error: ${error.message}\n`));
+        try {
+          return await runTaskCommand(services, parsed);
+        } finally {
+          await services.queue.stop();
+        }
+      });
+      process.stdout.write(output);
+      return 0;
     }
     case 'policy': {
       const { parseListCommand, POLICY_USAGE, runPolicyList } = await import('./listing-command.ts');
