@@ -38,6 +38,8 @@ const USAGE = `Usage: lethe <command> [--help]
                              privacy requests
   report requests [--from DATE] [--to DATE]
                              the records of requests as CSV (no identity value)
+  task list [--status S] [--assignee A] [--overdue] | task complete ID [--data JSON]
+  task skip ID --reason R    tasks of manual systems (docs/human-steps.md)
   policy list | connection list
                              DSR policies, connections (secrets masked)
 
@@ -59,6 +61,7 @@ const HELP: Record<string, () => Promise<string>> = {
   user: async () => (await import('./user-command.ts')).USER_USAGE,
   request: async () => (await import('./request-command.ts')).REQUEST_USAGE,
   report: async () => (await import('./report-command.ts')).REPORT_USAGE,
+  task: async () => (await import('./task-command.ts')).TASK_USAGE,
   policy: async () => (await import('./listing-command.ts')).POLICY_USAGE,
   connection: async () => (await import('./listing-command.ts')).CONNECTION_USAGE,
 };
@@ -217,6 +220,21 @@ async function main(argv: string[]): Promise<number> {
       const { parseReportCommand, runReportCommand } = await import('./report-command.ts');
       const parsed = parseReportCommand(rest);
       await withServices(config, (services) => runReportCommand(services, parsed, process.stdout));
+      return 0;
+    }
+    case 'task': {
+      const { parseTaskCommand, runTaskCommand } = await import('./task-command.ts');
+      const parsed = parseTaskCommand(rest);
+      // Closing a request's last task queues its continuation, so the queue runs while the command does.
+      const output = await withServices(config, async (services) => {
+        await services.queue.start((error) => process.stderr.write(`queue error: ${error.message}\n`));
+        try {
+          return await runTaskCommand(services, parsed);
+        } finally {
+          await services.queue.stop();
+        }
+      });
+      process.stdout.write(output);
       return 0;
     }
     case 'policy': {

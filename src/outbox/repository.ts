@@ -4,7 +4,15 @@
 import type { Queryable } from '../db/database.ts';
 
 export type MessageKind =
-  'verification_code' | 'received' | 'denied' | 'completed' | 'canceled' | 'extended' | 'appeal_upheld';
+  | 'verification_code'
+  | 'received'
+  | 'denied'
+  | 'completed'
+  | 'canceled'
+  | 'extended'
+  | 'appeal_upheld'
+  | 'respondent_invite'
+  | 'task_overdue';
 export const MESSAGE_KINDS: readonly MessageKind[] = [
   'verification_code',
   'received',
@@ -13,6 +21,8 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'canceled',
   'extended',
   'appeal_upheld',
+  'respondent_invite',
+  'task_overdue',
 ];
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

@@ -1,12 +1,14 @@
 // The human steps (docs/human-steps.md): manual systems and the tasks requests get for them, under the
-// management prefixes.
+// management prefixes, and the respondent's page /respond/{token}.
 import type { FastifyInstance } from 'fastify';
 import { registerManagementRoutes } from '../http/management.ts';
 import { manualSystemRoutes } from '../manual-systems/routes.ts';
 import type { Services } from '../services.ts';
+import { respondentRoutes } from '../tasks/respondent-routes.ts';
 import { taskRoutes } from '../tasks/routes.ts';
 
 export async function registerHumanSteps(app: FastifyInstance, services: Services): Promise<void> {
   await registerManagementRoutes(app, manualSystemRoutes(services));
   await registerManagementRoutes(app, taskRoutes(services));
+  await app.register(respondentRoutes(services));
 }

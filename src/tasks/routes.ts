@@ -1,12 +1,22 @@
-// HTTP face of tasks: the inbox listing (task:read), a request's tasks, and complete, skip and assign
-// (task:update; a viewer only reads). Domain rules live in service.ts.
-import type { FastifyPluginAsync } from 'fastify';
+// HTTP face of tasks: the inbox listing (task:read), a request's tasks, and complete, skip, assign
+// and invite (task:update; a viewer only reads). Domain rules live in service.ts and respondent.ts.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, OPTIONAL_BODY, Page, security } from '../http/schemas.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Services } from '../services.ts';
-import { AssignBody, CompleteBody, SkipBody, TaskIdParams, TaskListQuery, TaskView } from './schemas.ts';
+import {
+  AssignBody,
+  CompleteBody,
+  InviteAnswer,
+  InviteBody,
+  SkipBody,
+  TaskIdParams,
+  TaskListQuery,
+  TaskView,
+} from './schemas.ts';
+import { inviteRespondent } from './respondent.ts';
 import { assignTask, completeTask, listTasks, readTask, skipTask, tasksOfRequest } from './service.ts';
 
 const tags = ['tasks'];
@@ -16,6 +26,11 @@ type IdRoute = { Params: { id: string } };
 export function taskRoutes(services: Services): FastifyPluginAsync {
   const { db } = services;
   return async (app) => {
+    // Completing with nothing to give (an erasure confirmed) may send no body at all.
+    const emptyBodyIsObject = async (request: FastifyRequest) => {
+      request.body ??= {};
+    };
+
     app.get<{ Querystring: TaskListQuery }>(
       '/task',
       {
@@ -68,6 +83,7 @@ export function taskRoutes(services: Services): FastifyPluginAsync {
       '/task/:id/complete',
       {
         onRequest: app.authorize('task:update'),
+        preValidation: emptyBodyIsObject,
         schema: {
           tags,
           summary:
@@ -105,6 +121,34 @@ export function taskRoutes(services: Services): FastifyPluginAsync {
         const task = await skipTask(services, by, request.params.id, request.body.reason);
         request.log.info({ task_id: task.id, privacy_request_id: task.privacy_request_id }, 'task skipped');
         return task;
+      },
+    );
+
+    app.post<IdRoute & { Body: InviteBody | undefined }>(
+      '/task/:id/invite',
+      {
+        onRequest: app.authorize('task:update'),
+        preValidation: emptyBodyIsObject,
+        schema: {
+          tags,
+          summary:
+            "Mail a respondent outside the company a link to answer the open task (single use, valid 7 days): the given respondent_email, else the system's (400 when neither is set).",
+          security,
+          params: TaskIdParams,
+          body: InviteBody,
+          ...OPTIONAL_BODY,
+          response: { 200: InviteAnswer, 409: ErrorDetail, ...errors },
+        },
+      },
+      async (request) => {
+        const answer = await inviteRespondent(
+          services,
+          changeActorOf(request),
+          request.params.id,
+          request.body?.respondent_email,
+        );
+        request.log.info({ task_id: request.params.id }, 'task respondent invited');
+        return answer;
       },
     );
 

@@ -2,6 +2,7 @@
 // bounded: a task's data holds at most 50 values (a system has at most 50 fields) of 10,000 characters.
 import Type from 'typebox';
 import { ManualAction, ManualField } from '../manual-systems/schemas.ts';
+import { MAX_EMAIL_LENGTH } from '../validation/email.ts';
 import { named } from '../validation/schema-names.ts';
 
 const Strict = { additionalProperties: false } as const;
@@ -72,3 +73,22 @@ export const AssignBody = Type.Object(
   Strict,
 );
 export type AssignBody = Type.Static<typeof AssignBody>;
+
+export const InviteBody = Type.Object(
+  {
+    respondent_email: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: MAX_EMAIL_LENGTH,
+        description: "where the link goes; the manual system's respondent_email when left out",
+      }),
+    ),
+  },
+  Strict,
+);
+export type InviteBody = Type.Static<typeof InviteBody>;
+
+export const InviteAnswer = Type.Object(
+  { expires_at: Type.String({ format: 'date-time', description: 'when the link stops working' }) },
+  Strict,
+);

@@ -78,43 +78,41 @@ export interface TaskActor {
 type TaskServices = Pick<Services, 'db' | 'keyring' | 'queue'>;
 
 /**
- * Runs `change` on the task, locked after its request's row; the task must be open (409 otherwise).
- * Afterwards, with no task of the request left open, the request goes on.
+ * Runs `change` on the task in the caller's transaction, locked after its request's row; the task must be
+ * open (409 otherwise). Afterwards, with no task of the request left open, the request goes on.
  */
 async function changeOpenTask(
+  tx: Queryable,
   services: TaskServices,
   by: TaskActor,
   id: string,
-  change: (tx: Queryable, task: TaskRow) => Promise<LogEntry & { details: { status: string } }>,
+  change: (task: TaskRow) => Promise<LogEntry & { details: { status: string } }>,
 ): Promise<TaskView> {
-  const { db, queue } = services;
-  return db.transaction(async (tx) => {
-    const found = await taskRepository.find(tx, id);
-    if (!found) throw notFound(`No task with id ${id}.`);
-    const request = await privacyRequestRepository.lock(tx, found.privacy_request_id);
-    const task = await taskRepository.lock(tx, id);
-    if (!request || !task) throw notFound(`No task with id ${id}.`);
-    if (task.status !== 'open') throw conflict(`The task ${id} is already ${task.status}.`);
-    const entry = await change(tx, task);
-    await logRepository.appendLog(tx, request.id, [entry]);
-    if (by.change) {
-      await recordChange(tx, by.change, `task.${entry.details.status === 'done' ? 'complete' : 'skip'}`, {
-        task_id: id,
-        privacy_request_id: request.id,
-        system: task.system_key,
-      });
-    }
-    if (request.status === 'requires_input' && (await taskRepository.openCount(tx, request.id)) === 0) {
-      await privacyRequestRepository.transition(tx, {
-        id: request.id,
-        from: 'requires_input',
-        to: 'in_processing',
-        message: 'every task done: the request goes on',
-      });
-      await enqueueAdvance(queue, tx, request.id);
-    }
-    return toTaskView((await taskRepository.find(tx, id)) as TaskRow);
-  });
+  const found = await taskRepository.find(tx, id);
+  if (!found) throw notFound(`No task with id ${id}.`);
+  const request = await privacyRequestRepository.lock(tx, found.privacy_request_id);
+  const task = await taskRepository.lock(tx, id);
+  if (!request || !task) throw notFound(`No task with id ${id}.`);
+  if (task.status !== 'open') throw conflict(`The task ${id} is already ${task.status}.`);
+  const entry = await change(task);
+  await logRepository.appendLog(tx, request.id, [entry]);
+  if (by.change) {
+    await recordChange(tx, by.change, `task.${entry.details.status === 'done' ? 'complete' : 'skip'}`, {
+      task_id: id,
+      privacy_request_id: request.id,
+      system: task.system_key,
+    });
+  }
+  if (request.status === 'requires_input' && (await taskRepository.openCount(tx, request.id)) === 0) {
+    await privacyRequestRepository.transition(tx, {
+      id: request.id,
+      from: 'requires_input',
+      to: 'in_processing',
+      message: 'every task done: the request goes on',
+    });
+    await enqueueAdvance(services.queue, tx, request.id);
+  }
+  return toTaskView((await taskRepository.find(tx, id)) as TaskRow);
 }
 
 /** The data's names must all be fields of the task's system (422 naming those that are not). */
@@ -134,7 +132,18 @@ export async function completeTask(
   id: string,
   data: TaskData | undefined,
 ): Promise<TaskView> {
-  return changeOpenTask(services, by, id, async (tx, task) => {
+  return services.db.transaction((tx) => completeTaskIn(tx, services, by, id, data));
+}
+
+/** `completeTask` in the caller's transaction (a respondent's answer also spends their link in it). */
+export async function completeTaskIn(
+  tx: Queryable,
+  services: TaskServices,
+  by: TaskActor,
+  id: string,
+  data: TaskData | undefined,
+): Promise<TaskView> {
+  return changeOpenTask(tx, services, by, id, async (task) => {
     if (data) checkData(task, data);
     const given = task.action === 'access' && data && Object.keys(data).length > 0;
     await taskRepository.close(tx, id, {
@@ -167,20 +176,22 @@ export async function skipTask(
   id: string,
   reason: string,
 ): Promise<TaskView> {
-  return changeOpenTask(services, by, id, async (tx, task) => {
-    await taskRepository.close(tx, id, { status: 'skipped', doneBy: by.name, skipReason: reason });
-    return {
-      kind: 'note',
-      message: `${task.action} task in ${task.system_name} skipped by ${by.name}: ${reason}`,
-      details: {
-        task_id: id,
-        system: task.system_key,
-        action: task.action,
-        status: 'skipped',
-        done_by: by.name,
-      },
-    };
-  });
+  return services.db.transaction((tx) =>
+    changeOpenTask(tx, services, by, id, async (task) => {
+      await taskRepository.close(tx, id, { status: 'skipped', doneBy: by.name, skipReason: reason });
+      return {
+        kind: 'note',
+        message: `${task.action} task in ${task.system_name} skipped by ${by.name}: ${reason}`,
+        details: {
+          task_id: id,
+          system: task.system_key,
+          action: task.action,
+          status: 'skipped',
+          done_by: by.name,
+        },
+      };
+    }),
+  );
 }
 
 export async function assignTask(db: Database, by: ChangeActor, id: string, assignee: string | null) {

@@ -12,6 +12,7 @@ const AUTHORIZATION_SECRET = 'Bearer authorization-secret-4d1f';
 const OAUTH_SECRET = 'oauth-client-secret-93ac';
 const OAUTH_SECRET_2 = 'oauth-client-secret-second-77be';
 const SUBJECT_EMAIL = 'subject.audited@example.com';
+const RESPONDENT_EMAIL = 'respondent.audited@vendor.example';
 const TARGET = 'https://127.0.0.1:9';
 
 interface Sample {
@@ -25,7 +26,14 @@ describe('configuration audit', () => {
   let owner: string;
   let counter = 0;
   /** Every secret or personal value sent or answered: none may appear in the audit log. */
-  const secrets = new Set([PASSWORD, AUTHORIZATION_SECRET, OAUTH_SECRET, OAUTH_SECRET_2, SUBJECT_EMAIL]);
+  const secrets = new Set([
+    PASSWORD,
+    AUTHORIZATION_SECRET,
+    OAUTH_SECRET,
+    OAUTH_SECRET_2,
+    SUBJECT_EMAIL,
+    RESPONDENT_EMAIL,
+  ]);
 
   before(async () => {
     service = await startTestService(
@@ -497,6 +505,13 @@ describe('configuration audit', () => {
     {
       pattern: /^POST \/v1\/task\/:id\/skip$/,
       run: async () => call('POST', `/v1/task/${await openTask()}/skip`, 'task.skip', { reason: 'no file' }),
+    },
+    {
+      pattern: /^POST \/v1\/task\/:id\/invite$/,
+      run: async () =>
+        call('POST', `/v1/task/${await openTask()}/invite`, 'task.invite', {
+          respondent_email: RESPONDENT_EMAIL,
+        }),
     },
     {
       pattern: /^PATCH \/v1\/task\/:id$/,

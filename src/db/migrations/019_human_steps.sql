@@ -38,3 +38,21 @@ CREATE TABLE tasks (
 );
 CREATE INDEX tasks_open_idx ON tasks (due_at) WHERE status = 'open';
 CREATE INDEX tasks_request_idx ON tasks (privacy_request_id);
+
+-- Links mailed to a respondent outside the company (POST /v1/task/{id}/invite): only the SHA-256 of the
+-- token is kept; a link works once (used_at is set in the transaction that completes the task) and
+-- until expires_at.
+CREATE TABLE task_respondent_links (
+  token_hash bytea PRIMARY KEY,
+  task_id text NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE INDEX task_respondent_links_task_idx ON task_respondent_links (task_id);
+
+-- The invite to a respondent and the reminder of an overdue task go through the outbox too.
+ALTER TABLE outbox_messages DROP CONSTRAINT outbox_messages_kind_check;
+ALTER TABLE outbox_messages ADD CONSTRAINT outbox_messages_kind_check
+  CHECK (kind IN ('verification_code', 'received', 'denied', 'completed', 'canceled', 'respondent_invite',
+                  'task_overdue'));

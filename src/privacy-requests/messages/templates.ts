@@ -30,6 +30,8 @@ export interface MessageContext {
   authority?: { name: string; url: string };
   /** Where and until when a denial may be appealed. */
   appeal?: { url: string; until: Date };
+  /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
+  task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
 }
 
 export interface RenderedMessage {
@@ -170,6 +172,22 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
       }
       parts.push(follow);
       return render('your request is complete', context, parts);
+    }
+    case 'respondent_invite': {
+      const task = context.task;
+      return render('a question about a privacy request', context, [
+        `${context.organizationName} handles a privacy request and asks for your help with: ${task?.systemName ?? ''}.`,
+        ...(task?.instructions ? [task.instructions] : []),
+        { text: 'Please answer on this page (no sign-in needed):', url: task?.url ?? '' },
+        `The link works once, until ${(task?.expiresAt ?? new Date()).toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+      ]);
+    }
+    case 'task_overdue': {
+      const task = context.task;
+      return render('a task is overdue', context, [
+        `The task for ${task?.systemName ?? ''} on privacy request ${context.requestId} was due on ${(task?.dueAt ?? new Date()).toISOString().slice(0, 10)} and is still open.`,
+        'Please complete it or skip it, saying why, in the console or with lethe task.',
+      ]);
     }
   }
 }
