@@ -44,6 +44,7 @@ const HTTP_FREE = [
 ];
 const DOMAIN_ROOMS = [
   'access-delivery',
+  'agents',
   'api-keys',
   'cli',
   'connections',
@@ -79,6 +80,7 @@ const SECRET_OWNERS = {
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',
+  'authorized-agent': 'src/agents/sealing.ts',
 };
 
 const houseZones = [

@@ -15,7 +15,8 @@ export type KeyPurpose =
   | 'root-token-digest'
   | 'identity-verification'
   | 'outbox'
-  | 'consent-index';
+  | 'consent-index'
+  | 'authorized-agent';
 
 export class Keyring {
   readonly #master: Buffer;

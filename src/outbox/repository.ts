@@ -3,13 +3,15 @@
 // message at the same time) and records each outcome.
 import type { Queryable } from '../db/database.ts';
 
-export type MessageKind = 'verification_code' | 'received' | 'denied' | 'completed' | 'canceled';
+export type MessageKind =
+  'verification_code' | 'received' | 'denied' | 'completed' | 'canceled' | 'agent_confirmation';
 export const MESSAGE_KINDS: readonly MessageKind[] = [
   'verification_code',
   'received',
   'denied',
   'completed',
   'canceled',
+  'agent_confirmation',
 ];
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

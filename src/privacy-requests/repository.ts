@@ -51,6 +51,8 @@ export interface NewRequest {
   location: string | null;
   customFields: unknown[];
   consentPreferences?: readonly { data_use: string; opt_in: boolean }[];
+  /** Who made it when not the caller itself (an authorized agent); the caller's client id otherwise. */
+  submittedBy?: string;
   identitySealed: Buffer;
   unverifiedIdentitySealed?: Buffer;
   recipientIndex?: Buffer;
@@ -174,7 +176,7 @@ export const privacyRequestRepository = {
       `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
                                      location, custom_fields, identity_sealed, unverified_identity_sealed,
                                      recipient_index, consent_preferences, identity_expires_at, requested_at)
-       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, $1, NULL, r->>'source', r->>'location',
+       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, COALESCE(r->>'submitted_by', $1), NULL, r->>'source', r->>'location',
               r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
               decode(r->>'unverified_identity_sealed', 'base64'), decode(r->>'recipient_index', 'base64'),
               r->'consent_preferences', now() + make_interval(secs => $3::int),
@@ -197,6 +199,7 @@ export const privacyRequestRepository = {
             location: request.location,
             custom_fields: request.customFields,
             consent_preferences: request.consentPreferences ?? [],
+            submitted_by: request.submittedBy ?? null,
             identity_sealed: request.identitySealed.toString('base64'),
             unverified_identity_sealed: request.unverifiedIdentitySealed?.toString('base64') ?? null,
             recipient_index: request.recipientIndex?.toString('base64') ?? null,

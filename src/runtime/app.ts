@@ -5,6 +5,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { authRoutes } from '../auth/routes.ts';
+import { agentRoutes } from '../agents/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consentRoutes } from '../consent/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -130,6 +131,7 @@ export async function buildApp(
   await registerManagementRoutes(app, webhookRoutes(services));
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerManagementRoutes(app, consentRoutes(services));
+  await registerManagementRoutes(app, agentRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -38,3 +38,25 @@ CREATE INDEX consent_history_identity_idx ON consent_history (identity_kind, ide
 CREATE UNIQUE INDEX consent_history_once_per_request_idx
   ON consent_history (privacy_request_id, source, identity_kind, identity_index, data_use)
   WHERE privacy_request_id IS NOT NULL;
+
+-- Authorized agents (CCPA §7063): who acts for the subject of a public request, sealed (name and email,
+-- src/agents/sealing.ts), when the agent proved their email, and how they were authorised: the subject
+-- confirmed through a mailed link (the link's token kept as its SHA-256 only, single use) or an operator
+-- accepted a power of attorney, with the reason.
+CREATE TABLE privacy_request_agents (
+  privacy_request_id text PRIMARY KEY REFERENCES privacy_requests (id) ON DELETE CASCADE,
+  agent_sealed bytea NOT NULL,
+  email_verified_at timestamptz,
+  confirm_token_hash bytea UNIQUE,
+  confirm_expires_at timestamptz,
+  authorization_kind text CHECK (authorization_kind IN ('subject_confirmed', 'power_of_attorney')),
+  authorized_at timestamptz,
+  authorized_by text,
+  authorization_reason text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The subject is mailed the link to confirm their agent.
+ALTER TABLE outbox_messages DROP CONSTRAINT outbox_messages_kind_check;
+ALTER TABLE outbox_messages ADD CONSTRAINT outbox_messages_kind_check
+  CHECK (kind IN ('verification_code', 'received', 'denied', 'completed', 'canceled', 'agent_confirmation'));
