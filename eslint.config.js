@@ -50,6 +50,7 @@ const DOMAIN_ROOMS = [
   'connections',
   'consent',
   'console',
+  'corrections',
   'datastore',
   'fides-compat',
   'health',
@@ -81,6 +82,7 @@ const SECRET_OWNERS = {
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
+  corrections: 'src/corrections/sealing.ts',
 };
 
 const houseZones = [

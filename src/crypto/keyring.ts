@@ -16,7 +16,8 @@ export type KeyPurpose =
   | 'identity-verification'
   | 'outbox'
   | 'consent-index'
-  | 'authorized-agent';
+  | 'authorized-agent'
+  | 'corrections';
 
 export class Keyring {
   readonly #master: Buffer;

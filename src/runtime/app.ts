@@ -8,6 +8,7 @@ import { authRoutes } from '../auth/routes.ts';
 import { agentRoutes } from '../agents/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consentRoutes } from '../consent/routes.ts';
+import { correctionRoutes } from '../corrections/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
@@ -132,6 +133,7 @@ export async function buildApp(
   await registerManagementRoutes(app, privacyRequestRoutes(services));
   await registerManagementRoutes(app, consentRoutes(services));
   await registerManagementRoutes(app, agentRoutes(services));
+  await registerManagementRoutes(app, correctionRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

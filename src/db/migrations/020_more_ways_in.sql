@@ -7,7 +7,11 @@ ALTER TABLE privacy_requests ADD COLUMN consent_preferences jsonb NOT NULL DEFAU
 -- A rule may now record consent (Fides' action name).
 ALTER TABLE rules DROP CONSTRAINT rules_action_type_check;
 ALTER TABLE rules ADD CONSTRAINT rules_action_type_check
-  CHECK (action_type IN ('access', 'erasure', 'consent'));
+  CHECK (action_type IN ('access', 'erasure', 'consent', 'update'));
+
+-- Corrections (GDPR art. 16) a request asks for, [{attribute: "<table>.<attribute>", value}], sealed
+-- (src/corrections/sealing.ts): the values are personal data.
+ALTER TABLE privacy_requests ADD COLUMN corrections_sealed bytea;
 
 -- The current preference of one identity for one data use. An identity is known by its kind and the HMAC
 -- of its normalised value under the consent key (src/consent/identity-index.ts), never by the value.
