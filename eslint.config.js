@@ -45,11 +45,13 @@ const HTTP_FREE = [
 ];
 const DOMAIN_ROOMS = [
   'access-delivery',
+  'agents',
   'api-keys',
   'cli',
   'connections',
   'consent',
   'console',
+  'corrections',
   'datastore',
   'deadlines',
   'fides-compat',
@@ -87,6 +89,8 @@ const SECRET_OWNERS = {
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',
+  'authorized-agent': 'src/agents/sealing.ts',
+  corrections: 'src/corrections/sealing.ts',
 };
 
 const houseZones = [

@@ -17,7 +17,9 @@ export type KeyPurpose =
   | 'outbox'
   | 'task-data'
   | 'request-identity-index'
-  | 'consent-index';
+  | 'consent-index'
+  | 'authorized-agent'
+  | 'corrections';
 
 export class Keyring {
   readonly #master: Buffer;

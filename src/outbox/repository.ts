@@ -12,7 +12,8 @@ export type MessageKind =
   | 'extended'
   | 'appeal_upheld'
   | 'respondent_invite'
-  | 'task_overdue';
+  | 'task_overdue'
+  | 'agent_confirmation';
 export const MESSAGE_KINDS: readonly MessageKind[] = [
   'verification_code',
   'received',
@@ -23,6 +24,7 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'appeal_upheld',
   'respondent_invite',
   'task_overdue',
+  'agent_confirmation',
 ];
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

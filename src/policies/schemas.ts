@@ -46,9 +46,9 @@ export const RuleItem = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     key: ResourceKey,
-    action_type: Type.Enum(['access', 'erasure', 'consent'], {
+    action_type: Type.Enum(['access', 'erasure', 'consent', 'update'], {
       description:
-        "consent: records the request's consent_preferences for its identities (no targets, strategy nor destination)",
+        "consent: records the request's consent_preferences for its identities; update: writes the request's corrections (neither takes targets, strategy nor destination)",
     }),
     masking_strategy: Type.Optional(
       Type.Object(

@@ -150,10 +150,10 @@ export class PolicyService {
 
     if (rule.storage_destination_key !== undefined)
       return 'storage_destination_key applies to access rules only.';
-    if (rule.action_type === 'consent') {
+    if (rule.action_type === 'consent' || rule.action_type === 'update') {
       if (rule.masking_strategy !== undefined) return 'masking_strategy applies to erasure rules only.';
-      if (rule.targets !== undefined) return 'targets do not apply to consent rules.';
-      return { ...base, actionType: 'consent', maskingStrategy: null, storageDestinationId: null };
+      if (rule.targets !== undefined) return `targets do not apply to ${rule.action_type} rules.`;
+      return { ...base, actionType: rule.action_type, maskingStrategy: null, storageDestinationId: null };
     }
     const strategy = rule.masking_strategy?.strategy ?? DEFAULT_ERASURE_STRATEGY;
     const configuration = (rule.masking_strategy?.configuration ?? {}) as Record<string, unknown>;

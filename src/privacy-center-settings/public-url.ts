@@ -9,6 +9,10 @@ export function requestStatusUrl(config: Pick<Config, 'publicUrl' | 'host' | 'po
   return `${publicBaseUrl(config)}/privacy-center/requests/${encodeURIComponent(id)}`;
 }
 
+export function confirmAgentUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, token: string): string {
+  return `${publicBaseUrl(config)}/privacy-center/confirm-agent/${token}`;
+}
+
 export function downloadUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, token: string): string {
   return `${publicBaseUrl(config)}/privacy-center/download/${token}`;
 }

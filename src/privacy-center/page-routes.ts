@@ -101,12 +101,22 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           email: field(request.body, 'email', 320),
           phone_number: field(request.body, 'phone_number', 16),
         };
+        const agent = {
+          agent_name: field(request.body, 'agent_name', 200),
+          agent_email: field(request.body, 'agent_email', 320),
+        };
         try {
           const identity = Object.fromEntries(
             Object.entries(values).filter(([, value]) => value !== undefined),
           );
           const answer = await submissions.submit(
-            { policy_key: policyKey, identity },
+            {
+              policy_key: policyKey,
+              identity,
+              ...(agent.agent_name || agent.agent_email
+                ? { agent: { name: agent.agent_name ?? '', email: agent.agent_email ?? '' } }
+                : {}),
+            },
             { gpc: request.headers['sec-gpc'] === '1' },
           );
           return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
@@ -114,7 +124,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           return html(
             reply,
             statusOf(error),
-            await home({ policyKey, message: (error as Error).message, values }),
+            await home({ policyKey, message: (error as Error).message, values: { ...values, ...agent } }),
           );
         }
       },

@@ -18,9 +18,10 @@ export const PAGE_CSP = [
 export interface FormProblem {
   policyKey: string;
   message: string;
-  values: { email?: string; phone_number?: string };
+  values: { email?: string; phone_number?: string; agent_name?: string; agent_email?: string };
 }
 
+/** A whole page of the privacy center around `body` (already HTML, its values escaped by the caller). */
 export function layout(title: string, settings: PrivacyCenterSettings, body: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -69,12 +70,25 @@ ${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(min
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
 ${field('email', 'Email address', 'email', 'email')}
 ${field('phone_number', 'Phone number', 'tel', 'tel')}
+${agentFields(index, mine)}
 <p><button type="submit">${optOut ? 'Do not sell or share my personal information' : 'Send this request'}</button></p>
 </form>
 </section>`;
 }
 
 /** `optOuts`: the policy keys of published actions that are opt-outs (offered as "Do not sell or share"). */
+/** An authorized agent's own name and email, folded away (no script: a details element). */
+function agentFields(index: number, mine: FormProblem | undefined): string {
+  const open = mine?.values.agent_email || mine?.values.agent_name ? ' open' : '';
+  return `<details class="agent"${open}><summary>I am an authorized agent acting for this person</summary>
+<p class="hint">We send the code to you, then email the person you act for a link to confirm you. Nothing happens until they do.</p>
+<p class="field"><label for="agent_name-${index}">Your name</label>
+<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
+<p class="field"><label for="agent_email-${index}">Your email address</label>
+<input id="agent_email-${index}" name="agent_email" type="email" autocomplete="email" maxlength="320" value="${escapeHtml(mine?.values.agent_email ?? '')}"></p>
+</details>`;
+}
+
 export function renderHome(
   settings: PrivacyCenterSettings,
   problem?: FormProblem,
@@ -179,5 +193,6 @@ a{color:var(--accent)}
 .stages li.past{border-color:#15803d;color:#14532d}
 .stages li.current{border-color:var(--accent);background:var(--accent);color:#fff;font-weight:600}
 code{word-break:break-all}
+details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

@@ -21,6 +21,19 @@ export const PublicSubmission = Type.Object(
   {
     policy_key: Type.String({ minLength: 1, maxLength: 200 }),
     identity: SubjectIdentity,
+    agent: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          email: Type.String({ minLength: 3, maxLength: MAX_EMAIL_LENGTH, format: 'email' }),
+        },
+        {
+          ...Strict,
+          description:
+            "An authorized agent acting for the subject: the code goes to the agent's email, then the subject confirms the agent through a mailed link.",
+        },
+      ),
+    ),
     consent_preferences: Type.Optional(
       Type.Array(ConsentPreferences.items, {
         maxItems: 50,

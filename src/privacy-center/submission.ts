@@ -8,6 +8,7 @@
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
+import { recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import {
   consentPreferencesProblem,
   DO_NOT_SELL_OR_SHARE,
@@ -16,6 +17,7 @@ import {
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
 import { invalid, notFound } from '../errors.ts';
+import { isEmailAddress } from '../validation/email.ts';
 import { policyRepository } from '../policies/repository.ts';
 import { admit, receive } from '../privacy-requests/intake.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
@@ -106,8 +108,22 @@ export class PublicSubmissionService {
     if (consentProblem) throw invalid(consentProblem);
     // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
     // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
-    const optOutOnly = consentOnly && (preferences ?? []).every((preference) => !preference.opt_in);
-    const verify = config.identityVerificationRequired && !optOutOnly;
+    const agent = submission.agent && {
+      name: submission.agent.name.trim(),
+      email: submission.agent.email.trim(),
+    };
+    // The page's form reaches here without the schema: its agent fields are checked as the schema would.
+    if (agent && !agent.email) throw invalid('agent.email is required: the agent verifies their own email.');
+    if (agent && !isEmailAddress(agent.email)) throw invalid('agent.email must be an email address.');
+    if (agent && !agent.name) throw invalid('agent.name is required.');
+    if (agent && !identity.email)
+      throw invalid(
+        'identity.email is required with an agent: the subject confirms the agent through a link mailed there.',
+      );
+    // An agent always proves their own email, and the subject confirms them, whatever the request is for.
+    const optOutOnly = !agent && consentOnly && (preferences ?? []).every((preference) => !preference.opt_in);
+    const verify = Boolean(agent) || (config.identityVerificationRequired && !optOutOnly);
+    const codeTo = agent?.email ?? identity.email;
     if (verify && !identity.email)
       throw invalid(
         'An identity without an email address cannot be verified; give an email address to receive the code.',
@@ -115,19 +131,20 @@ export class PublicSubmissionService {
 
     const id = `pri_${randomUUID()}`;
     const row = await db.transaction(async (tx) => {
-      const recipient =
-        verify && identity.email ? await assertFewOpenRequests(tx, keyring, identity.email) : undefined;
+      const recipient = verify && codeTo ? await assertFewOpenRequests(tx, keyring, codeTo) : undefined;
       const [stored] = await receive(
         tx,
         this.#services,
         {
           clientId: null,
           status: verify ? 'identity_unverified' : 'pending',
-          message: verify
-            ? 'request received through the privacy center; awaiting identity verification'
-            : optOutOnly
-              ? 'opt-out received through the privacy center; an opt-out needs no verification'
-              : 'request received through the privacy center',
+          message: agent
+            ? "request received through the privacy center from an authorized agent; awaiting the agent's code"
+            : verify
+              ? 'request received through the privacy center; awaiting identity verification'
+              : optOutOnly
+                ? 'opt-out received through the privacy center; an opt-out needs no verification'
+                : 'request received through the privacy center',
         },
         [
           {
@@ -138,6 +155,7 @@ export class PublicSubmissionService {
             location: null,
             customFields: [],
             consentPreferences: preferences ?? [],
+            ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
             identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
             unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
             recipientIndex: recipient,
@@ -146,7 +164,8 @@ export class PublicSubmissionService {
       );
       const inserted = stored as RequestRow;
       if (signals.gpc) await this.#recordGpcOptOut(tx, id, identity);
-      if (verify) await issueVerificationCode(tx, this.#services, inserted, identity.email as string);
+      if (agent) await recordAgent(tx, this.#services, id, agent);
+      if (verify) await issueVerificationCode(tx, this.#services, inserted, codeTo as string);
       else {
         // Nothing proves the address either: its "received" mail counts against the same hourly cap.
         if (identity.email) await reserveCodeMail(tx, keyring, identity.email);

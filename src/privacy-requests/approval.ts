@@ -20,8 +20,10 @@ export async function awaitsOperator(
   tx: Queryable,
   row: Pick<RequestRow, 'client_id' | 'policy_id'>,
 ): Promise<boolean> {
-  if (row.client_id !== null || services.config.publicErasureAutoApprove) return false;
   const policy = await loadPolicyEmbed(tx, row.policy_id);
+  // A correction is always reviewed by a person, who sees its before and after (src/corrections/).
+  if (policy.rules.some((rule) => rule.action_type === 'update')) return true;
+  if (row.client_id !== null || services.config.publicErasureAutoApprove) return false;
   return policy.rules.some((rule) => rule.action_type === 'erasure');
 }
 

@@ -194,13 +194,14 @@ export async function admitVerified(
   services: IntakeServices,
   row: RequestRow,
   changes: RequestChanges,
+  message = 'email verified with the mailed code; any other identity given stays unverified',
 ): Promise<boolean> {
   const moved = await repo.transition(tx, {
     id: row.id,
     from: 'identity_unverified',
     to: 'pending',
     changes,
-    message: 'email verified with the mailed code; any other identity given stays unverified',
+    message,
   });
   if (moved) await admit(tx, services, [{ ...row, ...changes, status: 'pending' }]);
   return moved;

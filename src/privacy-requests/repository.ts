@@ -20,6 +20,8 @@ export interface RequestRow {
   custom_fields: unknown[];
   /** Fides' [{data_use, opt_in}], as the request was made (src/consent/). */
   consent_preferences: { data_use: string; opt_in: boolean }[];
+  /** The corrections asked for, sealed (src/corrections/sealing.ts). */
+  corrections_sealed: Uint8Array | null;
   requested_at: Date;
   started_processing_at: Date | null;
   finished_processing_at: Date | null;
@@ -60,6 +62,9 @@ export interface NewRequest {
   location: string | null;
   customFields: unknown[];
   consentPreferences?: readonly { data_use: string; opt_in: boolean }[];
+  /** Who made it when not the caller itself (an authorized agent); the caller's client id otherwise. */
+  submittedBy?: string;
+  correctionsSealed?: Buffer;
   identitySealed: Buffer;
   unverifiedIdentitySealed?: Buffer;
   recipientIndex?: Buffer;
@@ -186,11 +191,12 @@ export const privacyRequestRepository = {
     const { rows } = await tx.query<RequestRow>(
       `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
                                      location, custom_fields, identity_sealed, unverified_identity_sealed,
-                                     recipient_index, consent_preferences, identity_expires_at, requested_at)
-       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, $1, NULL, r->>'source', r->>'location',
+                                     recipient_index, consent_preferences, corrections_sealed,
+                                     identity_expires_at, requested_at)
+       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, COALESCE(r->>'submitted_by', $1), NULL, r->>'source', r->>'location',
               r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
               decode(r->>'unverified_identity_sealed', 'base64'), decode(r->>'recipient_index', 'base64'),
-              r->'consent_preferences', now() + make_interval(secs => $3::int),
+              r->'consent_preferences', decode(r->>'corrections_sealed', 'base64'), now() + make_interval(secs => $3::int),
               -- A batch arrives at one instant; a microsecond apiece keeps it in submission order in
               -- newest-first lists (ties would fall back to the random id).
               now() + (n - 1) * interval '1 microsecond'
@@ -210,6 +216,8 @@ export const privacyRequestRepository = {
             location: request.location,
             custom_fields: request.customFields,
             consent_preferences: request.consentPreferences ?? [],
+            submitted_by: request.submittedBy ?? null,
+            corrections_sealed: request.correctionsSealed?.toString('base64') ?? null,
             identity_sealed: request.identitySealed.toString('base64'),
             unverified_identity_sealed: request.unverifiedIdentitySealed?.toString('base64') ?? null,
             recipient_index: request.recipientIndex?.toString('base64') ?? null,

@@ -2,6 +2,7 @@
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
 import { ConsentPreferences } from '../consent/schemas.ts';
+import { Corrections } from '../corrections/schemas.ts';
 import { named } from '../validation/schema-names.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
@@ -51,6 +52,7 @@ export const PrivacyRequestItem = Type.Object(
     source: Type.Optional(ShortText),
     location: Type.Optional(ShortText),
     consent_preferences: Type.Optional(ConsentPreferences),
+    corrections: Type.Optional(Corrections),
     custom_fields: Type.Optional(
       Type.Array(
         Type.Object(

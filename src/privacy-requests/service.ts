@@ -8,6 +8,8 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { consentPreferencesProblem } from '../consent/service.ts';
+import { correctionsProblem } from '../corrections/service.ts';
+import { sealCorrections } from '../corrections/sealing.ts';
 import { readLocation, unknownLocationMessage } from '../deadlines/locations.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { policyRepository } from '../policies/repository.ts';
@@ -142,6 +144,17 @@ export class PrivacyRequestService {
         fail(consentProblem);
         continue;
       }
+      const policyRules = rulesOfPolicies.filter((rule) => rule.policy_id === policyId);
+      const correctionProblem = await correctionsProblem(
+        this.#db,
+        request.policy_key,
+        policyRules,
+        request.corrections,
+      );
+      if (correctionProblem) {
+        fail(correctionProblem);
+        continue;
+      }
       const id = `pri_${randomUUID()}`;
       accepted.push({
         id,
@@ -151,6 +164,9 @@ export class PrivacyRequestService {
         location: request.location ?? null,
         customFields: request.custom_fields ?? [],
         consentPreferences: request.consent_preferences ?? [],
+        ...(request.corrections && {
+          correctionsSealed: sealCorrections(this.#services.keyring, id, request.corrections),
+        }),
         identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
       });
     }

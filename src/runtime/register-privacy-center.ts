@@ -2,6 +2,7 @@
 // /privacy-center is the page), verification and cancel under every management prefix, the outbox, and
 // the public pages. One per-address throttle serves every public entry point.
 import type { FastifyInstance } from 'fastify';
+import { agentPageRoutes } from '../agents/page-routes.ts';
 import { MANAGEMENT_PREFIXES, registerManagementRoutes } from '../http/management.ts';
 import { outboxRoutes } from '../outbox/routes.ts';
 import { appealPageRoutes, appealRoutes } from '../privacy-center/appeal-routes.ts';
@@ -30,4 +31,5 @@ export async function registerPrivacyCenter(app: FastifyInstance, services: Serv
   await registerManagementRoutes(app, outboxRoutes(services));
   await app.register(privacyCenterPageRoutes(services, throttle));
   await app.register(appealPageRoutes(services, throttle));
+  await app.register(agentPageRoutes(services, throttle));
 }

@@ -9,6 +9,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
+import { agentEmailVerified, agentOf } from '../agents/service.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
 import { admitVerified } from '../privacy-requests/intake.ts';
 import { cancelLocked } from '../privacy-requests/cancel.ts';
@@ -117,6 +118,12 @@ export class IdentityVerificationService {
           : 'Wrong code; this code no longer works. Ask for a new code.';
       }
       await repo.remove(tx, id);
+      // A request an agent made: the code proved the agent's email; the subject confirms next.
+      const agent = await agentOf(tx, this.#services, id);
+      if (agent) {
+        await agentEmailVerified(tx, this.#services, row, agent);
+        return undefined;
+      }
       await admitVerified(tx, this.#services, row, {
         identity_verified_at: new Date(),
         ...provedEmail(this.#services, row),
@@ -141,7 +148,12 @@ export class IdentityVerificationService {
         const wait = Math.ceil(RESEND_INTERVAL_SECONDS - verification.age_seconds);
         throw new RetryLater(`A new code can be sent once a minute; retry in ${wait} seconds.`, wait);
       }
-      const email = givenIdentity(this.#services, row).email;
+      const agent = await agentOf(tx, this.#services, id);
+      if (agent?.row.email_verified_at)
+        throw badRequest(
+          `The agent of request ${id} is verified; the request awaits the subject's confirmation.`,
+        );
+      const email = agent?.email ?? givenIdentity(this.#services, row).email;
       if (!email) throw badRequest(`Request ${id} has no email address to send a code to.`);
       await issueVerificationCode(tx, this.#services, row, email);
     });

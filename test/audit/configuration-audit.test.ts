@@ -13,6 +13,7 @@ const OAUTH_SECRET = 'oauth-client-secret-93ac';
 const OAUTH_SECRET_2 = 'oauth-client-secret-second-77be';
 const SUBJECT_EMAIL = 'subject.audited@example.com';
 const RESPONDENT_EMAIL = 'respondent.audited@vendor.example';
+const AGENT_EMAIL = 'agent.audited@example.com';
 const TARGET = 'https://127.0.0.1:9';
 
 interface Sample {
@@ -33,6 +34,7 @@ describe('configuration audit', () => {
     OAUTH_SECRET_2,
     SUBJECT_EMAIL,
     RESPONDENT_EMAIL,
+    AGENT_EMAIL,
   ]);
 
   before(async () => {
@@ -383,6 +385,39 @@ describe('configuration audit', () => {
       run: async () => {
         const current = await asRoot('GET', '/v1/privacy-center');
         return call('PUT', '/v1/privacy-center', 'privacy-center.update', current);
+      },
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/agent\/accept$/,
+      run: async () => {
+        const current = await asRoot('GET', '/v1/privacy-center');
+        await asRoot('PUT', '/v1/privacy-center', {
+          ...current,
+          actions: [
+            {
+              policy_key: 'default_access_policy',
+              title: 'Access',
+              description: '',
+              identity_inputs: { email: 'required' },
+            },
+          ],
+        });
+        const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
+          json: {
+            policy_key: 'default_access_policy',
+            identity: { email: SUBJECT_EMAIL },
+            agent: { name: 'Audited Agent', email: AGENT_EMAIL },
+          },
+        });
+        assert.equal(submitted.status, 200, submitted.text);
+        const id = submitted.body.id as string;
+        const outbox = await asRoot('GET', `/v1/outbox?privacy_request_id=${id}`);
+        const code = /enter this code: (\d{6})/.exec(outbox.items[0].text)?.[1];
+        const verified = await service.call('POST', `/v1/privacy-request/${id}/verify`, { json: { code } });
+        assert.equal(verified.status, 200, verified.text);
+        return call('POST', `/v1/privacy-request/${id}/agent/accept`, 'privacy-request.agent.accept', {
+          reason: 'power of attorney seen',
+        });
       },
     },
     {

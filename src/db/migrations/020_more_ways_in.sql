@@ -7,7 +7,11 @@ ALTER TABLE privacy_requests ADD COLUMN consent_preferences jsonb NOT NULL DEFAU
 -- A rule may now record consent (Fides' action name).
 ALTER TABLE rules DROP CONSTRAINT rules_action_type_check;
 ALTER TABLE rules ADD CONSTRAINT rules_action_type_check
-  CHECK (action_type IN ('access', 'erasure', 'consent'));
+  CHECK (action_type IN ('access', 'erasure', 'consent', 'update'));
+
+-- Corrections (GDPR art. 16) a request asks for, [{attribute: "<table>.<attribute>", value}], sealed
+-- (src/corrections/sealing.ts): the values are personal data.
+ALTER TABLE privacy_requests ADD COLUMN corrections_sealed bytea;
 
 -- The current preference of one identity for one data use. An identity is known by its kind and the HMAC
 -- of its normalised value under the consent key (src/consent/identity-index.ts), never by the value.
@@ -38,3 +42,25 @@ CREATE INDEX consent_history_identity_idx ON consent_history (identity_kind, ide
 CREATE UNIQUE INDEX consent_history_once_per_request_idx
   ON consent_history (privacy_request_id, source, identity_kind, identity_index, data_use)
   WHERE privacy_request_id IS NOT NULL;
+
+-- Authorized agents (CCPA §7063): who acts for the subject of a public request, sealed (name and email,
+-- src/agents/sealing.ts), when the agent proved their email, and how they were authorised: the subject
+-- confirmed through a mailed link (the link's token kept as its SHA-256 only, single use) or an operator
+-- accepted a power of attorney, with the reason.
+CREATE TABLE privacy_request_agents (
+  privacy_request_id text PRIMARY KEY REFERENCES privacy_requests (id) ON DELETE CASCADE,
+  agent_sealed bytea NOT NULL,
+  email_verified_at timestamptz,
+  confirm_token_hash bytea UNIQUE,
+  confirm_expires_at timestamptz,
+  authorization_kind text CHECK (authorization_kind IN ('subject_confirmed', 'power_of_attorney')),
+  authorized_at timestamptz,
+  authorized_by text,
+  authorization_reason text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The subject is mailed the link to confirm their agent.
+ALTER TABLE outbox_messages DROP CONSTRAINT outbox_messages_kind_check;
+ALTER TABLE outbox_messages ADD CONSTRAINT outbox_messages_kind_check
+  CHECK (kind IN ('verification_code', 'received', 'denied', 'completed', 'canceled', 'agent_confirmation'));

@@ -26,6 +26,7 @@ import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
 import { runRulesOf } from '../rules/runner.ts';
+import { openCorrections } from '../../corrections/sealing.ts';
 import type { LogEntry } from '../log-repository.ts';
 import { replyTokenRepository } from '../reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from '../repository.ts';
@@ -149,6 +150,7 @@ export class PrivacyRequestExecutor {
           policyKey: policy.whole.key,
           identities: typedIdentities(identity),
           consentPreferences: row.consent_preferences,
+          corrections: openCorrections(this.#services.keyring, row.id, row.corrections_sealed),
         },
         policy.whole.rules,
       );
@@ -228,6 +230,7 @@ export class PrivacyRequestExecutor {
       run.policy.embed,
       identity,
       openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
+      openCorrections(this.#services.keyring, row.id, row.corrections_sealed),
     );
     const delivered = await deliverCallback(this.#services, this.#delivery, target, step, headers, body);
     if ('unsendable' in delivered) {

@@ -54,6 +54,7 @@ export function callbackBody(
   policy: PolicyEmbed,
   identity: Identity,
   unverified: Identity,
+  corrections: readonly { attribute: string; value: string }[] = [],
 ): string {
   return JSON.stringify({
     privacy_request_id: row.id,
@@ -66,6 +67,8 @@ export function callbackBody(
     ...(Object.keys(unverified).length > 0 && { unverified_identity: unverified }),
     policy_action: policyAction(policy),
     privacy_request: toPrivacyRequestView(row, policy),
+    // The values a correction writes, for receivers that hold the same data.
+    ...(corrections.length > 0 && { corrections }),
   });
 }
 

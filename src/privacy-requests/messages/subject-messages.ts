@@ -25,7 +25,16 @@ export interface SubjectMessage {
   /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
   details?: Pick<
     MessageContext,
-    'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased' | 'dueDate' | 'authority' | 'appeal' | 'task'
+    | 'code'
+    | 'codeTtlMinutes'
+    | 'reason'
+    | 'download'
+    | 'erased'
+    | 'dueDate'
+    | 'authority'
+    | 'appeal'
+    | 'task'
+    | 'agent'
   >;
   /** The recipient when the caller already holds it opened. */
   email?: string;

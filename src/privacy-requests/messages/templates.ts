@@ -32,6 +32,8 @@ export interface MessageContext {
   appeal?: { url: string; until: Date };
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
   task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
+  /** The authorized agent who asked on the subject's behalf, and the link where the subject confirms. */
+  agent?: { name: string; confirmUrl: string; expiresAt: Date };
 }
 
 export interface RenderedMessage {
@@ -150,6 +152,15 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
         `Your request was canceled: ${context.actionTitle}.`,
         `Reason: ${context.reason ?? 'no reason was given'}.`,
         follow,
+      ]);
+    case 'agent_confirmation':
+      return render('confirm who acts for you', context, [
+        `${context.agent?.name ?? 'Someone'} says they are your authorized agent and asked ${context.organizationName} on your behalf for: ${context.actionTitle}.`,
+        {
+          text: 'If you gave them permission, confirm it here (nothing happens until you do):',
+          url: context.agent?.confirmUrl ?? '',
+        },
+        `The link works once, until ${(context.agent?.expiresAt ?? new Date()).toISOString().replace('T', ' ').slice(0, 16)} UTC. If you did not give anyone permission, ignore this message and the request will not go on.`,
       ]);
     case 'completed': {
       const parts: Part[] = [`Your request is complete: ${context.actionTitle}.`];

@@ -10,6 +10,8 @@ export interface RuleRunInput {
   identities: TypedIdentity[];
   /** What a consent rule records for each identity (the request's `consent_preferences`). */
   consentPreferences?: readonly { data_use: string; opt_in: boolean }[];
+  /** What an update rule writes (the request's corrections, opened). */
+  corrections?: readonly { attribute: string; value: string }[];
 }
 
 export type RuleServices = Pick<Services, 'db' | 'keyring' | 'config'>;

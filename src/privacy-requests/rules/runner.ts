@@ -6,6 +6,7 @@
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../../audit/audit-log.ts';
 import { CONSENT_ACTION, recordPreferences } from '../../consent/service.ts';
+import { applyCorrections, UPDATE_ACTION } from '../../corrections/service.ts';
 import { matchedSubtrees } from '../../datastore/identity-match.ts';
 import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../../policies/repository.ts';
@@ -74,6 +75,17 @@ export async function runRulesOf(
         ),
       }
     : undefined;
+  const corrections = rules.some((rule) => rule.action_type === UPDATE_ACTION)
+    ? {
+        values_written: await applyCorrections(
+          services,
+          input.privacyRequestId,
+          datastores,
+          identities,
+          input.corrections ?? [],
+        ),
+      }
+    : undefined;
   const context = { ...input, identities, datastores };
   const access =
     accessRules.length > 0 ? await runAccessRules(services, context, accessRules, destinations) : [];
@@ -90,6 +102,7 @@ export async function runRulesOf(
     access,
     erasure,
     ...(consent ? { consent } : {}),
+    ...(corrections ? { corrections } : {}),
   };
 }
 

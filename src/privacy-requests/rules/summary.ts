@@ -44,4 +44,6 @@ export interface RuleRunSummary {
   erasure: ErasureSummary[];
   /** What a consent rule recorded: how many identities, and one entry per identity and data use. */
   consent?: { identities: number; preferences_recorded: number };
+  /** What an update rule wrote: how many values, over every datastore. */
+  corrections?: { values_written: number };
 }

@@ -1,0 +1,41 @@
+// Shapes of corrections (GDPR art. 16): what a request asks to write, and the before/after an operator
+// reviews before approving.
+import Type from 'typebox';
+import { PATTERN_HINT } from '../validation/messages.ts';
+
+export const CORRECTION_TARGET_PATTERN = '^[A-Za-z_][\\w-]{0,127}\\.[A-Za-z_][\\w-]{0,127}$';
+
+export const Correction = Type.Object(
+  {
+    attribute: Type.String({
+      maxLength: 257,
+      pattern: CORRECTION_TARGET_PATTERN,
+      example: 'users.name',
+      [PATTERN_HINT]: 'be <table>.<attribute>',
+    }),
+    value: Type.String({ maxLength: 10_000, description: 'the corrected value' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Corrections = Type.Array(Correction, {
+  minItems: 1,
+  maxItems: 50,
+  description:
+    'For a policy with an update rule: the values to write to the attributes of the entities the identity matches.',
+});
+
+export const CorrectionPreview = Type.Object({
+  corrections: Type.Array(Correction),
+  changes: Type.Array(
+    Type.Object({
+      datastore: Type.String(),
+      entity_id: Type.String(),
+      attribute: Type.String({ description: '<table>.<attribute>' }),
+      before: Type.Union([Type.String(), Type.Null()]),
+      after: Type.String(),
+    }),
+    { description: 'what the run would write now, per matched entity' },
+  ),
+});
+export type CorrectionPreview = Type.Static<typeof CorrectionPreview>;

@@ -1,0 +1,141 @@
+// Corrections (GDPR art. 16, DECISIONS.md "More ways in"). A request of a policy with an `update` rule
+// carries `corrections` ([{attribute: "<table>.<attribute>", value}]), each checked against the tables and
+// attributes the datastores hold; it always waits for an operator, who reviews the before/after of every
+// matched entity and approves. The run writes the values through the subject store's own update function
+// (sealed like every value) and audits each datastore's change with the request as actor, without the
+// values. Never logs a value.
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { knownAttributeNames } from '../datastore/attribute-catalog.ts';
+import type { TypedIdentity } from '../datastore/identity-attributes.ts';
+import { matchedSubtrees } from '../datastore/identity-match.ts';
+import type { SubjectEntity } from '../datastore/subject-store.ts';
+import { listDatastoreNames } from '../datastore/subject-store.ts';
+import { setAttributeValues } from '../datastore/subject-writes.ts';
+import type { CorrectionPreview } from './schemas.ts';
+import type { Correction } from './sealing.ts';
+
+/** The rule action that writes corrections. */
+export const UPDATE_ACTION = 'update';
+export const CORRECTION_AUDIT_ACTION = 'privacy-request.correction';
+
+export function hasUpdateRule(rules: readonly { action_type: string }[]): boolean {
+  return rules.some((rule) => rule.action_type === UPDATE_ACTION);
+}
+
+const split = (attribute: string) => {
+  const dot = attribute.indexOf('.');
+  return { table: attribute.slice(0, dot), attribute: attribute.slice(dot + 1) };
+};
+
+/**
+ * Why `corrections` cannot go with a request of a policy with `rules`, or undefined: an update rule needs
+ * corrections, corrections need an update rule, and each must name an attribute some datastore holds.
+ */
+export async function correctionsProblem(
+  db: Queryable,
+  policyKey: string,
+  rules: readonly { action_type: string }[],
+  corrections: readonly Correction[] | undefined,
+): Promise<string | undefined> {
+  const given = corrections !== undefined && corrections.length > 0;
+  if (hasUpdateRule(rules) && !given)
+    return `corrections is required: policy ${policyKey} writes corrections.`;
+  if (!given) return undefined;
+  if (!hasUpdateRule(rules))
+    return `corrections applies only to a policy with an update rule; ${policyKey} has none.`;
+  const known = await knownAttributeNames(
+    db,
+    corrections.map((correction) => split(correction.attribute)),
+  );
+  const unknown = corrections.find((correction) => !known.has(correction.attribute));
+  return unknown
+    ? `corrections: no datastore holds the attribute ${unknown.attribute} (give <table>.<attribute> of a datastore).`
+    : undefined;
+}
+
+/** The values the corrections write into one matched tree: the entities of each table that hold the attribute. */
+function changesIn(entities: readonly SubjectEntity[], corrections: readonly Correction[]) {
+  return corrections.flatMap((correction) => {
+    const { table, attribute } = split(correction.attribute);
+    return entities
+      .filter((entity) => entity.name === table)
+      .flatMap((entity) => {
+        const held = entity.attributes.find((candidate) => candidate.name === attribute);
+        return held
+          ? [
+              {
+                entity,
+                name: attribute,
+                before: held.value,
+                after: correction.value,
+                target: correction.attribute,
+              },
+            ]
+          : [];
+      });
+  });
+}
+
+/** What approving would write now, entity by entity: for the operator's review. */
+export async function previewCorrections(
+  db: Queryable,
+  services: { keyring: Keyring },
+  identities: readonly TypedIdentity[],
+  corrections: readonly Correction[],
+): Promise<CorrectionPreview> {
+  const changes: CorrectionPreview['changes'] = [];
+  if (identities.length > 0 && corrections.length > 0) {
+    for (const datastore of await listDatastoreNames(db)) {
+      const tree = await matchedSubtrees(db, services, datastore, identities);
+      for (const change of changesIn(tree, corrections)) {
+        changes.push({
+          datastore,
+          entity_id: change.entity.id,
+          attribute: change.target,
+          before: change.before,
+          after: change.after,
+        });
+      }
+    }
+  }
+  return { corrections: [...corrections], changes };
+}
+
+/**
+ * Writes the corrections to every datastore's matched entities, each datastore in one transaction with
+ * its audit entry (names and counts, never a value). Writing the same values again is harmless, so a
+ * rerun needs no guard. Answers how many values were written.
+ */
+export async function applyCorrections(
+  services: { db: Database; keyring: Keyring },
+  privacyRequestId: string,
+  datastores: readonly string[],
+  identities: readonly TypedIdentity[],
+  corrections: readonly Correction[],
+): Promise<number> {
+  let written = 0;
+  for (const datastore of datastores) {
+    written += await services.db.transaction(async (tx) => {
+      const changes = changesIn(await matchedSubtrees(tx, services, datastore, identities), corrections);
+      if (changes.length === 0) return 0;
+      const count = await setAttributeValues(
+        tx,
+        services.keyring,
+        datastore,
+        changes.map((change) => ({ entityId: change.entity.id, name: change.name, value: change.after })),
+      );
+      await recordAudit(tx, {
+        action: CORRECTION_AUDIT_ACTION,
+        datastore,
+        entityIds: [...new Set(changes.map((change) => change.entity.id))],
+        actor: privacyRequestId,
+        requestId: privacyRequestId,
+        details: { attributes: [...new Set(changes.map((change) => change.target))], values_written: count },
+      });
+      return count;
+    });
+  }
+  return written;
+}
