@@ -1495,6 +1495,7 @@ export interface components {
             key: string;
             drp_action: string | null;
             execution_timeframe: number;
+            jurisdiction: ("EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT") | (never | null);
             client_id: string | null;
             rules: components["schemas"]["Rule"][];
             /** Format: date-time */
@@ -3919,6 +3920,7 @@ export interface operations {
                     key: string;
                     drp_action?: string | null;
                     execution_timeframe?: number;
+                    jurisdiction?: ("EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT") | (never | null);
                 }[];
             };
         };

@@ -17,6 +17,7 @@ import { AuditLogPage } from './pages/audit-log.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { ClientsPage } from './pages/clients.tsx';
 import { OutboxPage } from './pages/outbox.tsx';
+import { RecordsPage } from './pages/records.tsx';
 import { PrivacyCenterPage } from './pages/privacy-center.tsx';
 
 function NavLink(props: { href: string; children: string }) {
@@ -96,6 +97,7 @@ function Frame() {
           </Route>
           <Route path="/privacy-center" component={PrivacyCenterPage} />
           <Route path="/outbox" component={OutboxPage} />
+          <Route path="/records" component={RecordsPage} />
           <Route path="/audit-log" component={AuditLogPage} />
           <Route path="/users" component={UsersPage} />
           <Route path="/clients" component={ClientsPage} />

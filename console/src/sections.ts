@@ -18,6 +18,7 @@ export const SECTIONS: readonly Section[] = [
   { href: '/datastores', label: 'Datastores & keys', reads: 'datastore:read' },
   { href: '/privacy-center', label: 'Privacy center', reads: 'privacy-center:read' },
   { href: '/outbox', label: 'Outbox', reads: 'privacy-request:read' },
+  { href: '/records', label: 'Records', reads: 'privacy-request:read' },
   { href: '/audit-log', label: 'Audit log', reads: 'audit-log:read' },
   { href: '/users', label: 'Users', reads: 'user:read' },
   { href: '/clients', label: 'Clients', reads: 'client:read' },

@@ -7,6 +7,8 @@ export interface PolicyRow {
   name: string;
   drp_action: string | null;
   execution_timeframe: number;
+  /** The jurisdiction whose clock its requests run on when their location names none (migration 018). */
+  jurisdiction: string | null;
   client_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -31,6 +33,8 @@ export interface PolicyDefinition {
   /** undefined keeps the stored value on update (and takes the default on insert). */
   drpAction: string | null | undefined;
   executionTimeframe: number | undefined;
+  /** undefined keeps the stored value on update. */
+  jurisdiction?: string | null;
   clientId: string;
 }
 
@@ -92,12 +96,13 @@ export const policyRepository = {
   /** Inserts a new policy (owned by clientId) or updates the one with the same key. */
   async upsert(db: Queryable, policy: PolicyDefinition): Promise<void> {
     await db.query(
-      `INSERT INTO policies (id, key, name, drp_action, execution_timeframe, client_id)
-       VALUES ($1, $2, $3, $4, COALESCE($5::int, 45), $6)
+      `INSERT INTO policies (id, key, name, drp_action, execution_timeframe, client_id, jurisdiction)
+       VALUES ($1, $2, $3, $4, COALESCE($5::int, 45), $6, $8)
        ON CONFLICT (key) DO UPDATE SET
          name = EXCLUDED.name,
          drp_action = CASE WHEN $7 THEN EXCLUDED.drp_action ELSE policies.drp_action END,
          execution_timeframe = COALESCE($5::int, policies.execution_timeframe),
+         jurisdiction = CASE WHEN $9 THEN EXCLUDED.jurisdiction ELSE policies.jurisdiction END,
          updated_at = now()`,
       [
         policy.id,
@@ -107,6 +112,8 @@ export const policyRepository = {
         policy.executionTimeframe ?? null,
         policy.clientId,
         policy.drpAction !== undefined,
+        policy.jurisdiction ?? null,
+        policy.jurisdiction !== undefined,
       ],
     );
   },

@@ -1,12 +1,20 @@
 // Shapes of the DSR policy and rule endpoints. Masking strategies and their configuration shapes come from
 // the one registry (src/masking/strategies.ts); a configuration is checked after the strategy is known.
 import Type from 'typebox';
+import { JURISDICTION_CODES } from '../deadlines/jurisdictions.ts';
 import { named } from '../validation/schema-names.ts';
 import { MASKING_STRATEGY_NAMES } from '../masking/strategies.ts';
 import { Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 
-export const POLICY_FIELDS = ['name', 'key', 'drp_action', 'execution_timeframe'] as const;
+export const POLICY_FIELDS = ['name', 'key', 'drp_action', 'execution_timeframe', 'jurisdiction'] as const;
+
+const Jurisdiction = Nullable(
+  Type.Enum([...JURISDICTION_CODES], {
+    description:
+      'The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.',
+  }),
+);
 export const RULE_FIELDS = [
   'name',
   'key',
@@ -22,6 +30,7 @@ export const PolicyItem = Type.Object(
     key: ResourceKey,
     drp_action: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     execution_timeframe: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    jurisdiction: Type.Optional(Jurisdiction),
   },
   { additionalProperties: false },
 );
@@ -109,6 +118,7 @@ export const PolicyView = Type.Object({
   key: Type.String(),
   drp_action: Nullable(Type.String()),
   execution_timeframe: Type.Integer(),
+  jurisdiction: Jurisdiction,
   client_id: Nullable(Type.String()),
   rules: Type.Array(RuleView),
   created_at: Type.String({ format: 'date-time' }),

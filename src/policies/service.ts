@@ -81,6 +81,7 @@ export class PolicyService {
           name: policy.name,
           drpAction: policy.drp_action,
           executionTimeframe: policy.execution_timeframe,
+          jurisdiction: policy.jurisdiction,
           clientId: principalName(by.principal),
         });
         await recordChange(tx, by, 'policy.upsert', { key: policy.key, fields: Object.keys(policy) });
@@ -181,6 +182,7 @@ export class PolicyService {
       key: policy.key,
       drp_action: policy.drp_action,
       execution_timeframe: policy.execution_timeframe,
+      jurisdiction: policy.jurisdiction,
       client_id: policy.client_id,
       rules: policy.rules.map(toRuleView),
       created_at: policy.created_at.toISOString(),

@@ -101,6 +101,43 @@ describe('the law’s clock', () => {
     assert.equal(stored.rows[0]?.due_at.toISOString(), french.due_date, 'the due date is stored in UTC');
   });
 
+  it('falls back to the policy’s jurisdiction when the location names none', async () => {
+    const policies = await service.call('PATCH', '/v1/dsr/policy', {
+      token: root,
+      json: [
+        { name: 'UK access', key: 'uk_access', jurisdiction: 'UK' },
+        { name: 'Nowhere', key: 'nowhere_access', jurisdiction: 'ATLANTIS' },
+      ],
+    });
+    assert.equal(policies.status, 200, policies.text);
+    assert.equal(policies.body.succeeded[0].jurisdiction, 'UK');
+    assert.match(policies.body.failed[0].message, /jurisdiction/);
+    const rules = await service.call('PATCH', '/v1/dsr/policy/uk_access/rule', {
+      token: root,
+      json: [
+        {
+          name: 'Access',
+          key: 'uk_access_rule',
+          action_type: 'access',
+          storage_destination_key: 'default_storage',
+        },
+      ],
+    });
+    assert.equal(rules.status, 200, rules.text);
+    const made = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        { policy_key: 'uk_access', identity: { email: 'uk@example.com' } },
+        { policy_key: 'uk_access', identity: { email: 'uk.ca@example.com' }, location: 'US-CA' },
+        { policy_key: 'uk_access', identity: { email: 'uk.jp@example.com' }, location: 'JP' },
+      ],
+    });
+    assert.deepEqual(
+      made.body.succeeded.map((request: { jurisdiction: string }) => request.jurisdiction),
+      ['UK', 'US-CA', 'UK'],
+    );
+  });
+
   it('records the acknowledgement when the "received" message is delivered', async () => {
     const request = await create('ack@example.com', 'US-CA');
     assert.equal(request.acknowledged_at, null);

@@ -17,6 +17,8 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   denied: 'Denied',
   completed: 'Completed',
   canceled: 'Canceled',
+  extended: 'Extended',
+  appeal_upheld: 'Appeal upheld',
 };
 
 export function OutboxPage() {

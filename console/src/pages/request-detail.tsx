@@ -20,6 +20,7 @@ import { useAction, useNow, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { RequestLogEntry } from '../schema.ts';
 import { RequestActions } from './request-actions.tsx';
+import { ClockActions, ClockFacts } from './request-clock.tsx';
 import { policyLabel } from './requests.tsx';
 
 const POLL_MS = 1500;
@@ -262,6 +263,7 @@ export function RequestDetailPage(props: { id: string }) {
             </dd>
             <dt>Received</dt>
             <dd>{formatDateTime(data.requested_at)}</dd>
+            <ClockFacts request={data} />
             {data.reviewed_at ? (
               <>
                 <dt>Reviewed</dt>
@@ -300,6 +302,7 @@ export function RequestDetailPage(props: { id: string }) {
             />
           ) : null}
           <RequestActions request={data} onChanged={request.reload} />
+          <ClockActions request={data} onChanged={request.reload} />
           {data.status === 'complete' && data.policy?.rules?.some((rule) => rule.action_type === 'access') ? (
             <AccessPackageButton id={data.id} />
           ) : null}
