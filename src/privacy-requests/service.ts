@@ -17,6 +17,7 @@ import { type AccessPackage, readAccessPackage } from './rules/access-package.ts
 import { approveRequest } from './approval.ts';
 import { type AppealRow, appealRepository } from './appeal-repository.ts';
 import { decideAppeal, noticeDenial } from './appeals.ts';
+import { clockRepository } from './clock-repository.ts';
 import { extendRequest } from './extension.ts';
 import { admit, receive } from './intake.ts';
 import {
@@ -156,7 +157,11 @@ export class PrivacyRequestService {
         privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
       });
       await admit(tx, this.#services, stored);
-      return stored;
+      // As admitted: a duplicate is canceled, an excessive request flagged (duplicates.ts).
+      return clockRepository.current(
+        tx,
+        stored.map((row) => row.id),
+      );
     });
     const policies = await loadPolicyEmbeds(
       this.#db,
