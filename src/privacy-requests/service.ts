@@ -42,14 +42,17 @@ import {
   loadPolicyEmbeds,
   type PolicyEmbed,
   type PrivacyRequestView,
+  type ClockView,
+  toClockView,
   toPrivacyRequestView,
 } from './view.ts';
 
-export type PrivacyRequestWithIdentity = PrivacyRequestView & {
-  identity: Identity;
-  unverified_identity: Identity;
-  appeal: AppealView | null;
-};
+export type PrivacyRequestWithIdentity = PrivacyRequestView &
+  ClockView & {
+    identity: Identity;
+    unverified_identity: Identity;
+    appeal: AppealView | null;
+  };
 
 /** The appeal of a denied request, as operators see it (null: none was opened). */
 export interface AppealView {
@@ -345,7 +348,13 @@ export class PrivacyRequestService {
       ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
       : {};
     const unverified = openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed);
-    return { ...view, identity, unverified_identity: unverified, appeal: toAppealView(appeals.get(row.id)) };
+    return {
+      ...view,
+      ...toClockView(row),
+      identity,
+      unverified_identity: unverified,
+      appeal: toAppealView(appeals.get(row.id)),
+    };
   }
 }
 
