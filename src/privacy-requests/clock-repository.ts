@@ -139,4 +139,12 @@ export const clockRepository = {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   },
+
+  /** Keeps the request's identities at least until `until` (past the TTL of LETHE_DEFAULT_TTL_SECONDS). */
+  async keepIdentityUntil(tx: Queryable, id: string, until: Date): Promise<void> {
+    await tx.query(
+      'UPDATE privacy_requests SET identity_expires_at = GREATEST(identity_expires_at, $2) WHERE id = $1',
+      [id, until],
+    );
+  },
 };

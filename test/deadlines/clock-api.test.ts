@@ -249,6 +249,11 @@ describe('the law’s clock', () => {
     assert.equal((await deny(request.id, { reason: 'Identity not matched.' })).status, 200);
     const { message, url, token } = await appealLinkOf('appeal.co@example.com');
     assert.match(message.text, /the Colorado Attorney General/);
+    const kept = await service.services.db.query<{ days: number }>(
+      `SELECT extract(epoch FROM identity_expires_at - now()) / 86400 AS days FROM privacy_requests WHERE id = $1`,
+      [request.id],
+    );
+    assert.ok(Number(kept.rows[0]?.days) > 89, 'the identities outlive the window and the time to decide');
 
     const page = await fetch(url);
     assert.equal(page.status, 200);
