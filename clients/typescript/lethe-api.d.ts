@@ -1495,7 +1495,11 @@ export interface components {
             key: string;
             drp_action: string | null;
             execution_timeframe: number;
-            jurisdiction: ("EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT") | (never | null);
+            /**
+             * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
+             * @enum {string|null}
+             */
+            jurisdiction: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
             client_id: string | null;
             rules: components["schemas"]["Rule"][];
             /** Format: date-time */
@@ -3920,7 +3924,11 @@ export interface operations {
                     key: string;
                     drp_action?: string | null;
                     execution_timeframe?: number;
-                    jurisdiction?: ("EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT") | (never | null);
+                    /**
+                     * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
+                     * @enum {string|null}
+                     */
+                    jurisdiction?: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
                 }[];
             };
         };
@@ -7093,21 +7101,6 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         location: string | null;
-                        /** @description The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies. */
-                        jurisdiction: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the "request received" message was delivered.
-                         */
-                        acknowledged_at: string | null;
-                        /** Format: date-time */
-                        extended_at: string | null;
-                        extension_reason: string | null;
-                        denial_reason: string | null;
-                        /** @description The open request this one duplicated; it was canceled for it. */
-                        duplicate_of: string | null;
-                        /** @description A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe. */
-                        excessive: boolean;
                     };
                 };
             };

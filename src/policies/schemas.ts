@@ -10,7 +10,8 @@ import { PATTERN_HINT } from '../validation/messages.ts';
 export const POLICY_FIELDS = ['name', 'key', 'drp_action', 'execution_timeframe', 'jurisdiction'] as const;
 
 const Jurisdiction = Nullable(
-  Type.Enum([...JURISDICTION_CODES], {
+  Type.String({
+    enum: [...JURISDICTION_CODES],
     description:
       'The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.',
   }),

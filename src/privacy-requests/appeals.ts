@@ -8,6 +8,7 @@ import { auditActor, principalName } from '../auth/scopes.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
 import { appealDueDate, appealWindowEnd } from '../deadlines/clock.ts';
+import { clockRepository } from './clock-repository.ts';
 import { jurisdictionByCode } from '../deadlines/jurisdictions.ts';
 import { badRequest, forbidden, gone, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
@@ -46,6 +47,8 @@ export async function noticeDenial(
       deniedBy: auditActor(by.principal),
     });
     appeal = { url: appealUrl(services.config, token), until };
+    // A reversal runs the request: its identities must outlive the window and the time to decide.
+    if (jurisdiction) await clockRepository.keepIdentityUntil(tx, row.id, appealDueDate(until, jurisdiction));
   }
   await queueSubjectMessages(tx, services, [
     { request: row, kind: 'denied', details: { reason, authority: jurisdiction?.authority, appeal } },

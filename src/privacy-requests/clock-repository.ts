@@ -2,6 +2,7 @@
 // receipt, the acknowledgement, the one extension and the denial's reason. Statuses never change here;
 // the rules that decide these values are in src/deadlines/.
 import type { Queryable } from '../db/database.ts';
+import type { RequestRow } from './repository.ts';
 
 export interface PolicyClock {
   execution_timeframe: number;
@@ -132,5 +133,22 @@ export const clockRepository = {
       [closedBefore],
     );
     return rows[0]?.n ?? 0;
+  },
+
+  /** The requests of `ids` as they are now, in that order (admission may have canceled or flagged them). */
+  async current(db: Queryable, ids: readonly string[]): Promise<RequestRow[]> {
+    const { rows } = await db.query<RequestRow>('SELECT * FROM privacy_requests WHERE id = ANY($1)', [
+      [...ids],
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  },
+
+  /** Keeps the request's identities at least until `until` (past the TTL of LETHE_DEFAULT_TTL_SECONDS). */
+  async keepIdentityUntil(tx: Queryable, id: string, until: Date): Promise<void> {
+    await tx.query(
+      'UPDATE privacy_requests SET identity_expires_at = GREATEST(identity_expires_at, $2) WHERE id = $1',
+      [id, until],
+    );
   },
 };

@@ -129,25 +129,6 @@ const privacyRequestFields = {
   days_left: Type.Integer(),
   custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
   location: NullableText,
-  jurisdiction: Nullable(
-    Type.String({
-      description:
-        'The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies.',
-    }),
-  ),
-  acknowledged_at: Nullable(
-    Type.String({ format: 'date-time', description: 'When the "request received" message was delivered.' }),
-  ),
-  extended_at: NullableTimestamp,
-  extension_reason: NullableText,
-  denial_reason: NullableText,
-  duplicate_of: Nullable(
-    Type.String({ description: 'The open request this one duplicated; it was canceled for it.' }),
-  ),
-  excessive: Type.Boolean({
-    description:
-      'A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe.',
-  }),
 };
 
 const AppealView = Type.Object(
@@ -169,6 +150,25 @@ const AppealView = Type.Object(
 
 export const PrivacyRequestView = Type.Object({
   ...privacyRequestFields,
+  jurisdiction: Nullable(
+    Type.String({
+      description:
+        'The built-in jurisdiction whose clock the request runs on (GET /v1/jurisdiction): from its location, else its policy; null when none applies.',
+    }),
+  ),
+  acknowledged_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When the "request received" message was delivered.' }),
+  ),
+  extended_at: NullableTimestamp,
+  extension_reason: NullableText,
+  denial_reason: NullableText,
+  duplicate_of: Nullable(
+    Type.String({ description: 'The open request this one duplicated; it was canceled for it.' }),
+  ),
+  excessive: Type.Boolean({
+    description:
+      'A third completed access request for one identity within 12 months: flagged for a person to decide, never refused by Lethe.',
+  }),
   appeal: Nullable(AppealView),
   identity: Type.Object(
     {},

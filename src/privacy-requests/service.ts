@@ -20,6 +20,7 @@ import { type AccessPackage, readAccessPackage } from './rules/access-package.ts
 import { approveRequest } from './approval.ts';
 import { type AppealRow, appealRepository } from './appeal-repository.ts';
 import { decideAppeal, noticeDenial } from './appeals.ts';
+import { clockRepository } from './clock-repository.ts';
 import { extendRequest } from './extension.ts';
 import { admit, receive } from './intake.ts';
 import {
@@ -44,14 +45,17 @@ import {
   loadPolicyEmbeds,
   type PolicyEmbed,
   type PrivacyRequestView,
+  type ClockView,
+  toClockView,
   toPrivacyRequestView,
 } from './view.ts';
 
-export type PrivacyRequestWithIdentity = PrivacyRequestView & {
-  identity: Identity;
-  unverified_identity: Identity;
-  appeal: AppealView | null;
-};
+export type PrivacyRequestWithIdentity = PrivacyRequestView &
+  ClockView & {
+    identity: Identity;
+    unverified_identity: Identity;
+    appeal: AppealView | null;
+  };
 
 /** The appeal of a denied request, as operators see it (null: none was opened). */
 export interface AppealView {
@@ -184,7 +188,11 @@ export class PrivacyRequestService {
         privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
       });
       await admit(tx, this.#services, stored);
-      return stored;
+      // As admitted: a duplicate is canceled, an excessive request flagged (duplicates.ts).
+      return clockRepository.current(
+        tx,
+        stored.map((row) => row.id),
+      );
     });
     const policies = await loadPolicyEmbeds(
       this.#db,
@@ -368,7 +376,13 @@ export class PrivacyRequestService {
       ? openIdentity(this.#services.keyring, row.id, row.identity_sealed)
       : {};
     const unverified = openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed);
-    return { ...view, identity, unverified_identity: unverified, appeal: toAppealView(appeals.get(row.id)) };
+    return {
+      ...view,
+      ...toClockView(row),
+      identity,
+      unverified_identity: unverified,
+      appeal: toAppealView(appeals.get(row.id)),
+    };
   }
 }
 

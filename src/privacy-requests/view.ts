@@ -54,6 +54,10 @@ export interface PrivacyRequestView {
   days_left: number;
   custom_fields: unknown[];
   location: string | null;
+}
+
+/** The clock's fields of a request (docs/deadlines.md), shown to management readers beside the seed's. */
+export interface ClockView {
   jurisdiction: string | null;
   acknowledged_at: string | null;
   extended_at: string | null;
@@ -151,6 +155,11 @@ export function toPrivacyRequestView(
     days_left: daysLeft(due, closedAt, now),
     custom_fields: row.custom_fields,
     location: row.location,
+  };
+}
+
+export function toClockView(row: RequestRow): ClockView {
+  return {
     jurisdiction: row.jurisdiction,
     acknowledged_at: iso(row.acknowledged_at),
     extended_at: iso(row.extended_at),

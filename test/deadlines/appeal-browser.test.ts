@@ -118,6 +118,13 @@ describe('deny, appeal, reverse by a second operator, complete (Chromium)', () =
     );
 
     await signInAsOperator(reviewer, service, 'second.reviewer', PASSWORD);
+    await reviewer.goto(`${service.url}/console/requests`);
+    const row = reviewer.locator(`tr[data-request-id="${id}"]`);
+    assert.match(
+      (await row.locator('.appeal-deadline').textContent()) ?? '',
+      /appeal: 4[45] days left/,
+      'the deadline view shows the appeal with its own due date (Colorado: 45 days)',
+    );
     await reviewer.goto(`${service.url}/console/requests/${id}`);
     await reviewer.getByText('My account number is 4471 on every invoice.').waitFor();
     await reviewer.getByRole('button', { name: 'Reverse on appeal…' }).click();
@@ -143,6 +150,19 @@ describe('deny, appeal, reverse by a second operator, complete (Chromium)', () =
     assert.equal(await denier.getByRole('button', { name: 'Extend…' }).count(), 0, 'once only');
     const notice = await mail.waitFor(isKind('we need more time for your request', email));
     assert.match(notice.text, /The records sit in three archives\./);
+    assert.deepEqual(problems, []);
+  });
+
+  test('the Records page shows the year’s figures as a chart and a table', async () => {
+    await denier.goto(`${service.url}/console/records`);
+    await denier.getByRole('img', { name: /Requests received, complied with and denied/ }).waitFor();
+    const access = denier.locator('.records-table tr', {
+      has: denier.getByRole('rowheader', { name: 'access' }),
+    });
+    const cells = await access.locator('td').allTextContents();
+    assert.deepEqual(cells.slice(0, 3), ['2', '1', '0'], 'received, complied, denied');
+    assert.deepEqual(await accessibilityViolations(denier), [], 'axe-core on the Records page');
+    await screenshot(denier, 'records');
     assert.deepEqual(problems, []);
   });
 });

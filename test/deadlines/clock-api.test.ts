@@ -235,6 +235,14 @@ describe('the law’s clock', () => {
     assert.ok(message.text.includes('https://www.edpb.europa.eu/'));
     assert.equal(message.text.includes('/privacy-center/appeal/'), false, 'the GDPR gives no appeal');
     assert.equal((await get(request.id)).appeal, null);
+
+    // Closed 20 days ago, 10 days before a due date now past: days_left stays what it was at closing.
+    await service.services.db.query(
+      `UPDATE privacy_requests SET requested_at = now() - interval '40 days', due_at = now() - interval '10 days',
+              finalized_at = now() - interval '20 days' WHERE id = $1`,
+      [request.id],
+    );
+    assert.equal((await get(request.id)).days_left, 10);
   });
 
   const appealLinkOf = async (email: string) => {
@@ -249,6 +257,11 @@ describe('the law’s clock', () => {
     assert.equal((await deny(request.id, { reason: 'Identity not matched.' })).status, 200);
     const { message, url, token } = await appealLinkOf('appeal.co@example.com');
     assert.match(message.text, /the Colorado Attorney General/);
+    const kept = await service.services.db.query<{ days: number }>(
+      `SELECT extract(epoch FROM identity_expires_at - now()) / 86400 AS days FROM privacy_requests WHERE id = $1`,
+      [request.id],
+    );
+    assert.ok(Number(kept.rows[0]?.days) > 89, 'the identities outlive the window and the time to decide');
 
     const page = await fetch(url);
     assert.equal(page.status, 200);

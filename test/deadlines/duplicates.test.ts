@@ -13,7 +13,8 @@ import {
   startMailServer,
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
-import { waitForStatus } from '../privacy-requests/support.ts';
+import { loadConfig } from '../../src/config.ts';
+import { engineConfig, waitForStatus } from '../privacy-requests/support.ts';
 
 describe('duplicates and excess', () => {
   let mail: MailServer;
@@ -109,5 +110,61 @@ describe('duplicates and excess', () => {
     assert.equal(flagged.status, 'pending', 'flagged, not refused: a person decides');
     const listed = await service.call('GET', `/v1/privacy-request?request_id=${third}`, { token: root });
     assert.equal(listed.body.items[0].excessive, true);
+  });
+});
+
+describe('duplicate detection set to all, and off', () => {
+  let all: TestService;
+  let off: TestService;
+  before(async () => {
+    [all, off] = await Promise.all([
+      startTestService({ ...engineConfig, requireManualApproval: true, duplicateDetection: 'all' }),
+      startTestService({ ...engineConfig, requireManualApproval: true, duplicateDetection: 'off' }),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([all.stop(), off.stop()]);
+  });
+
+  const twice = async (service: TestService) => {
+    const answer = await service.call('POST', '/v1/privacy-request', {
+      token: await service.rootToken(),
+      json: [
+        { policy_key: 'default_access_policy', identity: { email: 'Scripted@Example.com' } },
+        { policy_key: 'default_access_policy', identity: { email: 'scripted@example.com' } },
+        { policy_key: 'default_erasure_policy', identity: { email: 'scripted@example.com' } },
+      ],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.succeeded as { id: string; status: string; duplicate_of: string | null }[];
+  };
+
+  it('checks operator-made requests too under all: the answer shows the repeat canceled', async () => {
+    const [first, repeat, otherPolicy] = await twice(all);
+    assert.equal(first?.status, 'pending');
+    assert.equal(repeat?.status, 'canceled');
+    assert.equal(repeat?.duplicate_of, first?.id, 'emails compared case-insensitively');
+    assert.equal(otherPolicy?.status, 'pending', 'another policy is another request');
+  });
+
+  it('checks nothing when off', async () => {
+    const answers = await twice(off);
+    assert.deepEqual(
+      answers.map((request) => [request.status, request.duplicate_of]),
+      [
+        ['pending', null],
+        ['pending', null],
+        ['pending', null],
+      ],
+    );
+  });
+
+  it('refuses an unknown LETHE_DUPLICATE_DETECTION naming it', () => {
+    assert.throws(
+      () => loadConfig({ LETHE_DUPLICATE_DETECTION: 'some' }),
+      /LETHE_DUPLICATE_DETECTION must be one of public, all, off/,
+    );
+    assert.equal(loadConfig({}).duplicateDetection, 'public');
+    assert.equal(loadConfig({}).requestRetentionDays, 730);
   });
 });

@@ -13,6 +13,13 @@ import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../schema.ts';
 
 const CLOSED = new Set(['complete', 'denied', 'canceled']);
+const DAY_MS = 86_400_000;
+
+/** Whole days left to decide a pending appeal (negative once overdue); undefined without one. */
+export function appealDaysLeft(request: PrivacyRequest, now = Date.now()): number | undefined {
+  const due = request.appeal?.status === 'pending' ? request.appeal.due_date : null;
+  return due ? Math.floor((new Date(due).getTime() - now) / DAY_MS) : undefined;
+}
 const REASON_MAX_LENGTH = 2000;
 
 export function ClockFacts(props: { request: PrivacyRequest }) {

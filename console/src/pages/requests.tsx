@@ -11,6 +11,7 @@ import { Empty, ErrorNotice, Field, Loading, PageHeader, Pager, StatusBadge } fr
 import {
   CLOSED_STATUSES,
   closedAt,
+  daysLeftText,
   deadlineText,
   formatDate,
   formatDateTime,
@@ -21,6 +22,7 @@ import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../schema.ts';
 import { NewRequestForm } from './new-request.tsx';
 import { RequestActions } from './request-actions.tsx';
+import { appealDaysLeft } from './request-clock.tsx';
 
 export const STATUSES: PrivacyRequest['status'][] = [
   'identity_unverified',
@@ -44,11 +46,15 @@ const REFRESH_MS = 10_000;
  * requests, the most recently closed first.
  */
 export function byDeadline(a: PrivacyRequest, b: PrivacyRequest): number {
-  const closedA = CLOSED_STATUSES.has(a.status);
-  const closedB = CLOSED_STATUSES.has(b.status);
+  // A denial under appeal runs on the appeal's own deadline (docs/deadlines.md).
+  const closed = (request: PrivacyRequest) =>
+    CLOSED_STATUSES.has(request.status) && appealDaysLeft(request) === undefined;
+  const closedA = closed(a);
+  const closedB = closed(b);
   if (closedA !== closedB) return closedA ? 1 : -1;
   if (closedA) return (closedAt(b) ?? b.requested_at).localeCompare(closedAt(a) ?? a.requested_at);
-  const left = (request: PrivacyRequest) => request.days_left ?? Number.POSITIVE_INFINITY;
+  const left = (request: PrivacyRequest) =>
+    appealDaysLeft(request) ?? request.days_left ?? Number.POSITIVE_INFINITY;
   return left(a) - left(b) || a.requested_at.localeCompare(b.requested_at);
 }
 
@@ -164,7 +170,12 @@ export function RequestsPage() {
               {items.map((request) => (
                 <tr key={request.id} data-request-id={request.id}>
                   <td data-label="Deadline">
-                    {CLOSED_STATUSES.has(request.status) ? (
+                    {appealDaysLeft(request) !== undefined ? (
+                      <span className="appeal-deadline">
+                        appeal: {daysLeftText(appealDaysLeft(request))}
+                        <small className="hint"> {formatDate(request.appeal?.due_date ?? '')}</small>
+                      </span>
+                    ) : CLOSED_STATUSES.has(request.status) ? (
                       <span className="closed">{deadlineText(request)}</span>
                     ) : (
                       <>
