@@ -44,6 +44,8 @@ import {
 export type PrivacyRequestWithIdentity = PrivacyRequestView & {
   identity: Identity;
   unverified_identity: Identity;
+  /** Read and listed requests say whether they are stuck (docs/human-steps.md). */
+  stuck?: boolean;
 };
 
 const checkItem = itemValidator(PrivacyRequestItem);
@@ -140,8 +142,13 @@ export class PrivacyRequestService {
       this.#db,
       rows.map((row) => row.policy_id),
     );
+    const stuck = await repo.stuckAmong(
+      this.#db,
+      rows.map((row) => row.id),
+      this.#services.config.stuckAfterSeconds,
+    );
     return pageOf(
-      rows.map((row) => this.#withIdentity(row, policies)),
+      rows.map((row) => ({ ...this.#withIdentity(row, policies), stuck: stuck.has(row.id) })),
       total,
       page,
       size,
@@ -150,7 +157,11 @@ export class PrivacyRequestService {
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
-    return this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id]));
+    const stuck = await repo.stuckAmong(this.#db, [id], this.#services.config.stuckAfterSeconds);
+    return {
+      ...this.#withIdentity(row, await loadPolicyEmbeds(this.#db, [row.policy_id])),
+      stuck: stuck.has(id),
+    };
   }
 
   /** The request without its identities: what a reply-to-token holder may see. */
