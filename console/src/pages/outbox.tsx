@@ -17,6 +17,8 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   denied: 'Denied',
   completed: 'Completed',
   canceled: 'Canceled',
+  respondent_invite: 'Respondent invite',
+  task_overdue: 'Task overdue',
 };
 
 export function OutboxPage() {
