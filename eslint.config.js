@@ -53,6 +53,7 @@ const DOMAIN_ROOMS = [
   'health',
   'manual-systems',
   'metrics',
+  'notes',
   'operators',
   'outbox',
   'policies',
@@ -78,6 +79,7 @@ const SECRET_OWNERS = {
   'masking-hash': 'src/masking/strategies.ts',
   outbox: 'src/outbox/content.ts',
   'task-data': 'src/tasks/task-data.ts',
+  'request-notes': 'src/notes/sealing.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
 };

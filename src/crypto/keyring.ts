@@ -15,7 +15,8 @@ export type KeyPurpose =
   | 'root-token-digest'
   | 'identity-verification'
   | 'outbox'
-  | 'task-data';
+  | 'task-data'
+  | 'request-notes';
 
 export class Keyring {
   readonly #master: Buffer;

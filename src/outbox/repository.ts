@@ -10,7 +10,8 @@ export type MessageKind =
   | 'completed'
   | 'canceled'
   | 'respondent_invite'
-  | 'task_overdue';
+  | 'task_overdue'
+  | 'subject_note';
 export const MESSAGE_KINDS: readonly MessageKind[] = [
   'verification_code',
   'received',
@@ -19,6 +20,7 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'canceled',
   'respondent_invite',
   'task_overdue',
+  'subject_note',
 ];
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

@@ -19,6 +19,7 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   canceled: 'Canceled',
   respondent_invite: 'Respondent invite',
   task_overdue: 'Task overdue',
+  subject_note: 'Note to the subject',
 };
 
 export function OutboxPage() {
