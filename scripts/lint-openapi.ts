@@ -40,7 +40,7 @@ async function servedDocument(): Promise<unknown> {
     auth,
     operators: new OperatorService(db, auth),
     queue,
-    metrics: new Metrics(storeReadings(db, queue)),
+    metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };
   const app = await buildApp(services, { logger: false });
   try {

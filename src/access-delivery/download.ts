@@ -10,6 +10,7 @@ import { datastoreRepository } from '../datastore/admin-repository.ts';
 import { findFile, readFile } from '../datastore/file-store.ts';
 import { notFound } from '../errors.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { packagedAttachments } from '../notes/service.ts';
 import { type AccessPackage, readAccessPackage } from '../privacy-requests/rules/access-package.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
@@ -93,6 +94,14 @@ export async function openPackageDownload(
       fileEntryName(datastore, entityId, file.name, file.fileName),
       { mtime, size: stored.size },
     );
+  }
+  // Attachments an operator flagged for the subject, under attachments/ (names made safe for a ZIP entry).
+  for (const [index, attachment] of (await packagedAttachments(services, privacyRequestId)).entries()) {
+    const safeName = attachment.fileName.replace(/[^\w. -]/g, '_').slice(0, 200) || 'attachment';
+    zip.addReadStream(attachment.open(), `attachments/${index + 1}-${safeName}`, {
+      mtime,
+      size: attachment.size,
+    });
   }
   zip.end();
   return { privacyRequestId, stream: zip.outputStream as Readable };

@@ -19,7 +19,8 @@ export type KeyPurpose =
   | 'request-identity-index'
   | 'consent-index'
   | 'authorized-agent'
-  | 'corrections';
+  | 'corrections'
+  | 'request-notes';
 
 export class Keyring {
   readonly #master: Buffer;

@@ -25,6 +25,7 @@ export interface StoreReadings {
   openPrivacyRequestsByDeadline(): Promise<LabelledCount<'days_left'>[]>;
   queuedJobs(): Promise<LabelledCount<'queue' | 'state'>[]>;
   outboxMessagesByState(): Promise<LabelledCount<'state'>[]>;
+  stuckPrivacyRequests(): Promise<number>;
 }
 
 const SECONDS_BUCKETS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -40,6 +41,7 @@ export class Metrics {
   readonly #queueJobs: Gauge<'queue' | 'state'>;
   readonly #outboxMessages: Gauge<'state'>;
   readonly #storeUp: Gauge;
+  readonly #stuck: Gauge;
 
   constructor(readings: StoreReadings) {
     this.#readings = readings;
@@ -84,6 +86,11 @@ export class Metrics {
       labelNames: ['state'],
       registers,
     });
+    this.#stuck = new Gauge({
+      name: 'lethe_privacy_requests_stuck',
+      help: 'Privacy requests flagged stuck: approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task.',
+      registers,
+    });
     this.#storeUp = new Gauge({
       name: 'lethe_store_up',
       help: '1 when this scrape could read the store; 0 when it could not (store-based metrics are then absent).',
@@ -110,19 +117,27 @@ export class Metrics {
   }
 
   async #refreshStoreReadings(): Promise<void> {
-    const gauges = [this.#requestsByStatus, this.#openByDeadline, this.#queueJobs, this.#outboxMessages];
+    const gauges = [
+      this.#requestsByStatus,
+      this.#openByDeadline,
+      this.#queueJobs,
+      this.#outboxMessages,
+      this.#stuck,
+    ];
     try {
-      const [byStatus, byDeadline, jobs, outbox] = [
+      const [byStatus, byDeadline, jobs, outbox, stuck] = [
         await this.#readings.privacyRequestsByStatus(),
         await this.#readings.openPrivacyRequestsByDeadline(),
         await this.#readings.queuedJobs(),
         await this.#readings.outboxMessagesByState(),
+        await this.#readings.stuckPrivacyRequests(),
       ];
       for (const gauge of gauges) gauge.reset();
       for (const { labels, count } of byStatus) this.#requestsByStatus.set(labels, count);
       for (const { labels, count } of byDeadline) this.#openByDeadline.set(labels, count);
       for (const { labels, count } of jobs) this.#queueJobs.set(labels, count);
       for (const { labels, count } of outbox) this.#outboxMessages.set(labels, count);
+      this.#stuck.set(stuck);
       this.#storeUp.set(1);
     } catch {
       for (const gauge of gauges) gauge.reset();

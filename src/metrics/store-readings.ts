@@ -15,8 +15,11 @@ export function deadlineBucketOf(daysLeft: number): DeadlineBucket {
   return '30+';
 }
 
-export function storeReadings(db: Database, queue: Queue): StoreReadings {
+export function storeReadings(db: Database, queue: Queue, stuckAfterSeconds: number): StoreReadings {
   return {
+    async stuckPrivacyRequests() {
+      return requests.countStuck(db, stuckAfterSeconds);
+    },
     async privacyRequestsByStatus() {
       const counts = new Map((await requests.countByStatus(db)).map((row) => [row.status, row.count]));
       return STATUSES.map((status) => ({ labels: { status }, count: counts.get(status) ?? 0 }));

@@ -13,7 +13,8 @@ export type MessageKind =
   | 'appeal_upheld'
   | 'respondent_invite'
   | 'task_overdue'
-  | 'agent_confirmation';
+  | 'agent_confirmation'
+  | 'subject_note';
 export const MESSAGE_KINDS: readonly MessageKind[] = [
   'verification_code',
   'received',
@@ -25,6 +26,7 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'respondent_invite',
   'task_overdue',
   'agent_confirmation',
+  'subject_note',
 ];
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

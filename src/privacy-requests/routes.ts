@@ -85,16 +85,22 @@ export function privacyRequestRoutes(services: Services): FastifyPluginAsync {
         onRequest: app.authorize('privacy-request:read'),
         schema: {
           tags,
-          summary: 'List privacy requests, newest first, filtered by request_id, status or external_id.',
+          summary:
+            'List privacy requests, newest first, filtered by request_id, status, external_id or stuck.',
           security,
           querystring: ListQuery,
           response: { 200: Page(PrivacyRequestView), ...managementErrors },
         },
       },
       async (request) => {
-        const { request_id: requestId, status, external_id: externalId } = request.query;
+        const { request_id: requestId, status, external_id: externalId, stuck } = request.query;
         return requests.list(
-          { requestId, status: status as Status | undefined, externalId },
+          {
+            requestId,
+            status: status as Status | undefined,
+            externalId,
+            ...(stuck ? { stuckAfterSeconds: services.config.stuckAfterSeconds } : {}),
+          },
           request.query.page ?? 1,
           request.query.size ?? 50,
         );

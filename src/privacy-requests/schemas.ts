@@ -186,6 +186,12 @@ export const PrivacyRequestView = Type.Object({
         'Identities given on the public side that nobody proved (a phone number; the email until its code is entered): shown to operators, never matched, sent to callbacks apart; `{}` when none or once purged.',
     },
   ),
+  stuck: Type.Optional(
+    Type.Boolean({
+      description:
+        'Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task (docs/human-steps.md); given when a request is read or listed.',
+    }),
+  ),
 });
 named('PrivacyRequest', PrivacyRequestView);
 
@@ -195,6 +201,7 @@ export const ListQuery = Type.Object({
   request_id: Type.Optional(Type.String({ maxLength: 100 })),
   status: Type.Optional(Type.Enum([...STATUSES])),
   external_id: Type.Optional(Type.String({ maxLength: 200 })),
+  stuck: Type.Optional(Type.Boolean({ description: 'true: only stuck requests' })),
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
 });

@@ -55,6 +55,8 @@ export type PrivacyRequestWithIdentity = PrivacyRequestView &
     identity: Identity;
     unverified_identity: Identity;
     appeal: AppealView | null;
+    /** Read and listed requests say whether they are stuck (docs/human-steps.md). */
+    stuck?: boolean;
   };
 
 /** The appeal of a denied request, as operators see it (null: none was opened). */
@@ -207,7 +209,7 @@ export class PrivacyRequestService {
       repo.page(this.#db, filter, size, (page - 1) * size),
       repo.count(this.#db, filter),
     ]);
-    const [policies, appeals] = await Promise.all([
+    const [policies, appeals, stuck] = await Promise.all([
       loadPolicyEmbeds(
         this.#db,
         rows.map((row) => row.policy_id),
@@ -216,9 +218,14 @@ export class PrivacyRequestService {
         this.#db,
         rows.map((row) => row.id),
       ),
+      repo.stuckAmong(
+        this.#db,
+        rows.map((row) => row.id),
+        this.#services.config.stuckAfterSeconds,
+      ),
     ]);
     return pageOf(
-      rows.map((row) => this.#withIdentity(row, policies, appeals)),
+      rows.map((row) => ({ ...this.#withIdentity(row, policies, appeals), stuck: stuck.has(row.id) })),
       total,
       page,
       size,
@@ -227,11 +234,15 @@ export class PrivacyRequestService {
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
-    return this.#withIdentity(
-      row,
-      await loadPolicyEmbeds(this.#db, [row.policy_id]),
-      await appealRepository.ofRequests(this.#db, [row.id]),
-    );
+    const stuck = await repo.stuckAmong(this.#db, [id], this.#services.config.stuckAfterSeconds);
+    return {
+      ...this.#withIdentity(
+        row,
+        await loadPolicyEmbeds(this.#db, [row.policy_id]),
+        await appealRepository.ofRequests(this.#db, [row.id]),
+      ),
+      stuck: stuck.has(id),
+    };
   }
 
   /** The request without its identities: what a reply-to-token holder may see. */

@@ -37,6 +37,6 @@ export async function createServices(config: Config, announce: (message: string)
     auth,
     operators: new OperatorService(db, auth),
     queue,
-    metrics: new Metrics(storeReadings(db, queue)),
+    metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };
 }

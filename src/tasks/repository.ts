@@ -59,6 +59,15 @@ function filterClause(filter: TaskFilter): { where: string; params: unknown[] } 
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+/**
+ * SQL that holds when the request whose id is `requestId` (an SQL expression) has an open task past its
+ * due time: for the owner of requests' "stuck" flag, which reads no column of this table itself.
+ */
+export function overdueTaskOf(requestId: string): string {
+  return `EXISTS (SELECT FROM tasks t WHERE t.privacy_request_id = ${requestId} AND t.status = 'open'
+                    AND t.due_at < now())`;
+}
+
 export const taskRepository = {
   /** Inserts the tasks of one request; a task the request already has (same system and action) is kept. */
   async insertTasks(tx: Queryable, privacyRequestId: string, tasks: readonly NewTask[]): Promise<TaskRow[]> {
@@ -133,6 +142,21 @@ export const taskRepository = {
       [privacyRequestId],
     );
     return rows[0]?.open ?? 0;
+  },
+
+  /** Open tasks past due not yet reminded of today, locked for the reminder (others skip them). */
+  async lockOverdueToRemind(tx: Queryable, limit: number): Promise<TaskRow[]> {
+    const { rows } = await tx.query<TaskRow>(
+      `SELECT * FROM tasks
+        WHERE status = 'open' AND due_at < now() AND (reminded_on IS NULL OR reminded_on < current_date)
+        ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows;
+  },
+
+  async markReminded(tx: Queryable, ids: readonly string[]): Promise<void> {
+    await tx.query('UPDATE tasks SET reminded_on = current_date WHERE id = ANY($1)', [ids]);
   },
 
   /** The access tasks of a request completed with data, in system order. */

@@ -117,7 +117,7 @@ describe('configuration audit', () => {
 
   /** An open task: an erasure request approved and run up to its manual step. */
   async function openTask() {
-    await manualSystem();
+    const system = await manualSystem();
     const policy = unique('audit_task_pol');
     await asRoot('PATCH', '/v1/dsr/policy', [{ name: policy, key: policy, drp_action: 'erasure' }]);
     const id = await pendingRequest(policy);
@@ -127,8 +127,9 @@ describe('configuration audit', () => {
       const tasks = (await asRoot('GET', `/v1/privacy-request/${id}/task`)) as {
         id: string;
         status: string;
+        system: string;
       }[];
-      const open = tasks.find((task) => task.status === 'open');
+      const open = tasks.find((task) => task.status === 'open' && task.system === system);
       if (open) return open.id;
       assert.ok(Date.now() < deadline, 'the request got no task');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -547,6 +548,24 @@ describe('configuration audit', () => {
         call('POST', `/v1/task/${await openTask()}/invite`, 'task.invite', {
           respondent_email: RESPONDENT_EMAIL,
         }),
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/note$/,
+      run: async () =>
+        call('POST', `/v1/privacy-request/${await pendingRequest()}/note`, 'privacy-request.note', {
+          text: `spoke with ${SUBJECT_EMAIL}`,
+          visibility: 'internal',
+        }),
+    },
+    {
+      pattern: /^POST \/v1\/privacy-request\/:id\/attachment$/,
+      run: async () => {
+        const form = new FormData();
+        form.append('file', new Blob([`letter to ${SUBJECT_EMAIL}`]), `${SUBJECT_EMAIL}.txt`);
+        const path = `/v1/privacy-request/${await pendingRequest()}/attachment`;
+        const answer = await service.call('POST', path, { token: owner, body: form });
+        return { status: answer.status, text: answer.text, action: 'privacy-request.attachment' };
+      },
     },
     {
       pattern: /^PATCH \/v1\/task\/:id$/,

@@ -19,6 +19,9 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   canceled: 'Canceled',
   extended: 'Extended',
   appeal_upheld: 'Appeal upheld',
+  respondent_invite: 'Respondent invite',
+  task_overdue: 'Task overdue',
+  subject_note: 'Note to the subject',
 };
 
 export function OutboxPage() {

@@ -67,6 +67,7 @@ export function RequestsPage() {
   const [status, setStatus] = useState<PrivacyRequest['status'] | ''>('');
   const [externalIdDraft, setExternalIdDraft] = useState('');
   const [externalId, setExternalId] = useState('');
+  const [stuckOnly, setStuckOnly] = useState(false);
   const [page, setPage] = useState(1);
   const requests = useResource(
     () =>
@@ -76,12 +77,13 @@ export function RequestsPage() {
             query: {
               status: status || undefined,
               external_id: externalId || undefined,
+              stuck: stuckOnly || undefined,
               size: FETCH_SIZE,
             },
           },
         }),
       ),
-    JSON.stringify([status, externalId]),
+    JSON.stringify([status, externalId, stuckOnly]),
     REFRESH_MS,
   );
 
@@ -94,7 +96,7 @@ export function RequestsPage() {
   const sorted = [...(requests.data?.items ?? [])].sort(byDeadline);
   const items = sorted.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const total = requests.data?.total ?? 0;
-  const filtered = Boolean(status || externalId);
+  const filtered = Boolean(status || externalId || stuckOnly);
   return (
     <>
       <PageHeader title="Privacy requests">
@@ -132,6 +134,19 @@ export function RequestsPage() {
             />
           )}
         </Field>
+        <div className="field">
+          <label>
+            <input
+              type="checkbox"
+              checked={stuckOnly}
+              onChange={(event) => {
+                setPage(1);
+                setStuckOnly(event.target.checked);
+              }}
+            />{' '}
+            Stuck only
+          </label>
+        </div>
         <div className="filter-buttons">
           <button type="submit" className="primary">
             Filter
@@ -192,6 +207,11 @@ export function RequestsPage() {
                   </td>
                   <td data-label="Status">
                     <StatusBadge status={request.status} />
+                    {request.stuck ? (
+                      <span className="badge stuck" title="No progress for a while, or an overdue task">
+                        stuck
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Policy">{policyLabel(request)}</td>
                   <td data-label="Identity">{maskedIdentity(request.identity) || '—'}</td>

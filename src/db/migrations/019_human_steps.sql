@@ -51,8 +51,42 @@ CREATE TABLE task_respondent_links (
 );
 CREATE INDEX task_respondent_links_task_idx ON task_respondent_links (task_id);
 
--- The invite to a respondent and the reminder of an overdue task go through the outbox too.
+-- The invite to a respondent, the reminder of an overdue task and a note to the subject go through the
+-- outbox too.
 ALTER TABLE outbox_messages DROP CONSTRAINT outbox_messages_kind_check;
 ALTER TABLE outbox_messages ADD CONSTRAINT outbox_messages_kind_check
   CHECK (kind IN ('verification_code', 'received', 'denied', 'completed', 'canceled', 'respondent_invite',
-                  'task_overdue'));
+                  'task_overdue', 'subject_note'));
+
+-- Notes on a request: internal, or mailed to the data subject. The text may name the subject: sealed.
+CREATE TABLE request_notes (
+  id text PRIMARY KEY,
+  privacy_request_id text NOT NULL REFERENCES privacy_requests (id) ON DELETE CASCADE,
+  visibility text NOT NULL CHECK (visibility IN ('internal', 'subject')),
+  text_sealed bytea NOT NULL,
+  created_by text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX request_notes_request_idx ON request_notes (privacy_request_id, created_at);
+
+-- Attachments of a request, stored as sealed 256 KiB chunks like the subject store's files; a row is
+-- complete once every chunk is in. include_in_package puts it in the subject's ZIP.
+CREATE TABLE request_attachments (
+  id text PRIMARY KEY,
+  privacy_request_id text NOT NULL REFERENCES privacy_requests (id) ON DELETE CASCADE,
+  file_name_sealed bytea,
+  content_type text NOT NULL,
+  size bigint NOT NULL DEFAULT 0,
+  chunk_count integer NOT NULL DEFAULT 0,
+  include_in_package boolean NOT NULL DEFAULT false,
+  complete boolean NOT NULL DEFAULT false,
+  created_by text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX request_attachments_request_idx ON request_attachments (privacy_request_id, created_at);
+CREATE TABLE request_attachment_chunks (
+  attachment_id text NOT NULL REFERENCES request_attachments (id) ON DELETE CASCADE,
+  chunk_no integer NOT NULL,
+  data_sealed bytea NOT NULL,
+  PRIMARY KEY (attachment_id, chunk_no)
+);

@@ -5,6 +5,7 @@
 // LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the queue.
 import { accessLinkRepository } from '../../access-delivery/repository.ts';
 import { sweepRepository } from '../sweep-repository.ts';
+import { remindOverdueTasks } from '../../tasks/reminders.ts';
 import { CallbackClient } from '../../callbacks/client.ts';
 import { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { CallbackSigning } from '../../callbacks/signing.ts';
@@ -83,7 +84,7 @@ export async function startPrivacyRequestWorker(
 
 /**
  * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
- * the store was down), purge expired identities, drop long-dead reply tokens.
+ * the store was down), purge expired identities, drop long-dead reply tokens, remind of overdue tasks.
  */
 export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' | 'keyring'>): Promise<void> {
   const { db, config } = services;
@@ -106,6 +107,7 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
   await accessLinkRepository.deleteExpired(db);
   await replyTokenRepository.deleteOldTokens(db);
+  await remindOverdueTasks(services);
 }
 
 /**

@@ -193,6 +193,12 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
         `The link works once, until ${(task?.expiresAt ?? new Date()).toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
       ]);
     }
+    case 'subject_note':
+      return render('a note about your request', context, [
+        `A note about your request: ${context.actionTitle}.`,
+        context.reason ?? '',
+        follow,
+      ]);
     case 'task_overdue': {
       const task = context.task;
       return render('a task is overdue', context, [
