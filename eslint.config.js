@@ -51,6 +51,7 @@ const DOMAIN_ROOMS = [
   'consent',
   'console',
   'corrections',
+  'disclosure',
   'datastore',
   'fides-compat',
   'health',

@@ -9,6 +9,7 @@ import { agentRoutes } from '../agents/routes.ts';
 import { connectionRoutes } from '../connections/routes.ts';
 import { consentRoutes } from '../consent/routes.ts';
 import { correctionRoutes } from '../corrections/routes.ts';
+import { disclosureRoutes } from '../disclosure/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
@@ -134,6 +135,7 @@ export async function buildApp(
   await registerManagementRoutes(app, consentRoutes(services));
   await registerManagementRoutes(app, agentRoutes(services));
   await registerManagementRoutes(app, correctionRoutes(services));
+  await registerManagementRoutes(app, disclosureRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);
