@@ -22,7 +22,10 @@ export interface SubjectMessage {
   };
   kind: MessageKind;
   /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
-  details?: Pick<MessageContext, 'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased' | 'agent'>;
+  details?: Pick<
+    MessageContext,
+    'code' | 'codeTtlMinutes' | 'reason' | 'download' | 'erased' | 'agent' | 'recipients'
+  >;
   /** The recipient when the caller already holds it opened. */
   email?: string;
   /** The request's policy when the caller has already read it. */

@@ -24,6 +24,8 @@ export interface MessageContext {
   reason?: string;
   download?: { url: string; expiresAt: Date };
   erased?: readonly ErasedInDatastore[];
+  /** A completed erasure's recipients, who were told of it (GDPR art. 19). */
+  recipients?: readonly string[];
   /** The authorized agent who asked on the subject's behalf, and the link where the subject confirms. */
   agent?: { name: string; confirmUrl: string; expiresAt: Date };
 }
@@ -134,6 +136,10 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
             : 'We erased your personal data as follows:',
         );
         if (context.erased.length > 0) parts.push({ list: erasureLines(context.erased) });
+        if (context.recipients && context.recipients.length > 0)
+          parts.push('We told these recipients of your data to erase it too:', {
+            list: [...context.recipients],
+          });
       }
       parts.push(follow);
       return render('your request is complete', context, parts);

@@ -53,6 +53,7 @@ export interface PrivacyRequestView {
   days_left: number;
   custom_fields: unknown[];
   location: string | null;
+  recipients_notified: string[] | null;
 }
 
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
@@ -143,5 +144,6 @@ export function toPrivacyRequestView(
     days_left: Math.floor((due.getTime() - now.getTime()) / DAY_MS),
     custom_fields: row.custom_fields,
     location: row.location,
+    recipients_notified: row.recipients_notified ?? null,
   };
 }

@@ -79,3 +79,7 @@ CREATE TABLE disclosures (
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (kind, name)
 );
+
+-- Recipients of an erasure (GDPR art. 19): the names of the connections its post-execution webhooks
+-- told, recorded when the erasure completes; null for any other request.
+ALTER TABLE privacy_requests ADD COLUMN recipients_notified jsonb;
