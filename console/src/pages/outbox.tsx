@@ -17,6 +17,7 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   denied: 'Denied',
   completed: 'Completed',
   canceled: 'Canceled',
+  agent_confirmation: 'Confirm the agent',
 };
 
 export function OutboxPage() {
