@@ -14673,6 +14673,8 @@ export interface operations {
                         /** Format: date-time */
                         requested_at: string;
                         identity_verified: boolean;
+                        /** @description an authorized agent's email is verified; the subject has yet to confirm the agent */
+                        awaiting_agent_confirmation: boolean;
                     };
                 };
             };
