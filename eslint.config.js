@@ -52,6 +52,7 @@ const DOMAIN_ROOMS = [
   'consent',
   'console',
   'corrections',
+  'disclosure',
   'datastore',
   'deadlines',
   'fides-compat',

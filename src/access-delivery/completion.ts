@@ -9,7 +9,9 @@ import type { ErasedInDatastore } from '../privacy-requests/messages/templates.t
 import { downloadUrl } from '../privacy-center-settings/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
-import type { RequestRow } from '../privacy-requests/repository.ts';
+import { connectionRepository } from '../connections/repository.ts';
+import { privacyRequestRepository, type RequestRow } from '../privacy-requests/repository.ts';
+import { stepRepository } from '../privacy-requests/step-repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rules/summary.ts';
 import type { PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
@@ -41,6 +43,24 @@ export function erasedByDatastore(erasure: readonly ErasureSummary[]): ErasedInD
   return [...byStore.values()].sort((a, b) => a.datastore.localeCompare(b.datastore));
 }
 
+/**
+ * The recipients of a completed erasure (GDPR art. 19): the connections its post-execution webhooks
+ * called, by name, in plan order; recorded on the request.
+ */
+async function recordRecipients(tx: Queryable, id: string): Promise<string[]> {
+  const keys = [
+    ...new Set(
+      (await stepRepository.steps(tx, id)).flatMap((step) =>
+        step.kind === 'post' && step.connection_key ? [step.connection_key] : [],
+      ),
+    ),
+  ];
+  const names: string[] = [];
+  for (const key of keys) names.push((await connectionRepository.find(tx, key))?.name ?? key);
+  await privacyRequestRepository.recordRecipientsNotified(tx, id, names);
+  return names;
+}
+
 /** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */
 export async function announceCompletion(
   tx: Queryable,
@@ -48,10 +68,11 @@ export async function announceCompletion(
   row: RequestRow,
   policy: PolicyEmbed,
 ): Promise<void> {
+  const actions = new Set(policy.rules.map((rule) => rule.action_type));
+  const recipients = actions.has('erasure') ? await recordRecipients(tx, row.id) : undefined;
   if (!row.identity_sealed) return;
   const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
   if (!email) return;
-  const actions = new Set(policy.rules.map((rule) => rule.action_type));
   let download: { url: string; expiresAt: Date } | undefined;
   if (actions.has('access')) {
     const token = randomBytes(32).toString('base64url');
@@ -70,6 +91,6 @@ export async function announceCompletion(
     erased = erasedByDatastore(summary?.erasure ?? []);
   }
   await queueSubjectMessages(tx, services, [
-    { request: row, kind: 'completed', details: { download, erased }, email, policy },
+    { request: row, kind: 'completed', details: { download, erased, recipients }, email, policy },
   ]);
 }

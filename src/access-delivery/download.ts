@@ -15,7 +15,9 @@ import { type AccessPackage, readAccessPackage } from '../privacy-requests/rules
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';
+import { renderDataCsv } from './data-csv.ts';
 import { fileEntryName, renderAccessReport } from './report.ts';
+import { EMPTY_DISCLOSURE, reportDisclosures } from '../disclosure/service.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -82,9 +84,25 @@ export async function openPackageDownload(
     services.db,
     accessPackage.datastores.map((datastore) => datastore.name),
   );
-  const report = renderAccessReport(accessPackage, settings.organization_name, { labels });
+  const request = await privacyRequestRepository.find(services.db, privacyRequestId);
+  const disclosures = await reportDisclosures(
+    services.db,
+    accessPackage.datastores.map((datastore) => datastore.name),
+    request?.policy_id,
+  );
+  const report = renderAccessReport(accessPackage, settings.organization_name, { labels, disclosures });
+  // data.json carries the same disclosures as the report, per datastore and per receiver (art. 15(1), 20).
+  const data = {
+    ...accessPackage,
+    datastores: accessPackage.datastores.map((datastore) => ({
+      ...datastore,
+      disclosure: disclosures.datastores.get(datastore.name) ?? EMPTY_DISCLOSURE,
+    })),
+    receivers: [...disclosures.connections].map(([connection, disclosure]) => ({ connection, disclosure })),
+  };
   zip.addBuffer(Buffer.from(report), 'report.html', { mtime });
-  zip.addBuffer(Buffer.from(`${JSON.stringify(accessPackage, null, 2)}\n`), 'data.json', { mtime });
+  zip.addBuffer(Buffer.from(`${JSON.stringify(data, null, 2)}\n`), 'data.json', { mtime });
+  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage)), 'data.csv', { mtime });
   for (const { datastore, entityId, file } of files) {
     const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);
     // A file erased since the package was made is simply not in the ZIP (data.json still lists it).

@@ -5,12 +5,16 @@
 // label its datastore gives its name (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
+import type { DisclosureView } from '../disclosure/schemas.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 
 const STYLE = `body{font-family:system-ui,sans-serif;line-height:1.5;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1a1a1a}
 table{border-collapse:collapse;width:100%;margin-bottom:1rem}th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f0f0f0;width:30%}h2{border-bottom:2px solid #333;margin-top:2rem}code{word-break:break-all}`;
+th{background:#f0f0f0;width:30%}h2{border-bottom:2px solid #333;margin-top:2rem}code{word-break:break-all}
+td{overflow-wrap:anywhere}.use{background:#f6f8fb;border-left:4px solid #2b5797;padding:.5rem 1rem;margin:1rem 0}
+.use h3{margin:.25rem 0 .5rem}.use dt{font-weight:600;margin-top:.5rem}.use dd{margin:0 0 0 1rem}.use ul{margin:.25rem 0;padding-left:1.25rem}
+@media (max-width:30rem){body{margin:1rem auto}th,td{display:block;width:auto;border-bottom:none}tr{display:block;border-bottom:1px solid #bbb}}`;
 
 export function fileEntryName(
   datastore: string,
@@ -27,6 +31,29 @@ export interface ReportOptions {
   locale?: string;
   /** Per datastore, the human label of each entity name. */
   labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** What the organisation says of each datastore, and of each receiver (connection) that holds the data. */
+  disclosures?: {
+    datastores: ReadonlyMap<string, DisclosureView>;
+    connections: ReadonlyMap<string, DisclosureView>;
+  };
+}
+
+const NOT_STATED = '<em>not stated</em>';
+
+/** The "how we use your data" block of one source (GDPR art. 15(1)(a)-(h)). */
+export function renderDisclosure(heading: string, disclosure: DisclosureView | undefined): string {
+  const list = (items: readonly string[] | undefined) =>
+    items && items.length > 0
+      ? `<ul>${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`
+      : NOT_STATED;
+  const text = (value: string | undefined, empty = NOT_STATED) => (value ? escapeHtml(value) : empty);
+  return `<div class="use"><h3>${escapeHtml(heading)}</h3><dl>
+<dt>Why we use it</dt><dd>${list(disclosure?.purposes)}</dd>
+<dt>Who receives it</dt><dd>${list(disclosure?.recipients)}</dd>
+<dt>How long we keep it</dt><dd>${text(disclosure?.retention)}</dd>
+<dt>Where it comes from</dt><dd>${text(disclosure?.source, 'from you, or as stated above')}</dd>
+<dt>Automated decisions</dt><dd>${text(disclosure?.automated_decisions, 'none')}</dd>
+</dl></div>`;
 }
 
 /** A date in words, in UTC: "January 2, 2026 at 3:04 AM UTC". */
@@ -53,12 +80,13 @@ export function renderAccessReport(
     `<title>Your personal data held by ${escapeHtml(organizationName)}</title>`,
     `<style>${STYLE}</style></head><body><main>`,
     `<h1>Your personal data held by ${escapeHtml(organizationName)}</h1>`,
-    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code>${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
+    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code> (and, for a spreadsheet, <code>data.csv</code>)${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
   ];
   const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
   if (withData.length === 0) parts.push('<p>We found no personal data about you.</p>');
   for (const datastore of withData) {
     parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
+    parts.push(renderDisclosure('How we use your data', options.disclosures?.datastores.get(datastore.name)));
     const labels = options.labels?.get(datastore.name) ?? {};
     for (const entity of datastore.entities) {
       const label = Object.hasOwn(labels, entity.name) ? labels[entity.name] : undefined;
@@ -78,6 +106,13 @@ export function renderAccessReport(
         parts.push('<tr><td colspan="2"><em>no attributes</em></td></tr>');
       parts.push('</tbody></table>');
     }
+    parts.push('</section>');
+  }
+  const receivers = [...(options.disclosures?.connections ?? new Map<string, DisclosureView>())];
+  if (receivers.length > 0) {
+    parts.push('<section><h2>Other systems that received your request</h2>');
+    for (const [connection, disclosure] of receivers)
+      parts.push(renderDisclosure(`How ${connection} uses your data`, disclosure));
     parts.push('</section>');
   }
   parts.push('</main></body></html>');

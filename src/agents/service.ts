@@ -53,6 +53,16 @@ export async function agentOf(
   return row ? { ...openAgent(services.keyring, id, row.agent_sealed), row } : undefined;
 }
 
+/** An agent's email is proved and the subject has not confirmed them yet (what the status page says). */
+export async function awaitsAgentConfirmation(
+  db: Queryable,
+  row: Pick<RequestRow, 'id' | 'status' | 'submitted_by'>,
+): Promise<boolean> {
+  if (row.status !== 'identity_unverified' || row.submitted_by !== SUBMITTED_BY_AGENT) return false;
+  const agent = await agentRepository.find(db, row.id);
+  return Boolean(agent?.email_verified_at && !agent.authorization_kind);
+}
+
 /** Every value the subject gave, trusted now that the subject (or an operator's document) vouched for it. */
 function vouchedIdentity(services: Pick<Services, 'keyring'>, row: RequestRow) {
   const given: Identity = {

@@ -82,9 +82,9 @@ function agentFields(index: number, mine: FormProblem | undefined): string {
   const open = mine?.values.agent_email || mine?.values.agent_name ? ' open' : '';
   return `<details class="agent"${open}><summary>I am an authorized agent acting for this person</summary>
 <p class="hint">We send the code to you, then email the person you act for a link to confirm you. Nothing happens until they do.</p>
-<p class="field"><label for="agent_name-${index}">Your name</label>
+<p class="field"><label for="agent_name-${index}">Your name (agent)</label>
 <input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
-<p class="field"><label for="agent_email-${index}">Your email address</label>
+<p class="field"><label for="agent_email-${index}">Your email (agent)</label>
 <input id="agent_email-${index}" name="agent_email" type="email" autocomplete="email" maxlength="320" value="${escapeHtml(mine?.values.agent_email ?? '')}"></p>
 </details>`;
 }
@@ -137,8 +137,12 @@ export function renderStanding(
         (entry, index) =>
           `<li class="${index < reached ? 'past' : index === reached ? 'current' : 'future'}"${index === reached ? ' aria-current="step"' : ''}>${entry.label}${index < reached ? '<span class="visually-hidden"> (done)</span>' : ''}</li>`,
       ).join('')}</ol>`;
-  const verification =
-    request.status === 'identity_unverified'
+  const verification = request.awaiting_agent_confirmation
+    ? `<section aria-labelledby="confirm-title">
+<h2 id="confirm-title">Waiting for the person you act for</h2>
+<p>Your email address is verified. We emailed the person you act for a link to confirm that you do; nothing happens until they confirm.</p>
+</section>`
+    : request.status === 'identity_unverified'
       ? `<section aria-labelledby="verify-title">
 <h2 id="verify-title">Confirm your email address</h2>
 <p>We sent a 6-digit code to your email address. Type it here.</p>

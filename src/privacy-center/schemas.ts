@@ -58,6 +58,9 @@ export const PublicRequestView = Type.Object({
   action_title: Type.String(),
   requested_at: Type.String({ format: 'date-time' }),
   identity_verified: Type.Boolean(),
+  awaiting_agent_confirmation: Type.Boolean({
+    description: "an authorized agent's email is verified; the subject has yet to confirm the agent",
+  }),
 });
 
 export const RequestIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -8,7 +8,7 @@
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
+import { awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import {
   consentPreferencesProblem,
   DO_NOT_SELL_OR_SHARE,
@@ -45,6 +45,7 @@ export interface PublicRequestView {
   action_title: string;
   requested_at: string;
   identity_verified: boolean;
+  awaiting_agent_confirmation: boolean;
 }
 
 const IDENTITY_FIELDS = ['email', 'phone_number'] as const;
@@ -225,6 +226,7 @@ export class PublicSubmissionService {
       action_title: (policyKey && publishedAction(settings, policyKey)?.title) || 'Privacy request',
       requested_at: row.requested_at.toISOString(),
       identity_verified: row.identity_verified_at !== null,
+      awaiting_agent_confirmation: await awaitsAgentConfirmation(db, row),
     };
   }
 }

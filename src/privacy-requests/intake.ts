@@ -124,7 +124,10 @@ export async function admit(
         .filter((row) => waiting.has(row.id))
         .map((row) => ({
           id: row.id,
-          entry: { kind: 'note', message: "a public erasure awaits an operator's approval" },
+          entry: {
+            kind: 'note',
+            message: "awaits an operator's approval: a public erasure or a correction needs a person",
+          },
         })),
     );
     if (!services.config.requireManualApproval) {

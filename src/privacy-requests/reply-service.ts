@@ -100,7 +100,7 @@ export class ReplyToService {
           {
             kind: 'note',
             message:
-              "every pre-approval webhook answered eligible; a public erasure awaits an operator's approval",
+              "every pre-approval webhook answered eligible; a public erasure or a correction awaits an operator's approval",
           },
         ]);
         return 'pending';

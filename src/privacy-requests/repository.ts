@@ -23,6 +23,8 @@ export interface RequestRow {
   consent_preferences: { data_use: string; opt_in: boolean }[];
   /** The corrections asked for, sealed (src/corrections/sealing.ts). */
   corrections_sealed: Uint8Array | null;
+  /** A completed erasure's recipients (the connections its post-execution webhooks told), else null. */
+  recipients_notified: string[] | null;
   requested_at: Date;
   started_processing_at: Date | null;
   finished_processing_at: Date | null;
@@ -431,6 +433,14 @@ export const privacyRequestRepository = {
       [seconds],
     );
     return rows[0]?.count ?? 0;
+  },
+
+  /** Records who was told of a completed erasure (GDPR art. 19); not a status change. */
+  async recordRecipientsNotified(tx: Queryable, id: string, recipients: readonly string[]): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET recipients_notified = $2::jsonb WHERE id = $1', [
+      id,
+      JSON.stringify(recipients),
+    ]);
   },
 
   /** How many requests are in each status (statuses without any are absent). */

@@ -129,6 +129,12 @@ const privacyRequestFields = {
   days_left: Type.Integer(),
   custom_fields: Type.Array(Type.Object({}, { additionalProperties: true })),
   location: NullableText,
+  recipients_notified: Nullable(
+    Type.Array(Type.String(), {
+      description:
+        'A completed erasure: the connections its post-execution webhooks told (GDPR art. 19); null otherwise.',
+    }),
+  ),
 };
 
 const AppealView = Type.Object(

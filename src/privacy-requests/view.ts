@@ -54,6 +54,7 @@ export interface PrivacyRequestView {
   days_left: number;
   custom_fields: unknown[];
   location: string | null;
+  recipients_notified: string[] | null;
 }
 
 /** The clock's fields of a request (docs/deadlines.md), shown to management readers beside the seed's. */
@@ -155,6 +156,7 @@ export function toPrivacyRequestView(
     days_left: daysLeft(due, closedAt, now),
     custom_fields: row.custom_fields,
     location: row.location,
+    recipients_notified: row.recipients_notified ?? null,
   };
 }
 

@@ -11,6 +11,7 @@ import { consentRoutes } from '../consent/routes.ts';
 import { jurisdictionRoutes } from '../deadlines/routes.ts';
 import { reportRoutes } from '../reports/routes.ts';
 import { correctionRoutes } from '../corrections/routes.ts';
+import { disclosureRoutes } from '../disclosure/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { registerHumanSteps } from './register-human-steps.ts';
@@ -140,6 +141,7 @@ export async function buildApp(
   await registerManagementRoutes(app, reportRoutes(services));
   await registerManagementRoutes(app, agentRoutes(services));
   await registerManagementRoutes(app, correctionRoutes(services));
+  await registerManagementRoutes(app, disclosureRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -2,11 +2,11 @@
 // /privacy-center is the page), verification and cancel under every management prefix, the outbox, and
 // the public pages. One per-address throttle serves every public entry point.
 import type { FastifyInstance } from 'fastify';
-import { agentPageRoutes } from '../agents/page-routes.ts';
 import { MANAGEMENT_PREFIXES, registerManagementRoutes } from '../http/management.ts';
 import { outboxRoutes } from '../outbox/routes.ts';
 import { appealPageRoutes, appealRoutes } from '../privacy-center/appeal-routes.ts';
 import type { Services } from '../services.ts';
+import { agentPageRoutes } from '../privacy-center/confirm-agent-routes.ts';
 import { privacyCenterPageRoutes } from '../privacy-center/page-routes.ts';
 import { privacyCenterRoutes, subjectRequestRoutes } from '../privacy-center/routes.ts';
 import { createPublicThrottle } from '../privacy-center/throttle.ts';

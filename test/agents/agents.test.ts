@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { confirmLinkIn } from './support.ts';
 import {
-  type CapturedMail,
   codeIn,
   DEFAULT_ACTIONS,
   isKind,
@@ -25,12 +25,6 @@ import {
 } from '../privacy-requests/support.ts';
 
 const POLICY = 'agent_access';
-
-export function confirmLinkIn(mail: CapturedMail): string {
-  const match = /(http:\/\/[^\s"<]+\/privacy-center\/confirm-agent\/[A-Za-z0-9_-]{43})/.exec(mail.text);
-  assert.ok(match, 'the mail holds a confirmation link');
-  return match[1] as string;
-}
 
 describe('authorized agents', () => {
   let mail: MailServer;

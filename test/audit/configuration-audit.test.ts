@@ -382,6 +382,27 @@ describe('configuration audit', () => {
         ),
     },
     {
+      pattern: /^PUT \/v1\/datastore\/:name\/disclosure$/,
+      run: async () => {
+        const name = unique('audit_ds');
+        await asRoot('POST', '/v1/datastore', { name });
+        return call('PUT', `/v1/datastore/${name}/disclosure`, 'datastore.disclosure.update', {
+          purposes: ['Accounts'],
+          recipients: [],
+          retention: '1 year',
+        });
+      },
+    },
+    {
+      pattern: /^PUT \/v1\/connection\/:connection_key\/disclosure$/,
+      run: async () =>
+        call('PUT', `/v1/connection/${await connection()}/disclosure`, 'connection.disclosure.update', {
+          purposes: ['Analytics'],
+          recipients: ['Analytics Inc'],
+          retention: '26 months',
+        }),
+    },
+    {
       pattern: /^PUT \/v1\/privacy-center$/,
       run: async () => {
         const current = await asRoot('GET', '/v1/privacy-center');
@@ -634,6 +655,7 @@ describe('configuration audit', () => {
     assert.deepEqual([...actions].sort(), [
       'connection.create',
       'connection.delete',
+      'connection.disclosure.update',
       'connection.oauth.delete',
       'connection.oauth.replace',
       'connection.oauth.update',

@@ -22,6 +22,7 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   respondent_invite: 'Respondent invite',
   task_overdue: 'Task overdue',
   subject_note: 'Note to the subject',
+  agent_confirmation: 'Confirm the agent',
 };
 
 export function OutboxPage() {

@@ -21,6 +21,7 @@ import { useSession } from '../session.tsx';
 import type { RequestLogEntry } from '../schema.ts';
 import { RequestActions } from './request-actions.tsx';
 import { ClockActions, ClockFacts } from './request-clock.tsx';
+import { RequestWaysIn } from './request-ways-in.tsx';
 import { policyLabel } from './requests.tsx';
 
 const POLL_MS = 1500;
@@ -295,6 +296,7 @@ export function RequestDetailPage(props: { id: string }) {
               </>
             ) : null}
           </dl>
+          <RequestWaysIn request={data} />
           {data.status === 'paused' && data.paused_at ? (
             <PausedCountdown
               pausedAt={data.paused_at}

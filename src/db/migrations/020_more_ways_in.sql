@@ -64,3 +64,22 @@ CREATE TABLE privacy_request_agents (
 ALTER TABLE outbox_messages DROP CONSTRAINT outbox_messages_kind_check;
 ALTER TABLE outbox_messages ADD CONSTRAINT outbox_messages_kind_check
   CHECK (kind IN ('verification_code', 'received', 'denied', 'completed', 'canceled', 'agent_confirmation'));
+
+-- The full access report (GDPR art. 15(1)): what the organisation says of each datastore, and of each
+-- connection whose receiver holds data: purposes, recipients, retention, source, automated decisions.
+-- Written by src/disclosure/repository.ts only; a datastore's or connection's row goes with it.
+CREATE TABLE disclosures (
+  kind text NOT NULL CHECK (kind IN ('datastore', 'connection')),
+  name text NOT NULL,
+  purposes jsonb NOT NULL,
+  recipients jsonb NOT NULL,
+  retention text NOT NULL,
+  source text NOT NULL,
+  automated_decisions text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (kind, name)
+);
+
+-- Recipients of an erasure (GDPR art. 19): the names of the connections its post-execution webhooks
+-- told, recorded when the erasure completes; null for any other request.
+ALTER TABLE privacy_requests ADD COLUMN recipients_notified jsonb;

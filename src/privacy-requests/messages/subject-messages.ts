@@ -35,6 +35,7 @@ export interface SubjectMessage {
     | 'appeal'
     | 'task'
     | 'agent'
+    | 'recipients'
   >;
   /** The recipient when the caller already holds it opened. */
   email?: string;

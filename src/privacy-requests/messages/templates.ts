@@ -32,6 +32,8 @@ export interface MessageContext {
   appeal?: { url: string; until: Date };
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
   task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
+  /** A completed erasure's recipients, who were told of it (GDPR art. 19). */
+  recipients?: readonly string[];
   /** The authorized agent who asked on the subject's behalf, and the link where the subject confirms. */
   agent?: { name: string; confirmUrl: string; expiresAt: Date };
 }
@@ -180,6 +182,10 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
             : 'We erased your personal data as follows:',
         );
         if (context.erased.length > 0) parts.push({ list: erasureLines(context.erased) });
+        if (context.recipients && context.recipients.length > 0)
+          parts.push('We told these recipients of your data to erase it too:', {
+            list: [...context.recipients],
+          });
       }
       parts.push(follow);
       return render('your request is complete', context, parts);

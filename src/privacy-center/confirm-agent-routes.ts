@@ -4,14 +4,14 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
-import { crossSiteProblem } from '../privacy-center/cross-site.ts';
-import { layout, PAGE_CSP, renderProblem } from '../privacy-center/page.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
-import type { PublicThrottle } from '../privacy-center/throttle.ts';
+import { crossSiteProblem } from './cross-site.ts';
+import { layout, PAGE_CSP, renderProblem } from './page.ts';
+import type { PublicThrottle } from './throttle.ts';
 import type { Services } from '../services.ts';
 import { escapeHtml } from '../validation/html.ts';
-import { confirmAgent, type ConfirmationView, readConfirmation } from './service.ts';
+import { confirmAgent, type ConfirmationView, readConfirmation } from '../agents/service.ts';
 
 function statusOf(error: unknown): number {
   if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];

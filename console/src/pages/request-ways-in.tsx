@@ -1,0 +1,115 @@
+// The parts of a request that depend on how it came in (issue 28): who submitted it and how they were
+// authorised (an authorized agent: the subject's confirmation or an operator's power of attorney), the
+// consent preferences it carries, the before/after of its corrections for the reviewer, and the
+// recipients a completed erasure told.
+import { answer } from '../api.ts';
+import { ErrorNotice, Loading } from '../components.tsx';
+import { formatDateTime } from '../format.ts';
+import { useResource } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+import type { PrivacyRequest } from '../schema.ts';
+
+const AUTHORIZATION_LABELS: Record<string, string> = {
+  subject_confirmed: 'the subject confirmed the agent through the mailed link',
+  power_of_attorney: 'an operator accepted a power of attorney',
+};
+
+function AgentFacts(props: { id: string }) {
+  const { api } = useSession();
+  const agent = useResource(
+    () => answer(api.GET('/v1/privacy-request/{id}/agent', { params: { path: { id: props.id } } })),
+    `${props.id}/agent`,
+  );
+  if (agent.error) return <ErrorNotice message={agent.error} />;
+  if (!agent.data) return <Loading what="the agent" />;
+  const data = agent.data;
+  return (
+    <dl className="facts" aria-label="Authorized agent">
+      <dt>Submitted by</dt>
+      <dd>
+        authorized agent {data.name} ({data.email}
+        {data.email_verified_at ? ', email verified' : ', email not verified yet'})
+      </dd>
+      <dt>Authorised</dt>
+      <dd>
+        {data.authorization
+          ? `${AUTHORIZATION_LABELS[data.authorization] ?? data.authorization}${data.authorized_at ? `, ${formatDateTime(data.authorized_at)}` : ''}${data.authorized_by && data.authorization === 'power_of_attorney' ? ` by ${data.authorized_by}` : ''}${data.reason ? `: ${data.reason}` : ''}`
+          : 'not yet: waiting for the subject to confirm the agent'}
+      </dd>
+    </dl>
+  );
+}
+
+function CorrectionsReview(props: { id: string }) {
+  const { api } = useSession();
+  const preview = useResource(
+    () => answer(api.GET('/v1/privacy-request/{id}/corrections', { params: { path: { id: props.id } } })),
+    `${props.id}/corrections`,
+  );
+  if (preview.error) return <ErrorNotice message={preview.error} />;
+  if (!preview.data) return <Loading what="the corrections" />;
+  return (
+    <section aria-labelledby="corrections-heading">
+      <h2 id="corrections-heading">Corrections</h2>
+      {preview.data.changes.length === 0 ? (
+        <p className="hint">
+          No matched entity holds these attributes now; approving writes nothing. Asked for:{' '}
+          {preview.data.corrections.map((correction) => correction.attribute).join(', ')}
+        </p>
+      ) : (
+        <table>
+          <caption>What approving writes, per matched entity</caption>
+          <thead>
+            <tr>
+              <th scope="col">Datastore</th>
+              <th scope="col">Entity</th>
+              <th scope="col">Attribute</th>
+              <th scope="col">Before</th>
+              <th scope="col">After</th>
+            </tr>
+          </thead>
+          <tbody>
+            {preview.data.changes.map((change) => (
+              <tr key={`${change.datastore}/${change.entity_id}/${change.attribute}`}>
+                <td>{change.datastore}</td>
+                <td>
+                  <code>{change.entity_id}</code>
+                </td>
+                <td>{change.attribute}</td>
+                <td>{change.before ?? <em>empty</em>}</td>
+                <td>{change.after}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function RequestWaysIn(props: { request: PrivacyRequest }) {
+  const request = props.request;
+  const corrects = request.policy?.rules?.some((rule) => rule.action_type === 'update') ?? false;
+  return (
+    <>
+      {request.submitted_by === 'authorized_agent' ? <AgentFacts id={request.id} /> : null}
+      {request.consent_preferences.length > 0 ? (
+        <dl className="facts" aria-label="Consent">
+          <dt>Consent preferences</dt>
+          <dd>
+            {request.consent_preferences
+              .map((preference) => `${preference.data_use}: ${preference.opt_in ? 'opt in' : 'opt out'}`)
+              .join(', ')}
+          </dd>
+        </dl>
+      ) : null}
+      {request.recipients_notified ? (
+        <dl className="facts" aria-label="Recipients notified">
+          <dt>Recipients told of the erasure</dt>
+          <dd>{request.recipients_notified.length > 0 ? request.recipients_notified.join(', ') : 'none'}</dd>
+        </dl>
+      ) : null}
+      {corrects ? <CorrectionsReview id={request.id} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,32 @@
+// data.csv of an access package: one row per attribute value (and per file, naming its entry in the
+// ZIP), for a subject who opens their data in a spreadsheet. Every field quoted (RFC 4180); a value a
+// spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) is prefixed with ' so
+// that opening the file never executes anything.
+import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
+import { fileEntryName } from './report.ts';
+
+const HEADER = ['datastore', 'entity_type', 'entity_id', 'attribute', 'value'];
+
+function cell(value: string): string {
+  const inert = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${inert.replace(/"/g, '""')}"`;
+}
+
+export function renderDataCsv(accessPackage: AccessPackage): string {
+  const rows: string[][] = [HEADER];
+  for (const datastore of accessPackage.datastores) {
+    for (const entity of datastore.entities) {
+      for (const attribute of entity.attributes)
+        rows.push([datastore.name, entity.name, entity.id, attribute.name, attribute.value ?? '']);
+      for (const file of entity.files)
+        rows.push([
+          datastore.name,
+          entity.name,
+          entity.id,
+          file.name,
+          fileEntryName(datastore.name, entity.id, file.name, file.fileName),
+        ]);
+    }
+  }
+  return `${rows.map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
+}
