@@ -14550,6 +14550,13 @@ export interface operations {
                         /** Format: email */
                         email: string;
                     };
+                    /** @description For a policy with an update rule: the values to write to the attributes of the entities the identity matches. */
+                    corrections?: {
+                        /** @example users.name */
+                        attribute: string;
+                        /** @description the corrected value */
+                        value: string;
+                    }[];
                     /** @description For a policy that records consent. Left out: an opt-out of marketing.advertising ("Do not sell or share"). Opt-outs need no code; an opt-in needs the email verified. */
                     consent_preferences?: {
                         /** @example marketing.advertising */
