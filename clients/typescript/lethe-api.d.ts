@@ -6029,6 +6029,12 @@ export interface operations {
                         /** @description the corrected value */
                         value: string;
                     }[];
+                    /** @description The authorized agent the operator acts on behalf of (a power of attorney the operator holds): recorded, submitted_by authorized_agent, and the request runs as the operator's. */
+                    agent?: {
+                        name: string;
+                        /** Format: email */
+                        email: string;
+                    };
                     custom_fields?: {
                         [key: string]: unknown;
                     }[];
