@@ -6434,6 +6434,12 @@ export interface operations {
                         /** @description the corrected value */
                         value: string;
                     }[];
+                    /** @description The authorized agent the operator acts on behalf of (a power of attorney the operator holds): recorded, submitted_by authorized_agent, and the request runs as the operator's. */
+                    agent?: {
+                        name: string;
+                        /** Format: email */
+                        email: string;
+                    };
                     custom_fields?: {
                         [key: string]: unknown;
                     }[];
@@ -17089,6 +17095,13 @@ export interface operations {
                         /** Format: email */
                         email: string;
                     };
+                    /** @description For a policy with an update rule: the values to write to the attributes of the entities the identity matches. */
+                    corrections?: {
+                        /** @example users.name */
+                        attribute: string;
+                        /** @description the corrected value */
+                        value: string;
+                    }[];
                     /** @description For a policy that records consent. Left out: an opt-out of marketing.advertising ("Do not sell or share"). Opt-outs need no code; an opt-in needs the email verified. */
                     consent_preferences?: {
                         /** @example marketing.advertising */

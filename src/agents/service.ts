@@ -53,6 +53,24 @@ export async function agentOf(
   return row ? { ...openAgent(services.keyring, id, row.agent_sealed), row } : undefined;
 }
 
+/** An operator's request made for an agent: recorded as authorised by the operator's power of attorney. */
+export async function recordOperatorAgent(
+  tx: Queryable,
+  services: Pick<Services, 'keyring'>,
+  id: string,
+  agent: Agent,
+  by: ChangeActor,
+): Promise<void> {
+  await recordAgent(tx, services, id, agent);
+  await agentRepository.authorise(
+    tx,
+    id,
+    'power_of_attorney',
+    principalName(by.principal),
+    'request made by an operator on the agent’s behalf',
+  );
+}
+
 /** An agent's email is proved and the subject has not confirmed them yet (what the status page says). */
 export async function awaitsAgentConfirmation(
   db: Queryable,

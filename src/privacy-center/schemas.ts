@@ -3,6 +3,7 @@
 // come from anyone.
 import Type from 'typebox';
 import { ConsentPreferences } from '../consent/schemas.ts';
+import { Corrections } from '../corrections/schemas.ts';
 import { E164_PATTERN } from '../privacy-requests/identity.ts';
 import { MAX_EMAIL_LENGTH } from '../validation/email.ts';
 
@@ -34,6 +35,7 @@ export const PublicSubmission = Type.Object(
         },
       ),
     ),
+    corrections: Type.Optional(Corrections),
     consent_preferences: Type.Optional(
       Type.Array(ConsentPreferences.items, {
         maxItems: 50,

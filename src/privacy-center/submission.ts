@@ -16,6 +16,8 @@ import {
   recordPreferences,
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
+import { correctionsProblem } from '../corrections/service.ts';
+import { sealCorrections } from '../corrections/sealing.ts';
 import { invalid, notFound } from '../errors.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { policyRepository } from '../policies/repository.ts';
@@ -107,6 +109,13 @@ export class PublicSubmissionService {
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
     const consentProblem = consentPreferencesProblem(submission.policy_key, rules, preferences);
     if (consentProblem) throw invalid(consentProblem);
+    const correctionProblem = await correctionsProblem(
+      db,
+      submission.policy_key,
+      rules,
+      submission.corrections,
+    );
+    if (correctionProblem) throw invalid(correctionProblem);
     // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
     // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
     const agent = submission.agent && {
@@ -156,6 +165,9 @@ export class PublicSubmissionService {
             location: null,
             customFields: [],
             consentPreferences: preferences ?? [],
+            ...(submission.corrections && {
+              correctionsSealed: sealCorrections(keyring, id, submission.corrections),
+            }),
             ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
             identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
             unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),

@@ -53,6 +53,19 @@ export const PrivacyRequestItem = Type.Object(
     location: Type.Optional(ShortText),
     consent_preferences: Type.Optional(ConsentPreferences),
     corrections: Type.Optional(Corrections),
+    agent: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          email: Type.String({ minLength: 3, maxLength: 320, format: 'email' }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "The authorized agent the operator acts on behalf of (a power of attorney the operator holds): recorded, submitted_by authorized_agent, and the request runs as the operator's.",
+        },
+      ),
+    ),
     custom_fields: Type.Optional(
       Type.Array(
         Type.Object(

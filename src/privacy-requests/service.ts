@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
+import { recordOperatorAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import { consentPreferencesProblem } from '../consent/service.ts';
 import { correctionsProblem } from '../corrections/service.ts';
 import { sealCorrections } from '../corrections/sealing.ts';
@@ -124,6 +125,7 @@ export class PrivacyRequestService {
     );
     const rulesOfPolicies = await policyRepository.rulesOf(this.#db, [...policyIds.values()]);
     const accepted: NewRequest[] = [];
+    const agents = new Map<string, { name: string; email: string }>();
     for (const { item, checked: c } of checked) {
       const fail = (message: string) =>
         result.failed.push({ message, data: echoFields(item, PRIVACY_REQUEST_FIELDS) });
@@ -162,7 +164,10 @@ export class PrivacyRequestService {
         continue;
       }
       const id = `pri_${randomUUID()}`;
+      if (request.agent)
+        agents.set(id, { name: request.agent.name.trim(), email: request.agent.email.trim() });
       accepted.push({
+        ...(request.agent && { submittedBy: SUBMITTED_BY_AGENT }),
         id,
         externalId: request.external_id ?? null,
         policyId,
@@ -189,6 +194,7 @@ export class PrivacyRequestService {
         count: stored.length,
         privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
       });
+      for (const [id, agent] of agents) await recordOperatorAgent(tx, this.#services, id, agent, by);
       await admit(tx, this.#services, stored);
       // As admitted: a duplicate is canceled, an excessive request flagged (duplicates.ts).
       return clockRepository.current(

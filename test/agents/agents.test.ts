@@ -184,6 +184,33 @@ describe('authorized agents', () => {
     assert.equal(late.status, 409);
   });
 
+  it('an operator request made for an agent records the agent and runs as the operator’s', async () => {
+    const subject = address('opal');
+    const answer = await service.call('POST', '/v1/privacy-request', {
+      token,
+      json: [
+        {
+          policy_key: POLICY,
+          identity: { email: subject },
+          agent: { name: 'Law Firm LLP', email: address('firm') },
+        },
+        { policy_key: POLICY, identity: { email: subject }, agent: { name: 'No Email' } },
+      ],
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.succeeded.length, 1);
+    assert.match(answer.body.failed[0].message, /agent/);
+    const id = answer.body.succeeded[0].id as string;
+    assert.equal(answer.body.succeeded[0].submitted_by, 'authorized_agent');
+    await waitForStatus(service, id, 'complete');
+    const shown = await service.call('GET', `/v1/privacy-request/${id}/agent`, { token });
+    assert.equal(shown.body.name, 'Law Firm LLP');
+    assert.equal(shown.body.authorization, 'power_of_attorney');
+    assert.equal(shown.body.authorized_by, 'root-test-client');
+    const [call] = callsFor(id);
+    assert.equal(call?.body.privacy_request.submitted_by, 'authorized_agent');
+  });
+
   it('a new code goes to the agent', async () => {
     const subject = address('rex');
     const agent = address('rhea');

@@ -166,6 +166,46 @@ describe('corrections', () => {
     assert.match(messages[4], /update rule/);
     assert.equal(await count(), before);
 
+    // The privacy center takes corrections too (a verified subject asks; an operator still approves).
+    await service.call('PUT', '/v1/privacy-center', {
+      token,
+      json: {
+        title: 'Privacy',
+        organization_name: 'Example Ltd',
+        actions: [
+          {
+            policy_key: POLICY,
+            title: 'Correct my data',
+            description: '',
+            identity_inputs: { email: 'required' },
+          },
+        ],
+      },
+    });
+    const publicUnknown = await service.call('POST', '/v1/privacy-center/privacy-request', {
+      json: {
+        policy_key: POLICY,
+        identity: { email: 'p@example.com' },
+        corrections: [{ attribute: 'users.shoe_size', value: '9' }],
+      },
+    });
+    assert.equal(publicUnknown.status, 422, publicUnknown.text);
+    assert.match(publicUnknown.body.detail, /users\.shoe_size/);
+    const publicMissing = await service.call('POST', '/v1/privacy-center/privacy-request', {
+      json: { policy_key: POLICY, identity: { email: 'p@example.com' } },
+    });
+    assert.equal(publicMissing.status, 422, publicMissing.text);
+    assert.equal(await count(), before);
+    const publicKnown = await service.call('POST', '/v1/privacy-center/privacy-request', {
+      json: {
+        policy_key: POLICY,
+        identity: { email: 'p@example.com' },
+        corrections: [{ attribute: 'users.name', value: 'P' }],
+      },
+    });
+    assert.equal(publicKnown.status, 200, publicKnown.text);
+    assert.equal(publicKnown.body.status, 'identity_unverified', 'a public correction needs the code');
+
     const none = await service.call(
       'GET',
       `/v1/privacy-request/pri_00000000-0000-4000-8000-000000000000/corrections`,
