@@ -11,7 +11,7 @@ import { consentRepository, type PreferenceRow } from './repository.ts';
 import type { ConsentPreference, ConsentView, RecordedPreference } from './schemas.ts';
 
 /** The rule action that records consent (Fides' name). */
-export const CONSENT_ACTION = 'consent';
+export const CONSENT_ACTION_TYPE = 'consent';
 /** What "Do not sell or share my personal information" and a GPC signal opt out of. */
 export const SALE_AND_SHARING_USE = 'marketing.advertising';
 export const DO_NOT_SELL_OR_SHARE: readonly ConsentPreference[] = [
@@ -21,11 +21,11 @@ const HISTORY_LIMIT = 200;
 
 /** A policy whose every rule records consent: its requests are opt-outs or consents, nothing else. */
 export function isConsentOnly(rules: readonly { action_type: string }[]): boolean {
-  return rules.length > 0 && rules.every((rule) => rule.action_type === CONSENT_ACTION);
+  return rules.length > 0 && rules.every((rule) => rule.action_type === CONSENT_ACTION_TYPE);
 }
 
 export function hasConsentRule(rules: readonly { action_type: string }[]): boolean {
-  return rules.some((rule) => rule.action_type === CONSENT_ACTION);
+  return rules.some((rule) => rule.action_type === CONSENT_ACTION_TYPE);
 }
 
 /** Records `preferences` for every identity given, as the current ones and in the history. */

@@ -17,11 +17,11 @@ import type { CorrectionPreview } from './schemas.ts';
 import type { Correction } from './sealing.ts';
 
 /** The rule action that writes corrections. */
-export const UPDATE_ACTION = 'update';
+export const UPDATE_ACTION_TYPE = 'update';
 export const CORRECTION_AUDIT_ACTION = 'privacy-request.correction';
 
 export function hasUpdateRule(rules: readonly { action_type: string }[]): boolean {
-  return rules.some((rule) => rule.action_type === UPDATE_ACTION);
+  return rules.some((rule) => rule.action_type === UPDATE_ACTION_TYPE);
 }
 
 const split = (attribute: string) => {

@@ -5,8 +5,8 @@
 // the package is rewritten, and a datastore whose erasure already committed is not erased again.
 // It never returns, logs or audits a personal value: the summary holds keys and counts only.
 import { recordAudit } from '../../audit/audit-log.ts';
-import { CONSENT_ACTION, recordPreferences } from '../../consent/service.ts';
-import { applyCorrections, UPDATE_ACTION } from '../../corrections/service.ts';
+import { CONSENT_ACTION_TYPE, recordPreferences } from '../../consent/service.ts';
+import { applyCorrections, UPDATE_ACTION_TYPE } from '../../corrections/service.ts';
 import { matchedSubtrees } from '../../datastore/identity-match.ts';
 import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import { policyRepository, type RuleRow } from '../../policies/repository.ts';
@@ -64,7 +64,7 @@ export async function runRulesOf(
 
   const accessRules = rules.filter((rule) => rule.action_type === 'access');
   const erasureRules = rules.filter((rule) => rule.action_type === 'erasure');
-  const consent = rules.some((rule) => rule.action_type === CONSENT_ACTION)
+  const consent = rules.some((rule) => rule.action_type === CONSENT_ACTION_TYPE)
     ? {
         identities: identities.length,
         preferences_recorded: await services.db.transaction((tx) =>
@@ -75,7 +75,7 @@ export async function runRulesOf(
         ),
       }
     : undefined;
-  const corrections = rules.some((rule) => rule.action_type === UPDATE_ACTION)
+  const corrections = rules.some((rule) => rule.action_type === UPDATE_ACTION_TYPE)
     ? {
         values_written: await applyCorrections(
           services,
