@@ -56,7 +56,9 @@ export function renderAccessReport(
     `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code>${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
   ];
   const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
-  if (withData.length === 0) parts.push('<p>We found no personal data about you.</p>');
+  const manualSystems = accessPackage.manual_systems ?? [];
+  if (withData.length === 0 && manualSystems.length === 0)
+    parts.push('<p>We found no personal data about you.</p>');
   for (const datastore of withData) {
     parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
     const labels = options.labels?.get(datastore.name) ?? {};
@@ -79,6 +81,13 @@ export function renderAccessReport(
       parts.push('</tbody></table>');
     }
     parts.push('</section>');
+  }
+  // What people looked up by hand in systems without an API (docs/human-steps.md), under each system's name.
+  for (const system of manualSystems) {
+    parts.push(`<section><h2>${escapeHtml(system.name)}</h2><table><tbody>`);
+    for (const [name, value] of Object.entries(system.data))
+      parts.push(`<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`);
+    parts.push('</tbody></table></section>');
   }
   parts.push('</main></body></html>');
   return `${parts.join('\n')}\n`;
