@@ -20,6 +20,7 @@ import { OutboxPage } from './pages/outbox.tsx';
 import { RecordsPage } from './pages/records.tsx';
 import { PrivacyCenterPage } from './pages/privacy-center.tsx';
 import { TasksPage } from './pages/tasks.tsx';
+import { ManualSystemsPage } from './pages/manual-systems.tsx';
 
 function NavLink(props: { href: string; children: string }) {
   const [exact] = useRoute(props.href);
@@ -86,6 +87,7 @@ function Frame() {
         <Switch>
           <Route path="/requests" component={RequestsPage} />
           <Route path="/tasks" component={TasksPage} />
+          <Route path="/manual-systems" component={ManualSystemsPage} />
           <Route path="/requests/:id">{(params) => <RequestDetailPage id={params.id} />}</Route>
           <Route path="/policies" component={PoliciesPage} />
           <Route path="/policies/:key">{(params) => <PolicyDetailPage policyKey={params.key} />}</Route>

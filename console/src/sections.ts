@@ -14,6 +14,7 @@ export interface Section {
 export const SECTIONS: readonly Section[] = [
   { href: '/requests', label: 'Privacy requests', reads: 'privacy-request:read' },
   { href: '/tasks', label: 'Tasks', reads: 'task:read' },
+  { href: '/manual-systems', label: 'Manual systems', reads: 'manual-system:read' },
   { href: '/policies', label: 'Policies', reads: 'policy:read' },
   { href: '/connections', label: 'Connections', reads: 'connection:read' },
   { href: '/datastores', label: 'Datastores & keys', reads: 'datastore:read' },

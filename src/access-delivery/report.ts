@@ -83,7 +83,9 @@ export function renderAccessReport(
     `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code> (and, for a spreadsheet, <code>data.csv</code>)${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
   ];
   const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
-  if (withData.length === 0) parts.push('<p>We found no personal data about you.</p>');
+  const manualSystems = accessPackage.manual_systems ?? [];
+  if (withData.length === 0 && manualSystems.length === 0)
+    parts.push('<p>We found no personal data about you.</p>');
   for (const datastore of withData) {
     parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
     parts.push(renderDisclosure('How we use your data', options.disclosures?.datastores.get(datastore.name)));
@@ -107,6 +109,13 @@ export function renderAccessReport(
       parts.push('</tbody></table>');
     }
     parts.push('</section>');
+  }
+  // What people looked up by hand in systems without an API (docs/human-steps.md), under each system's name.
+  for (const system of manualSystems) {
+    parts.push(`<section><h2>${escapeHtml(system.name)}</h2><table><tbody>`);
+    for (const [name, value] of Object.entries(system.data))
+      parts.push(`<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`);
+    parts.push('</tbody></table></section>');
   }
   const receivers = [...(options.disclosures?.connections ?? new Map<string, DisclosureView>())];
   if (receivers.length > 0) {

@@ -1,7 +1,8 @@
 // Notes and attachments of a request over real HTTP, a real worker and a real SMTP server: an internal note
 // mails nobody, a subject note is mailed to the subject; bad input is 4xx and changes nothing. An
 // attachment is streamed and sealed at rest (no plaintext in the store), at most 10 MiB (413 above,
-// nothing kept), and the flagged ones are in the subject's ZIP, the others not.
+// nothing kept), and the flagged ones are in the subject's ZIP, the others not; so is what a manual
+// system's task gave (data.json and report.html, under the system's name).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -16,7 +17,7 @@ import {
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
 import { logOf, waitForStatus } from '../privacy-requests/support.ts';
-import { signIn } from '../tasks/support.ts';
+import { putManualSystem, signIn, tasksOf } from '../tasks/support.ts';
 
 const SUBJECT = 'kim@example.com';
 const MARKER = 'PLAINTEXT-MARKER-7d1f';
@@ -34,11 +35,20 @@ describe('notes and attachments', () => {
     token = await service.rootToken();
     viewer = await signIn(service, 'vera', ['viewer']);
     await publishDefaults(service);
+    // A manual system too: what its task gives must reach the ZIP beside the attachments.
+    await putManualSystem(service, 'desk', { name: 'Front desk' });
     const created = await service.call('POST', '/v1/privacy-request', {
       token,
       json: [{ policy_key: 'default_access_policy', identity: { email: SUBJECT } }],
     });
     id = created.body.succeeded[0].id as string;
+    await waitForStatus(service, id, 'requires_input');
+    const [task] = await tasksOf(service, id);
+    const done = await service.call('POST', `/v1/task/${task.id}/complete`, {
+      token,
+      json: { data: { customer_number: 'D-55' } },
+    });
+    assert.equal(done.status, 200, done.text);
     await waitForStatus(service, id, 'complete');
   });
   after(async () => {
@@ -154,5 +164,12 @@ describe('notes and attachments', () => {
     const names = [...zip.keys()].filter((name) => name.startsWith('attachments/'));
     assert.deepEqual(names, ['attachments/1-archive report.pdf']);
     assert.ok(zip.get('attachments/1-archive report.pdf')?.equals(report), 'the bytes come back whole');
+    const data = JSON.parse(zip.get('data.json')?.toString('utf8') ?? '{}');
+    assert.deepEqual(data.manual_systems, [
+      { key: 'desk', name: 'Front desk', data: { customer_number: 'D-55' } },
+    ]);
+    const html = zip.get('report.html')?.toString('utf8') ?? '';
+    assert.match(html, /<h2>Front desk<\/h2>/);
+    assert.match(html, /<th scope="row">customer_number<\/th><td>D-55<\/td>/);
   });
 });

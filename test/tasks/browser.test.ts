@@ -162,4 +162,30 @@ describe('tasks in the browser', () => {
       assert.deepEqual(pageProblems, []);
     },
   );
+
+  test('an operator creates a manual system in its page', { timeout: 180_000 }, async () => {
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Manual systems', exact: true })
+      .click();
+    const form = page.getByRole('form', { name: 'Create or replace a manual system' });
+    await form.getByLabel('Key').fill('ledger');
+    await form.getByLabel('Name').fill('Paper ledger');
+    await form.getByLabel('erasure').check();
+    await form.getByLabel('Fields').fill('page: Page number\nshelf: Shelf');
+    await form.getByLabel('Instructions').fill('In the basement.');
+    await form.getByLabel('Assignee (an operator)').fill('clara');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.locator('tr[data-system-key="ledger"]').waitFor();
+    await expectNoViolations(page, 'manual systems');
+    const saved = await service.call('GET', '/v1/manual-system/ledger', { token });
+    assert.equal(saved.status, 200, saved.text);
+    assert.deepEqual(saved.body.actions, ['access', 'erasure']);
+    assert.deepEqual(saved.body.fields, [
+      { name: 'page', label: 'Page number' },
+      { name: 'shelf', label: 'Shelf' },
+    ]);
+    assert.equal(saved.body.assignee, 'clara');
+    assert.deepEqual(pageProblems, []);
+  });
 });

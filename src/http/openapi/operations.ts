@@ -21,6 +21,14 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'Privacy requests: intake, approval, execution, resume, results.',
   },
   {
+    name: 'manual systems',
+    description: 'Systems without an API that a person answers for (docs/human-steps.md).',
+  },
+  {
+    name: 'tasks',
+    description: 'The human steps of privacy requests: the inbox, completing, skipping, assigning, inviting.',
+  },
+  {
     name: 'privacy center',
     description: 'The public privacy center: its settings and the requests it takes.',
   },
