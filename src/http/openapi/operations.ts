@@ -29,6 +29,10 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'The human steps of privacy requests: the inbox, completing, skipping, assigning, inviting.',
   },
   {
+    name: 'records',
+    description: 'Records of requests and yearly metrics (CCPA regs §7101, §7102), with no identity value.',
+  },
+  {
     name: 'privacy center',
     description: 'The public privacy center: its settings and the requests it takes.',
   },
