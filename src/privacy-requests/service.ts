@@ -12,7 +12,7 @@ import { consentPreferencesProblem } from '../consent/service.ts';
 import { correctionsProblem } from '../corrections/service.ts';
 import { sealCorrections } from '../corrections/sealing.ts';
 import { readLocation, unknownLocationMessage } from '../deadlines/locations.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, invalid, notFound } from '../errors.ts';
 import { policyRepository } from '../policies/repository.ts';
 import type { Services } from '../services.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
@@ -114,11 +114,17 @@ export class PrivacyRequestService {
 
   /**
    * Receives a batch: each item is checked on its own (a failing item is reported and the others are still
-   * received), then every accepted request is stored, logged, planned and queued in one transaction.
+   * received), then every accepted request is stored, logged, planned and queued in one transaction. An
+   * unknown `location` refuses the whole batch with 422 naming it (issue 26): a request's deadline hangs
+   * on it, so a typo must not become a request on the wrong clock, nor a silent failed item.
    */
   async create(items: readonly unknown[], by: ChangeActor): Promise<BulkResult<PrivacyRequestWithIdentity>> {
     const result: BulkResult<PrivacyRequestWithIdentity> = { succeeded: [], failed: [] };
     const checked = items.map((item) => ({ item, checked: checkRequestItem(item) }));
+    checked.forEach(({ checked: c }, index) => {
+      if (c.ok && c.value.location !== undefined && !readLocation(c.value.location).known)
+        throw invalid(`Item ${index}: ${unknownLocationMessage(c.value.location)}`);
+    });
     const policyIds = await policyRepository.idsByKey(
       this.#db,
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
@@ -134,10 +140,6 @@ export class PrivacyRequestService {
         continue;
       }
       const request = c.value;
-      if (request.location !== undefined && !readLocation(request.location).known) {
-        fail(unknownLocationMessage(request.location));
-        continue;
-      }
       const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);

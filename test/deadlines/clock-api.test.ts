@@ -151,14 +151,17 @@ describe('the law’s clock', () => {
     assert.ok(Date.parse(acknowledged) >= Date.parse(request.requested_at));
   });
 
-  it('refuses an unknown location naming it, and creates nothing', async () => {
+  it('refuses an unknown location with 422 naming it, and creates nothing of the batch', async () => {
     const before = (await service.call('GET', '/v1/privacy-request?size=1', { token: root })).body.total;
     const answer = await service.call('POST', '/v1/privacy-request', {
       token: root,
-      json: [{ policy_key: 'default_access_policy', identity: { email: 'xx@example.com' }, location: 'XX' }],
+      json: [
+        { policy_key: 'default_access_policy', identity: { email: 'fr@example.com' }, location: 'FR' },
+        { policy_key: 'default_access_policy', identity: { email: 'xx@example.com' }, location: 'XX' },
+      ],
     });
-    assert.equal(answer.status, 200, answer.text);
-    assert.match(answer.body.failed[0].message, /location "XX" is not an ISO 3166 code/);
+    assert.equal(answer.status, 422, answer.text);
+    assert.match(answer.body.detail, /Item 1: location "XX" is not an ISO 3166 code/);
     assert.equal(
       (await service.call('GET', '/v1/privacy-request?size=1', { token: root })).body.total,
       before,
