@@ -6,6 +6,7 @@ import type { Queue } from '../jobs/queue.ts';
 import { OUTBOX_DELIVERY_STATES, outboxRepository } from '../outbox/repository.ts';
 import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
 import { STATUSES } from '../privacy-requests/statuses.ts';
+import { stuckRepository } from '../privacy-requests/stuck-repository.ts';
 import { DEADLINE_BUCKETS, type DeadlineBucket, type StoreReadings } from './metrics.ts';
 
 export function deadlineBucketOf(daysLeft: number): DeadlineBucket {
@@ -18,7 +19,7 @@ export function deadlineBucketOf(daysLeft: number): DeadlineBucket {
 export function storeReadings(db: Database, queue: Queue, stuckAfterSeconds: number): StoreReadings {
   return {
     async stuckPrivacyRequests() {
-      return requests.countStuck(db, stuckAfterSeconds);
+      return stuckRepository.countStuck(db, stuckAfterSeconds);
     },
     async privacyRequestsByStatus() {
       const counts = new Map((await requests.countByStatus(db)).map((row) => [row.status, row.count]));

@@ -4,9 +4,9 @@
 import type { Queryable } from '../db/database.ts';
 import { type PolicyWithRulesAsRead, policyWithRulesJson } from '../policies/repository.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRepository, logRows } from './log-repository.ts';
-import { overdueTaskOf } from '../tasks/repository.ts';
 import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
+import { stuckCondition } from './stuck-repository.ts';
 
 export interface RequestRow {
   id: string;
@@ -79,15 +79,6 @@ export interface ListFilter {
   externalId?: string;
   /** Only stuck requests (see stuckCondition), with this LETHE_STUCK_AFTER_SECONDS. */
   stuckAfterSeconds?: number;
-}
-
-/**
- * A stuck request (docs/human-steps.md): approved or in_processing with no progress (no move, which sets
- * updated_at) for `seconds` (an SQL parameter), or with an open task past due.
- */
-function stuckCondition(seconds: string): string {
-  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))
-           OR ${overdueTaskOf('privacy_requests.id')})`;
 }
 
 /** Columns a transition may set, besides status. */
@@ -415,24 +406,6 @@ export const privacyRequestRepository = {
       params,
     );
     return rows[0];
-  },
-
-  /** Which of `ids` are stuck. */
-  async stuckAmong(db: Queryable, ids: readonly string[], seconds: number): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const { rows } = await db.query<{ id: string }>(
-      `SELECT id FROM privacy_requests WHERE id = ANY($1) AND ${stuckCondition('$2')}`,
-      [ids, seconds],
-    );
-    return new Set(rows.map((row) => row.id));
-  },
-
-  async countStuck(db: Queryable, seconds: number): Promise<number> {
-    const { rows } = await db.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM privacy_requests WHERE ${stuckCondition('$1')}`,
-      [seconds],
-    );
-    return rows[0]?.count ?? 0;
   },
 
   /** Records who was told of a completed erasure (GDPR art. 19); not a status change. */

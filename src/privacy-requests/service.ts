@@ -33,6 +33,7 @@ import {
 } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
 import { type LogRow, logRepository } from './log-repository.ts';
+import { stuckRepository } from './stuck-repository.ts';
 import {
   type ListFilter,
   type NewRequest,
@@ -226,7 +227,7 @@ export class PrivacyRequestService {
         this.#db,
         rows.map((row) => row.id),
       ),
-      repo.stuckAmong(
+      stuckRepository.stuckAmong(
         this.#db,
         rows.map((row) => row.id),
         this.#services.config.stuckAfterSeconds,
@@ -242,7 +243,7 @@ export class PrivacyRequestService {
 
   async get(id: string): Promise<PrivacyRequestWithIdentity> {
     const row = await this.#find(id);
-    const stuck = await repo.stuckAmong(this.#db, [id], this.#services.config.stuckAfterSeconds);
+    const stuck = await stuckRepository.stuckAmong(this.#db, [id], this.#services.config.stuckAfterSeconds);
     return {
       ...this.#withIdentity(
         row,

@@ -1,0 +1,34 @@
+// SQL of the stuck flag (docs/human-steps.md): which requests made no progress for
+// LETHE_STUCK_AFTER_SECONDS or wait on an overdue task. Computed at read time from the request's own
+// progress and its tasks, never stored, so it cannot go stale.
+import type { Queryable } from '../db/database.ts';
+import { overdueTaskOf } from '../tasks/repository.ts';
+
+/**
+ * A stuck request (docs/human-steps.md): approved or in_processing with no progress (no move, which sets
+ * updated_at) for `seconds` (an SQL parameter), or with an open task past due.
+ */
+export function stuckCondition(seconds: string): string {
+  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))
+           OR ${overdueTaskOf('privacy_requests.id')})`;
+}
+
+export const stuckRepository = {
+  /** Which of `ids` are stuck. */
+  async stuckAmong(db: Queryable, ids: readonly string[], seconds: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM privacy_requests WHERE id = ANY($1) AND ${stuckCondition('$2')}`,
+      [ids, seconds],
+    );
+    return new Set(rows.map((row) => row.id));
+  },
+
+  async countStuck(db: Queryable, seconds: number): Promise<number> {
+    const { rows } = await db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM privacy_requests WHERE ${stuckCondition('$1')}`,
+      [seconds],
+    );
+    return rows[0]?.count ?? 0;
+  },
+};
