@@ -2,12 +2,20 @@
 // LETHE_TEST_DATABASE_URL it starts an embedded server and hands its URL to every test file through that
 // variable; on either server it migrates the template that test files clone. Debian's Chromium, which the
 // browser tests drive, is installed first when missing (helpers/chromium.ts).
+import path from 'node:path';
 import { ensureChromium } from './chromium.ts';
 import { ensureTemplate, startEmbeddedTestServer, type TestServer } from './database.ts';
 
 let server: TestServer | undefined;
 
 export async function globalSetup(): Promise<void> {
+  // Each test file, and each `lethe` command a test runs, is a process that loads the whole service. Node's
+  // compile cache (keyed by each module's content, so an edit is never served stale) spares all but the
+  // first the type stripping and compiling of the same modules: about 0.4 s of CPU a process.
+  process.env.NODE_COMPILE_CACHE ??= path.resolve(
+    import.meta.dirname,
+    '../../node_modules/.cache/lethe-tests',
+  );
   ensureChromium();
   if (!process.env.LETHE_TEST_DATABASE_URL) {
     server = await startEmbeddedTestServer();
