@@ -126,6 +126,66 @@ class AuditAppender {
   }
 }
 
+/** The entry of a read that records itself (auditedRead): its ids and `found` come from the rows read. */
+export type ReadAuditEntry = Omit<AuditEntry, 'entityId' | 'entityIds' | 'recipientSealed'>;
+
+export interface AuditedReadOptions {
+  /** An SQL condition over the CTE `read`: the entry is written only when it holds. */
+  recordIf?: string;
+  /** The order of the rows answered (the read's own ORDER BY does not reach past the CTE). */
+  orderBy?: string;
+}
+
+/** A read's statement with its entry's INSERT, and its parameters for one call. */
+export type AuditedStatement = (
+  params: readonly unknown[],
+  entry: ReadAuditEntry,
+) => { sql: string; params: unknown[] };
+
+/**
+ * A read of subject data and the INSERT of its audit entry as ONE statement: the INSERT is a
+ * data-modifying CTE over the read's rows, recording the ids read (`details.found` counts them). Run
+ * outside a transaction, the statement commits on its own, and its result reaches the caller only once
+ * the server is ready for the next statement, that is after the commit (and its WAL flush): the read is
+ * never answered before its entry is durable. One round trip and one commit a read, and concurrent reads
+ * share WAL flushes through PostgreSQL's own group commit, where AuditAppender queues every read behind
+ * the INSERT in flight (one at a time: reads then wait on a chain of flushes, bench/README.md issue 29).
+ * `read` uses the parameters `$1`..`$<readParams>` and yields the entity of each row as `id`. The text is
+ * built once here (a statement's text is looked up on every call to find its prepared statement).
+ */
+export function auditedRead(
+  read: string,
+  readParams: number,
+  { recordIf = 'true', orderBy = '' }: AuditedReadOptions = {},
+): AuditedStatement {
+  const at = (offset: number) => `$${readParams + offset}`;
+  const sql = `WITH read AS (${read}),
+     recorded AS (
+       INSERT INTO audit_log (action, datastore, entity_ids, actor, request_id, client_address, details)
+       SELECT ${at(1)}::text, ${at(2)}::text,
+              coalesce((SELECT array_agg(ids.id::text) FROM (SELECT id FROM read LIMIT ${MAX_IDS_PER_ENTRY}) AS ids), '{}'),
+              ${at(3)}::text, ${at(4)}::text, ${at(5)}::text,
+              ${at(6)}::jsonb || jsonb_build_object('found', (SELECT count(*) FROM read))
+        WHERE ${recordIf}
+     )
+     SELECT * FROM read ${orderBy}`;
+  return (params, entry) => {
+    if (params.length !== readParams) throw new Error(`the read takes ${readParams} parameters`);
+    return {
+      sql,
+      params: [
+        ...params,
+        entry.action,
+        entry.datastore ?? null,
+        entry.actor,
+        entry.requestId ?? null,
+        entry.clientAddress ?? null,
+        JSON.stringify(entry.details ?? {}),
+      ],
+    };
+  };
+}
+
 const appenders = new WeakMap<Queryable, AuditAppender>();
 
 /** Records one entry outside any transaction; resolves once it is committed (see AuditAppender). */

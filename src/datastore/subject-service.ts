@@ -330,17 +330,16 @@ export class SubjectService {
 
   /** /api/entity/get-by-id */
   async getByIds(ctx: CallContext, ids: string[]) {
-    const entities = await loadEntities(this.#db, this.#keyring, ctx.datastore, ids);
-    const byId = new Map(entities.map((entity) => [entity.id, entity]));
-    await appendAudit(this.#db, {
+    // The read records itself in its own statement, committed before this resolves.
+    const entities = await loadEntities(this.#db, this.#keyring, ctx.datastore, ids, {
       action: 'entity.get-by-id',
       datastore: ctx.datastore,
-      entityIds: entities.map((entity) => entity.id),
       actor: ctx.actor,
       requestId: ctx.requestId,
       clientAddress: ctx.clientAddress,
-      details: { requested: ids.length, found: entities.length },
+      details: { requested: ids.length },
     });
+    const byId = new Map(entities.map((entity) => [entity.id, entity]));
     return ids.map((id) => {
       const entity = byId.get(id.toLowerCase());
       return entity
@@ -351,16 +350,14 @@ export class SubjectService {
 
   /** /api/entity/get-by-identity: through the blind index; emails match case-insensitively. */
   async getByIdentities(ctx: CallContext, identities: string[]) {
-    const matches = await loadEntitiesByIdentity(this.#db, this.#keyring, ctx.datastore, identities);
-    const ids = [...new Set(matches.flat().map((entity) => entity.id))];
-    await appendAudit(this.#db, {
+    // As getByIds: the read's statement records it, each entity once.
+    const matches = await loadEntitiesByIdentity(this.#db, this.#keyring, ctx.datastore, identities, {
       action: 'entity.get-by-identity',
       datastore: ctx.datastore,
-      entityIds: ids,
       actor: ctx.actor,
       requestId: ctx.requestId,
       clientAddress: ctx.clientAddress,
-      details: { requested: identities.length, found: ids.length },
+      details: { requested: identities.length },
     });
     return identities.map((identity, index) => {
       const found = (matches[index] ?? []).map(entityView);

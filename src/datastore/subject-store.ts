@@ -2,7 +2,9 @@
 // (writes are in subject-writes.ts).
 // Every function takes a Queryable so that a caller (the HTTP API, or the privacy-request engine running
 // a whole datastore in one transaction) decides the transaction; values cross this boundary decrypted.
-// It never decides an HTTP status and never writes the audit log.
+// It never decides an HTTP status; the audit log it writes only when a caller hands a read its entry, in
+// the read's own statement (audit-log.ts's auditedRead).
+import { auditedRead, type ReadAuditEntry } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest } from '../errors.ts';
@@ -204,6 +206,9 @@ const entitySelect = (source: string) => `
     FROM ${source}`;
 
 const ONE_ENTITY_SELECT = entitySelect('entities e WHERE e.datastore = $1 AND e.id = $2::uuid');
+const ENTITIES_SELECT = entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`);
+const AUDITED_ONE_ENTITY_SELECT = auditedRead(ONE_ENTITY_SELECT, 2);
+const AUDITED_ENTITIES_SELECT = auditedRead(ENTITIES_SELECT, 2);
 
 function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
   return {
@@ -225,49 +230,70 @@ function openEntity(keyring: Keyring, datastore: string, row: EntityRow): Subjec
   };
 }
 
-/** The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out. */
+/**
+ * The entities of the datastore with these ids, decrypted, in the order of `ids`; unknown ids are left out.
+ * With `audit`, the same statement records the read (auditedRead), even of no valid id: run it outside a
+ * transaction and the entry is committed when this resolves.
+ */
 export async function loadEntities(
   db: Queryable,
   keyring: Keyring,
   datastore: string,
   ids: readonly string[],
+  audit?: ReadAuditEntry,
 ): Promise<SubjectEntity[]> {
   const wanted = entityIds(ids);
-  if (wanted.length === 0) return [];
+  if (wanted.length === 0 && !audit) return [];
   // One id (most reads) by equality: the generic plan of the array form looks ten times costlier than
   // its custom plan (the planner guesses 10 elements), so PostgreSQL would plan it again on every call,
   // which cost more than running it (test/datastore/plan-cache.test.ts).
-  const { rows } = await db.query<EntityRow>(
-    wanted.length === 1 ? ONE_ENTITY_SELECT : entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`),
-    [datastore, wanted.length === 1 ? wanted[0] : wanted],
-  );
+  const one = wanted.length === 1;
+  const params = [datastore, one ? wanted[0] : wanted];
+  const statement = audit
+    ? (one ? AUDITED_ONE_ENTITY_SELECT : AUDITED_ENTITIES_SELECT)(params, audit)
+    : { sql: one ? ONE_ENTITY_SELECT : ENTITIES_SELECT, params };
+  const { rows } = await db.query<EntityRow>(statement.sql, statement.params);
   const byId = new Map(rows.map((row) => [row.id, openEntity(keyring, datastore, row)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
+const IDENTITY_READ = `
+  WITH hits AS MATERIALIZED (${IDENTITY_HITS})
+  SELECT found.*, m.matched, (SELECT count(*) FROM hits)::int AS hits
+    FROM (${entitySelect('entities e')}
+           WHERE e.datastore = $1 AND e.id IN (SELECT entity_id FROM hits)) AS found
+    JOIN LATERAL (
+      SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
+       WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
+    ) m ON true`;
+
+const IDENTITY_READ_OLDEST_FIRST = `${IDENTITY_READ} ORDER BY found.created_at, found.id`;
+const AUDITED_IDENTITY_READ = auditedRead(IDENTITY_READ, 3, {
+  recordIf: `coalesce((SELECT max(hits) FROM read), 0) <= ${MAX_IDENTITY_MATCHES}`,
+  orderBy: 'ORDER BY created_at, id',
+});
+
 /**
  * For each value, the entities holding an attribute equal to it (through the blind index), decrypted,
- * oldest first: the lookup and the read in one statement, as get-by-identity answers them.
+ * oldest first: the lookup and the read in one statement, as get-by-identity answers them. With `audit`,
+ * the same statement records the read (auditedRead), unless it is refused for matching too many.
  */
 export async function loadEntitiesByIdentity(
   db: Queryable,
   keyring: Keyring,
   datastore: string,
   values: readonly string[],
+  audit?: ReadAuditEntry,
 ): Promise<SubjectEntity[][]> {
-  if (values.length === 0) return [];
+  if (values.length === 0 && !audit) return [];
   const indexes = values.map((value) => blindIndex(keyring, datastore, value));
+  const params = [datastore, indexes, MAX_IDENTITY_MATCHES + 1];
+  const statement = audit
+    ? AUDITED_IDENTITY_READ(params, audit)
+    : { sql: IDENTITY_READ_OLDEST_FIRST, params };
   const { rows } = await db.query<EntityRow & { matched: Uint8Array[]; hits: number }>(
-    `WITH hits AS MATERIALIZED (${IDENTITY_HITS})
-     SELECT found.*, m.matched, (SELECT count(*) FROM hits)::int AS hits
-       FROM (${entitySelect('entities e')}
-              WHERE e.datastore = $1 AND e.id IN (SELECT entity_id FROM hits)) AS found
-       JOIN LATERAL (
-         SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
-          WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
-       ) m ON true
-      ORDER BY found.created_at, found.id`,
-    [datastore, indexes, MAX_IDENTITY_MATCHES + 1],
+    statement.sql,
+    statement.params,
   );
   if ((rows[0]?.hits ?? 0) > MAX_IDENTITY_MATCHES) throw tooManyMatches();
   const byIndex = new Map<string, SubjectEntity[]>();

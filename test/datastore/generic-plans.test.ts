@@ -42,6 +42,8 @@ describe('Area B statements by id or identity: one index probe per value in ever
 
   const keyring = () => service.services.keyring;
   const wanted = () => [created[7] as string, created[321] as string];
+  // The API's reads record themselves in the read's statement (auditedRead).
+  const readEntry = { action: 'entity.get-by-id', datastore: 'plans', actor: 'api-key:plans' };
   const byKind = () => [
     { kind: 'email', value: 'plan7@example.com' },
     { kind: 'email', value: 'PLAN321@example.com' },
@@ -50,9 +52,25 @@ describe('Area B statements by id or identity: one index probe per value in ever
   const cases: [string, (db: Queryable) => Promise<unknown>][] = [
     ['loadEntities', (db) => loadEntities(db, keyring(), 'plans', wanted())],
     ['loadEntities of one id', (db) => loadEntities(db, keyring(), 'plans', [created[7] as string])],
+    ['loadEntities audited', (db) => loadEntities(db, keyring(), 'plans', wanted(), readEntry)],
+    [
+      'loadEntities of one id, audited',
+      (db) => loadEntities(db, keyring(), 'plans', [created[7] as string], readEntry),
+    ],
     [
       'loadEntitiesByIdentity',
       (db) => loadEntitiesByIdentity(db, keyring(), 'plans', ['plan7@example.com', 'PLAN321@example.com']),
+    ],
+    [
+      'loadEntitiesByIdentity audited',
+      (db) =>
+        loadEntitiesByIdentity(
+          db,
+          keyring(),
+          'plans',
+          ['plan7@example.com', 'PLAN321@example.com'],
+          readEntry,
+        ),
     ],
     [
       'matchIdentities',

@@ -46,14 +46,24 @@ describe('the reads of one entity, identity or subtree run on cached generic pla
   after(() => service.stop());
 
   const keyring = () => service.services.keyring;
+  const readEntry = { action: 'entity.get-by-id', datastore: 'cached', actor: 'api-key:cached' };
   const cases: [string, (db: Queryable, round: number) => Promise<unknown[]>][] = [
     [
       'loadEntities of one id',
       (db, round) => loadEntities(db, keyring(), 'cached', [created[round] as string]),
     ],
     [
+      'loadEntities of one id, audited (get-by-id)',
+      (db, round) => loadEntities(db, keyring(), 'cached', [created[round] as string], readEntry),
+    ],
+    [
       'loadEntitiesByIdentity of one value',
       (db, round) => loadEntitiesByIdentity(db, keyring(), 'cached', [`cached${round}@example.com`]),
+    ],
+    [
+      'loadEntitiesByIdentity of one value, audited (get-by-identity)',
+      (db, round) =>
+        loadEntitiesByIdentity(db, keyring(), 'cached', [`cached${round}@example.com`], readEntry),
     ],
     ['subtreeOf one root', (db, round) => subtreeOf(db, 'cached', [created[round] as string])],
     [

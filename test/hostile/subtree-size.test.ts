@@ -111,6 +111,16 @@ describe('subtree size', () => {
     const lookup = await api.call('/api/entity/get-by-identity', { json: ['shared', 'nobody'] });
     assert.equal(lookup.status, 400, lookup.text.slice(0, 200));
     assert.match(lookup.text, new RegExp(`more than ${MAX_IDENTITY_MATCHES} entities`));
+    // The read records itself in its own statement (auditedRead), but not a lookup refused for its size:
+    // nothing of it was answered.
+    const entries = async (answer: { headers: Headers }) => {
+      const { rows } = await service.services.db.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM audit_log WHERE request_id = $1',
+        [answer.headers.get('x-request-id')],
+      );
+      return rows[0]?.count;
+    };
+    assert.equal(await entries(lookup), 0);
     await assert.rejects(
       matchIdentities(service.services.db, service.services.keyring, 'graph', ['shared']),
       new RegExp(`more than ${MAX_IDENTITY_MATCHES} entities`),
@@ -121,5 +131,6 @@ describe('subtree size', () => {
       few.body.map((item: { entities: unknown[] }) => item.entities.length),
       [2, 0],
     );
+    assert.equal(await entries(few), 1);
   });
 });
