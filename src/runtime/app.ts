@@ -30,6 +30,7 @@ import { authorizePlugin } from '../http/authorize.ts';
 import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
 import { registerOpenApi } from '../http/openapi/register.ts';
+import { serializeOnFirstUse, validateOnFirstUse } from '../http/compile-on-first-use.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import { terminalLogStream } from '../http/log-format.ts';
 
@@ -78,11 +79,12 @@ export async function buildApp(
     // The router's own refusals (a malformed percent-encoding, a path parameter over 100 characters)
     // answer {"detail"} like every other error, not Fastify's {error, code, message, statusCode}.
     frameworkErrors: answerFrameworkError,
+    schemaController: { compilersFactory: { buildSerializer: serializeOnFirstUse } },
   });
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validateOnFirstUse(validatorCompiler));
   app.setErrorHandler(answerError);
   const noRoute = (request: FastifyRequest) =>
     Object.assign(new Error(`No route ${request.method} ${request.url.split('?')[0]}.`), { statusCode: 404 });
