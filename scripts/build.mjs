@@ -108,7 +108,7 @@ export function build() {
   for (const source of stale.filter((file) => !file.endsWith('.ts'))) {
     writeBuilt(source, readFileSync(path.join(SOURCE_DIR, source)));
   }
-  for (const orphan of orphans) rmSync(path.join(BUILD_DIR, orphan));
+  for (const orphan of orphans) rmSync(path.join(BUILD_DIR, orphan), { force: true });
   return { written: stale.length, removed: orphans.length };
 }
 
