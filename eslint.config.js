@@ -144,7 +144,7 @@ const houseZones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.lethe/', 'console/dist/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', '.lethe/', 'console/dist/', 'dist/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

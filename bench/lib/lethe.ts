@@ -35,7 +35,7 @@ export async function startFlags(): Promise<string[]> {
     scripts: { start: string };
   };
   const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('src/cli/main.ts')).filter((word) => word.startsWith('--'));
+  return words.slice(1, words.indexOf('bin/lethe.mjs')).filter((word) => word.startsWith('--'));
 }
 
 export interface SignedIn {
@@ -127,7 +127,7 @@ export async function startLethe(
   };
   const probe = pathToFileURL(path.join(ROOT, 'bench/lib/loop-delay-probe.ts')).href;
   const child = await startChild(
-    path.join(ROOT, 'src/cli/main.ts'),
+    path.join(ROOT, 'bin/lethe.mjs'),
     ['serve'],
     { ...letheEnv, BENCH_LOOP_DELAY_FILE: loopDelayFile },
     '/health',

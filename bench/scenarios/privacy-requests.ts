@@ -289,7 +289,7 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     {
       log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);
       const worker = await startBackgroundProcess(
-        path.join(ROOT, 'src/cli/main.ts'),
+        path.join(ROOT, 'bin/lethe.mjs'),
         ['worker'],
         lethe.env,
         'Lethe worker running',

@@ -4,6 +4,7 @@
 // transaction; it never decides an HTTP status and never writes the audit log.
 import { setImmediate } from 'node:timers/promises';
 import type { Keyring } from '../crypto/keyring.ts';
+import { byteaArray } from '../db/binary-array.ts';
 import type { Queryable } from '../db/database.ts';
 import { blindIndex, sealAttributeValue } from './sealing.ts';
 import { entityIds, entityProbe, isEntityId, subtreeOf, WANTED_IDS } from './subject-store.ts';
@@ -18,12 +19,13 @@ const SEAL_SLICE = 100;
  * The sealed values and blind indexes of attribute values (null for a null value), a slice at a time:
  * a create of 100 entities x 5 attributes seals 500 values, several milliseconds of CPU that would
  * otherwise hold every other request of the process (bench/README.md, event-loop delay under create).
+ * Answered as bytea[] parameters in binary (src/db/binary-array.ts).
  */
 async function sealValues(
   keyring: Keyring,
   datastore: string,
   values: readonly { entityId: string; name: string; value: string | null }[],
-): Promise<{ sealed: (Buffer | null)[]; indexes: (Buffer | null)[] }> {
+): Promise<{ sealed: Buffer; indexes: Buffer }> {
   const sealed: (Buffer | null)[] = [];
   const indexes: (Buffer | null)[] = [];
   for (let start = 0; start < values.length; start += SEAL_SLICE) {
@@ -33,7 +35,7 @@ async function sealValues(
       indexes.push(value === null ? null : blindIndex(keyring, datastore, value));
     }
   }
-  return { sealed, indexes };
+  return { sealed: byteaArray(sealed), indexes: byteaArray(indexes) };
 }
 
 /**

@@ -2,7 +2,7 @@
 // delivery and by Area B's mailed access reports alike, so that one place knows the mail library.
 // Callers see only `send` and `close`; an error keeps the transport's code, never its text (which may
 // quote the recipient).
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 export interface MailAttachment {
@@ -25,15 +25,24 @@ export interface MailTransport {
   close(): void;
 }
 
-/** The SMTP transport of `config.smtpUrl`, or undefined when Lethe has no mail server. */
+/**
+ * The SMTP transport of `config.smtpUrl`, or undefined when Lethe has no mail server. nodemailer (660 KB
+ * of modules) is loaded by the first send, so that a Lethe without mail, and one that has not mailed yet,
+ * does not hold it.
+ */
 export function smtpTransport(config: Pick<Config, 'smtpUrl'>): MailTransport | undefined {
-  if (!config.smtpUrl) return undefined;
-  const transport: Transporter = nodemailer.createTransport(config.smtpUrl);
+  const { smtpUrl } = config;
+  if (!smtpUrl) return undefined;
+  let transport: Promise<Transporter> | undefined;
+  const opened = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport(smtpUrl),
+    ));
   return {
     async send(message) {
-      await transport.sendMail(message);
+      await (await opened()).sendMail(message);
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }
 

@@ -30,7 +30,8 @@ import { authorizePlugin } from '../http/authorize.ts';
 import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
 import { registerOpenApi } from '../http/openapi/register.ts';
-import { SchemasCompiledOnFirstUse } from '../http/schema-compilation.ts';
+import { SchemasCompiledOnFirstUse } from '../http/compile-on-first-use.ts';
+import { compileValidator } from '../http/validation.ts';
 import { terminalLogStream } from '../http/log-format.ts';
 
 /**
@@ -84,7 +85,7 @@ export async function buildApp(
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
-  app.setValidatorCompiler(schemas.validators);
+  app.setValidatorCompiler(schemas.validators(compileValidator));
   app.decorate('compileAllSchemas', () => schemas.compileAll());
   app.setErrorHandler(answerError);
   const noRoute = (request: FastifyRequest) =>

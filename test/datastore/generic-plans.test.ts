@@ -13,7 +13,7 @@ import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
 import { matchIdentitiesByKind, matchedSubtrees } from '../../src/datastore/identity-match.ts';
 import { DEFAULT_IDENTITY_ATTRIBUTES } from '../../src/datastore/identity-attributes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { recordingStatements, sqlLiteral } from '../helpers/statements.ts';
+import { parameterLiterals, recordingStatements } from '../helpers/statements.ts';
 import { apiClient } from '../helpers/area-b.ts';
 
 // Every statement runs as a named prepared statement, and a connection keeps its generic plan. Made while
@@ -117,7 +117,7 @@ describe('Area B statements by id or identity: one index probe per value in ever
         for (const { sql, params } of statements) {
           await tx.exec(`PREPARE statement_under_test AS ${sql}`);
           const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statement_under_test(${params.map(sqlLiteral).join(', ')})`,
+            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statement_under_test(${parameterLiterals(sql, params).join(', ')})`,
           );
           await tx.exec('DEALLOCATE statement_under_test');
           for (const node of planNodes(rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode)) {
