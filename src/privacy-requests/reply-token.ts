@@ -18,7 +18,7 @@ export interface ReplyTokenClaims {
 
 export async function issueReplyToken(
   keyring: Keyring,
-  claims: Omit<ReplyTokenClaims, 'iat' | 'jti' | 'scopes'> & { scopes?: string[] },
+  claims: Omit<ReplyTokenClaims, 'iat' | 'jti' | 'scopes'> & { scopes?: string[]; jti?: string },
   now = new Date(),
 ): Promise<{ token: string; claims: ReplyTokenClaims }> {
   const full: ReplyTokenClaims = {
@@ -26,7 +26,8 @@ export async function issueReplyToken(
     privacy_request_id: claims.privacy_request_id,
     scopes: claims.scopes ?? [RESUME_SCOPE],
     iat: Math.floor(now.getTime() / 1000),
-    jti: randomUUID(),
+    // A jti given is one the caller has already recorded (or is recording) for this token.
+    jti: claims.jti ?? randomUUID(),
   };
   const token = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(full)))
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: 'lethe-reply+jwe' })

@@ -163,6 +163,51 @@ function transitionParts(id: string, from: Status, to: Status, changes: RequestC
   return { sets, params, guard };
 }
 
+/** A compare-and-set of a request (see privacyRequestRepository.move). */
+export interface Move {
+  id: string;
+  from: Status;
+  to: Status;
+  changes?: RequestChanges;
+  atStep?: number;
+  completeStep?: number;
+  entries: readonly LogEntry[];
+}
+
+/** The CTEs of a move (`moved` the request as it is afterwards), for a statement to end with its SELECT. */
+export function moveStatement(move: Move): { sql: string; params: unknown[] } {
+  // A status change always says so in the request's log: the owner of transitions makes sure of it.
+  if (
+    move.from !== move.to &&
+    !move.entries.some((entry) => entry.kind === 'transition' && entry.toStatus === move.to)
+  )
+    throw new Error(`A move from ${move.from} to ${move.to} needs its transition log entry.`);
+  const { sets, params, guard } = transitionParts(
+    move.id,
+    move.from,
+    move.to,
+    move.changes ?? {},
+    move.atStep,
+  );
+  params.push(logJson(move.entries));
+  const entriesParam = `$${params.length}`;
+  let completion = '';
+  if (move.completeStep !== undefined) {
+    params.push(move.completeStep);
+    completion = `, completed AS (
+       UPDATE privacy_request_steps SET completed_at = now()
+        WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
+  }
+  return {
+    sql: `WITH moved AS (
+       UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
+     logged AS (
+       INSERT INTO privacy_request_log ${LOG_COLUMNS}
+       ${logRows('(SELECT id FROM moved)', entriesParam)})`,
+    params,
+  };
+}
+
 /** jsonb_agg renders timestamps as text. */
 type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
@@ -362,49 +407,9 @@ export const privacyRequestRepository = {
    * round trip, one commit): all of it applies only if the compare-and-set on status (and cursor, when
    * `atStep` is given) wins. Answers the request as it is afterwards, or undefined when the set lost.
    */
-  async move(
-    db: Queryable,
-    move: {
-      id: string;
-      from: Status;
-      to: Status;
-      changes?: RequestChanges;
-      atStep?: number;
-      completeStep?: number;
-      entries: readonly LogEntry[];
-    },
-  ): Promise<RequestRow | undefined> {
-    // A status change always says so in the request's log: the owner of transitions makes sure of it.
-    if (
-      move.from !== move.to &&
-      !move.entries.some((entry) => entry.kind === 'transition' && entry.toStatus === move.to)
-    )
-      throw new Error(`A move from ${move.from} to ${move.to} needs its transition log entry.`);
-    const { sets, params, guard } = transitionParts(
-      move.id,
-      move.from,
-      move.to,
-      move.changes ?? {},
-      move.atStep,
-    );
-    params.push(logJson(move.entries));
-    const entriesParam = `$${params.length}`;
-    let completion = '';
-    if (move.completeStep !== undefined) {
-      params.push(move.completeStep);
-      completion = `, completed AS (
-         UPDATE privacy_request_steps SET completed_at = now()
-          WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
-    }
-    const { rows } = await db.query<RequestRow>(
-      `WITH moved AS (
-         UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
-       logged AS (
-         INSERT INTO privacy_request_log ${LOG_COLUMNS}
-         ${logRows('(SELECT id FROM moved)', entriesParam)})
-       SELECT * FROM moved`,
-      params,
-    );
+  async move(db: Queryable, move: Move): Promise<RequestRow | undefined> {
+    const { sql, params } = moveStatement(move);
+    const { rows } = await db.query<RequestRow>(`${sql} SELECT * FROM moved`, params);
     return rows[0];
   },
 

@@ -1,0 +1,51 @@
+// A step's move that also prepares the next webhook call (src/privacy-requests/engine/executor.ts): the
+// compare-and-set of privacyRequestRepository.move, the next call's callback target and its reply token in
+// one statement, so that a call costs no round trip of its own before it is made.
+import {
+  CALLBACK_TARGET_COLUMNS,
+  CALLBACK_TARGET_PREFIX,
+  type CallbackTarget,
+  callbackTargetOf,
+  callbackTargetSource,
+} from '../connections/repository.ts';
+import type { Queryable } from '../db/database.ts';
+import { insertTokenFrom, insertTokenValues, type NewReplyToken } from './reply-token-repository.ts';
+import { type Move, moveStatement, type RequestRow } from './repository.ts';
+
+export const preparedMoveRepository = {
+  /**
+   * `move`, and in the same statement what the next call needs, so that it costs no round trip of its
+   * own: the callback target of `next.connectionKey` (read as the move commits, after the step it
+   * confirms and before the next call: a change of the connection made before then applies to that call)
+   * and, when it awaits an answer, its reply token (recorded only if the move wins, committed before the
+   * call that carries it).
+   */
+  async moveAndPrepare(
+    db: Queryable,
+    move: Move,
+    next: { connectionKey: string | null; token?: NewReplyToken },
+  ): Promise<{ row: RequestRow; target: CallbackTarget | undefined } | undefined> {
+    const { sql, params } = moveStatement(move);
+    let token = '';
+    if (next.token) {
+      token = `, token AS (${insertTokenFrom('moved', params.length + 1)})`;
+      params.push(...insertTokenValues(next.token));
+    }
+    let target = '';
+    if (next.connectionKey !== null) {
+      params.push(next.connectionKey);
+      target = `LEFT JOIN LATERAL (SELECT ${CALLBACK_TARGET_COLUMNS}
+                                     FROM ${callbackTargetSource(`$${params.length}`)}) target ON true`;
+    }
+    const { rows } = await db.query<Record<string, unknown>>(
+      `${sql}${token} SELECT moved.*${target ? ', target.*' : ''} FROM moved ${target}`,
+      params,
+    );
+    const found = rows[0];
+    if (!found) return undefined;
+    const row = Object.fromEntries(
+      Object.entries(found).filter(([name]) => !name.startsWith(CALLBACK_TARGET_PREFIX)),
+    ) as unknown as RequestRow;
+    return { row, target: callbackTargetOf(found) };
+  },
+};
