@@ -1,6 +1,6 @@
-// A step's move that also prepares the next webhook call (src/privacy-requests/engine/executor.ts): the
-// compare-and-set of privacyRequestRepository.move, the next call's callback target and its reply token in
-// one statement, so that a call costs no round trip of its own before it is made.
+// Moves of the executor (src/privacy-requests/engine/executor.ts) that carry more in the same statement,
+// so that it costs no round trip of its own: the compare-and-set of privacyRequestRepository.move with the
+// next call's callback target and reply token, or with the completion's download link and message.
 import {
   CALLBACK_TARGET_COLUMNS,
   CALLBACK_TARGET_PREFIX,
@@ -8,7 +8,10 @@ import {
   callbackTargetOf,
   callbackTargetSource,
 } from '../connections/repository.ts';
+import type { PreparedAnnouncement } from '../access-delivery/completion.ts';
+import { insertLinkFrom } from '../access-delivery/repository.ts';
 import type { Queryable } from '../db/database.ts';
+import { insertMessagesSql, messagesValue } from '../outbox/repository.ts';
 import { insertTokenFrom, insertTokenValues, type NewReplyToken } from './reply-token-repository.ts';
 import { type Move, moveStatement, type RequestRow } from './repository.ts';
 
@@ -47,5 +50,28 @@ export const preparedMoveRepository = {
       Object.entries(found).filter(([name]) => !name.startsWith(CALLBACK_TARGET_PREFIX)),
     ) as unknown as RequestRow;
     return { row, target: callbackTargetOf(found) };
+  },
+
+  /**
+   * A move that completes the request, with the completion's download link and message (prepared by
+   * prepareAnnouncement) in the same statement: they are stored only if the move wins, and commit with it.
+   */
+  async completeAnnouncing(
+    db: Queryable,
+    move: Move,
+    announcement: PreparedAnnouncement | undefined,
+  ): Promise<RequestRow | undefined> {
+    const { sql, params } = moveStatement(move);
+    let extra = '';
+    if (announcement?.link) {
+      extra += `, link AS (${insertLinkFrom('moved', params.length + 1)})`;
+      params.push(announcement.link.tokenHash, announcement.link.expiresAt);
+    }
+    if (announcement && announcement.messages.length > 0) {
+      params.push(messagesValue(announcement.messages));
+      extra += `, message AS (${insertMessagesSql(`$${params.length}`, 'EXISTS (SELECT FROM moved)')})`;
+    }
+    const { rows } = await db.query<RequestRow>(`${sql}${extra} SELECT * FROM moved`, params);
+    return rows[0];
   },
 };

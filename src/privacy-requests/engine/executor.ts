@@ -8,7 +8,7 @@
 // lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
 // header value or a response body.
 import { randomUUID } from 'node:crypto';
-import { announceCompletion } from '../../access-delivery/completion.ts';
+import { announceCompletion, prepareAnnouncement } from '../../access-delivery/completion.ts';
 import type { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { type CallbackTarget, connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
@@ -380,7 +380,7 @@ export class PrivacyRequestExecutor {
       to === 'in_processing' && (next?.kind === 'pre' || next?.kind === 'post') ? next : undefined;
     return (
       policy
-        ? (move: Move) => this.#completing(policy, move)
+        ? (move: Move) => this.#completing(policy, move, row)
         : nextCall
           ? (move: Move) => this.#movePreparing(run, move, nextCall)
           : (move: Move) => repo.move(this.#db, move)
@@ -422,8 +422,17 @@ export class PrivacyRequestExecutor {
     });
   }
 
-  /** A move that completes the request, with the subject's completion message in the same transaction. */
-  async #completing(policy: PolicyEmbed, move: Move): Promise<RequestRow | undefined> {
+  /**
+   * A move that completes the request, with the subject's completion message (and download link) in the
+   * same statement, or for an erasure policy (the message reads the erasure's summary and records its
+   * recipients) in the same transaction.
+   */
+  async #completing(policy: PolicyEmbed, move: Move, row: RequestRow): Promise<RequestRow | undefined> {
+    if (!policy.rules.some((rule) => rule.action_type === 'erasure')) {
+      const completed: RequestRow = { ...row, ...move.changes, id: move.id, status: 'complete' };
+      const announcement = await prepareAnnouncement(this.#db, this.#services, completed, policy);
+      return preparedMoveRepository.completeAnnouncing(this.#db, move, announcement);
+    }
     return this.#db.transaction(async (tx) => {
       const moved = await repo.move(tx, move);
       if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved, policy);
@@ -433,14 +442,18 @@ export class PrivacyRequestExecutor {
 
   async #complete(run: Run, row: RequestRow) {
     const now = new Date();
-    await this.#completing(run.policy.embed, {
-      id: row.id,
-      from: 'in_processing',
-      to: 'complete',
-      changes: { finished_processing_at: now, finalized_at: now },
-      atStep: row.next_step,
-      entries: [transitionEntry('in_processing', 'complete', 'every step done')],
-    });
+    await this.#completing(
+      run.policy.embed,
+      {
+        id: row.id,
+        from: 'in_processing',
+        to: 'complete',
+        changes: { finished_processing_at: now, finalized_at: now },
+        atStep: row.next_step,
+        entries: [transitionEntry('in_processing', 'complete', 'every step done')],
+      },
+      row,
+    );
   }
 }
 
