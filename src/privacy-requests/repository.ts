@@ -2,7 +2,6 @@
 // also completes the plan step and appends the log in the same statement (see move). Sealed identities go
 // in and out as opaque bytes; only identity.ts seals and opens them.
 import type { Queryable } from '../db/database.ts';
-import { type PolicyWithRulesAsRead, policyWithRulesJson } from '../policies/repository.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRepository, logRows } from './log-repository.ts';
 import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
@@ -209,13 +208,13 @@ export function moveStatement(move: Move): { sql: string; params: unknown[] } {
 }
 
 /** jsonb_agg renders timestamps as text. */
-type DatesAsText = { completed_at: string | null; answered_at: string | null };
+export type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 /** The plan of the request `r` as one JSON array, in step order. */
-const STEPS_OF_REQUEST = `COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
+export const STEPS_OF_REQUEST = `COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
                                      WHERE s.privacy_request_id = r.id), '[]'::jsonb)`;
 
-function withParsedSteps(
+export function withParsedSteps(
   found: (RequestRow & { steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[] }) | undefined,
 ): { row: RequestRow; steps: StepRow[] } | undefined {
   if (!found) return undefined;
@@ -361,45 +360,6 @@ export const privacyRequestRepository = {
       moves.filter((move) => moved.has(move.id)),
     );
     return [...moved];
-  },
-
-  /**
-   * The start of a run, in one statement (one round trip, one commit): an `approved` request moves to
-   * `in_processing`, logging `entries`; the request as it is afterwards comes back with its plan and its
-   * policy (with the rules), all from one snapshot, so a request seen `approved` or later always comes with the steps its approval
-   * snapshotted. A request in any other status is only read. One moved by another transaction meanwhile
-   * comes back as it was when the statement began, and the run's next compare-and-set on it loses.
-   */
-  async startRun(
-    db: Queryable,
-    id: string,
-    startedAt: Date,
-    entries: readonly LogEntry[],
-  ): Promise<{ row: RequestRow; steps: StepRow[]; policy: PolicyWithRulesAsRead } | undefined> {
-    const { rows } = await db.query<
-      RequestRow & {
-        steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[];
-        policy: PolicyWithRulesAsRead;
-      }
-    >(
-      `WITH started AS (
-         UPDATE privacy_requests SET status = 'in_processing', started_processing_at = $2, updated_at = now()
-          WHERE id = $1 AND status = 'approved' RETURNING *),
-       logged AS (
-         INSERT INTO privacy_request_log ${LOG_COLUMNS}
-         ${logRows('(SELECT id FROM started)', '$3')}),
-       request AS (
-         SELECT * FROM started
-         UNION ALL
-         SELECT * FROM privacy_requests WHERE id = $1 AND NOT EXISTS (SELECT FROM started))
-       SELECT r.*, ${STEPS_OF_REQUEST} AS steps, ${policyWithRulesJson('r.policy_id')} AS policy
-         FROM request r`,
-      [id, startedAt, logJson(entries)],
-    );
-    const found = rows[0];
-    if (!found) return undefined;
-    const { policy, ...request } = found;
-    return { ...(withParsedSteps(request) as { row: RequestRow; steps: StepRow[] }), policy };
   },
 
   /**

@@ -1,5 +1,6 @@
 // A webhook call's connection and reply token are read and recorded by the statement that confirms the
-// step before it (issue 29: one round trip fewer per call). What that must keep: a change of a connection
+// step before it, and the first call's connection by the statement that starts the run (issue 29: one
+// round trip fewer per call). What that must keep: a change of a connection
 // made while the call before is under way applies to the next call (docs/callbacks.md: from the next
 // callback on), after a rules step too; and a two_way call's reply token is committed, once, before the
 // call that carries it.
@@ -65,7 +66,9 @@ describe('calls prepared by the step before', () => {
     await waitForStatus(service, request.id, 'complete');
     const of = (path: string) =>
       receiver.callsTo(path).find((call) => call.body?.privacy_request_id === request.id);
+    assert.equal(of('/first')?.headers.authorization, 'Bearer secret-of-first', 'read as the run started');
     assert.equal(of('/second')?.headers.authorization, 'Bearer changed-during-first');
+    assert.equal(of('/ask')?.headers.authorization, 'Bearer secret-of-ask');
     assert.equal(of('/done')?.headers.authorization, 'Bearer changed-during-ask');
   });
 

@@ -82,13 +82,17 @@ export class PrivacyRequestExecutor {
 
   /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
   async advance(id: string): Promise<void> {
-    const loaded = await repo.startRun(this.#db, id, new Date(), [
+    const loaded = await preparedMoveRepository.startRun(this.#db, id, new Date(), [
       transitionEntry('approved', 'in_processing', 'execution started'),
     ]);
     if (!loaded) return;
+    const first = loaded.steps.find((step) => step.position === loaded.row.next_step);
     const run: Run = {
       steps: loaded.steps,
       policy: { whole: loaded.policy, embed: toPolicyEmbed(loaded.policy) },
+      ...(first?.kind === 'pre' || first?.kind === 'post'
+        ? { prepared: { position: first.position, target: loaded.firstTarget } }
+        : {}),
     };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
