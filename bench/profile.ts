@@ -1,12 +1,14 @@
 // node bench/profile.ts --load get-by-id|create|identity|privacy-requests [--store embedded|postgres]
-// [--seconds 10] [--out file.cpuprofile] (keeps the profile for a flame graph in Chrome DevTools)
+// [--seconds 10] [--shape quick|full] [--out file.cpuprofile] (keeps the profile for a flame graph in
+// Chrome DevTools)
 // Runs one load against a Lethe started with --cpu-prof and prints where its CPU time went: the top
 // functions by self time and the same time grouped by module (a package, or a file of src/). The
 // summaries in bench/README.md come from here. It measures nothing the table reports. It also prints the
 // CPU time each request cost the API process and the database backends serving it, the transactions
 // each committed and the statements each sent (by their first words): counts that hold however busy the
 // machine is, unlike req/s. `privacy-requests` runs the bench's privacy-request scenario in its quick
-// shape on the API process's own worker; a request there is one privacy request, submission to complete.
+// shape (or with `--shape full` the full mode's: 10,000 entities, at most 300 waiting) on the API
+// process's own worker, for `--seconds`; a request there is one privacy request, submission to complete.
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +18,7 @@ import pg from 'pg';
 import { type LetheUnderTest, startLethe } from './lib/lethe.ts';
 import { load } from './lib/load.ts';
 import { ROOT, startChild } from './lib/processes.ts';
-import { QUICK_SHAPE, setUp, sustainedRun, WEBHOOK_ENV } from './scenarios/privacy-requests.ts';
+import { FULL_SHAPE, QUICK_SHAPE, setUp, sustainedRun, WEBHOOK_ENV } from './scenarios/privacy-requests.ts';
 import { userBatch } from './scenarios/subject-store.ts';
 
 const { values } = parseArgs({
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     load: { type: 'string', default: 'get-by-id' },
     store: { type: 'string', default: 'embedded' },
     seconds: { type: 'string', default: '10' },
+    shape: { type: 'string', default: 'quick' },
     top: { type: 'string', default: '25' },
     out: { type: 'string' },
   },
@@ -217,16 +220,18 @@ async function subjectStoreLoad(lethe: LetheUnderTest): Promise<() => Promise<Lo
 }
 
 /**
- * The bench's privacy-request scenario in its quick shape (the in-process worker of the API process),
- * for `seconds`; the costs are divided by the requests submitted, each waited for until complete.
+ * The bench's privacy-request scenario in its quick or full shape (the in-process worker of the API
+ * process), for `seconds`; the costs are divided by the requests submitted, each waited for until complete.
  */
 async function privacyRequestLoad(
   lethe: LetheUnderTest,
   receiverUrl: string,
 ): Promise<() => Promise<LoadResult>> {
-  await setUp(lethe, receiverUrl, QUICK_SHAPE.population);
+  if (values.shape !== 'quick' && values.shape !== 'full') throw new Error('--shape must be quick or full');
+  const shape = values.shape === 'full' ? FULL_SHAPE : QUICK_SHAPE;
+  await setUp(lethe, receiverUrl, shape.population);
   return async () => {
-    const run = await sustainedRun(lethe, 'profile', { ...QUICK_SHAPE, seconds, drainSeconds: 60 });
+    const run = await sustainedRun(lethe, 'profile', { ...shape, seconds, drainSeconds: 60 });
     return {
       total: run.submitted,
       summary: `privacy-requests on ${values.store}: ${run.perSecond.toFixed(1)} completed/s, creation -> complete p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, event-loop delay p99 ${run.loopDelayP99Ms.toFixed(1)} ms`,

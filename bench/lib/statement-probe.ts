@@ -2,7 +2,7 @@
 // has no such hook): counts the statements every `pg` client of the process sends (Lethe's pool and
 // pg-boss's), by the statement's first words, and writes the running totals to BENCH_STATEMENT_FILE
 // every 100 ms. pg_stat_statements would need a server restart; this works on any PostgreSQL.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 
 const file = process.env.BENCH_STATEMENT_FILE;
@@ -18,5 +18,9 @@ if (file) {
     }
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
-  setInterval(() => writeFileSync(file, JSON.stringify(counts)), 100).unref();
+  // Written aside and renamed, so that a reader never sees a half-written file.
+  setInterval(() => {
+    writeFileSync(`${file}.tmp`, JSON.stringify(counts));
+    renameSync(`${file}.tmp`, file);
+  }, 100).unref();
 }

@@ -41,6 +41,8 @@ export const WEBHOOK_ENV = {
 };
 /** The quick mode's shape: what bench/profile.ts --load privacy-requests runs too. */
 export const QUICK_SHAPE: RunShape = { seconds: 5, backlog: 50, drainSeconds: 10, population: 1_000 };
+/** The full mode's shape: what bench/profile.ts --load privacy-requests --shape full runs too. */
+export const FULL_SHAPE: RunShape = { seconds: 30, backlog: 300, drainSeconds: 60, population: 10_000 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -222,9 +224,7 @@ export async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: Ru
 
 export async function privacyRequestFigures(context: Context): Promise<Figure[]> {
   const { log, quick } = context;
-  const shape: RunShape = quick
-    ? QUICK_SHAPE
-    : { seconds: 30, backlog: 300, drainSeconds: 60, population: 10_000 };
+  const shape: RunShape = quick ? QUICK_SHAPE : FULL_SHAPE;
   const { seconds, population } = shape;
   const figures: Figure[] = [];
   const lethe = await startLethe(context.adminUrl, WEBHOOK_ENV);

@@ -4,7 +4,12 @@
 // with counts (from the summary the rules step logged).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
+import { sealMessages } from '../outbox/enqueue.ts';
+import type { NewMessage } from '../outbox/repository.ts';
+import {
+  addressSubjectMessages,
+  queueSubjectMessages,
+} from '../privacy-requests/messages/subject-messages.ts';
 import type { ErasedInDatastore } from '../privacy-requests/messages/templates.ts';
 import { downloadUrl } from '../privacy-center-settings/public-url.ts';
 import { openIdentity } from '../privacy-requests/identity.ts';
@@ -59,6 +64,44 @@ async function recordRecipients(tx: Queryable, id: string): Promise<string[]> {
   for (const key of keys) names.push((await connectionRepository.find(tx, key))?.name ?? key);
   await privacyRequestRepository.recordRecipientsNotified(tx, id, names);
   return names;
+}
+
+/** A completion's download link and message, made ready to be stored with the move that completes. */
+export interface PreparedAnnouncement {
+  link?: { tokenHash: Buffer; expiresAt: Date };
+  messages: NewMessage[];
+}
+
+/**
+ * `announceCompletion` for a policy that erases nothing, made ready before the request completes so that
+ * the statement completing it stores both (preparedMoveRepository.completeAnnouncing): the link's expiry
+ * is counted from now by this process's clock, and the message names it. `row` is the request as the
+ * completing move leaves it. Undefined when there is no one to tell.
+ */
+export async function prepareAnnouncement(
+  db: Queryable,
+  services: Pick<Services, 'keyring' | 'config'>,
+  row: RequestRow,
+  policy: PolicyEmbed,
+): Promise<PreparedAnnouncement | undefined> {
+  if (policy.rules.some((rule) => rule.action_type === 'erasure')) {
+    throw new Error('an erasure policy is announced by announceCompletion, in the completing transaction');
+  }
+  if (!row.identity_sealed) return undefined;
+  const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
+  if (!email) return undefined;
+  let link: PreparedAnnouncement['link'];
+  let download: { url: string; expiresAt: Date } | undefined;
+  if (policy.rules.some((rule) => rule.action_type === 'access')) {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + services.config.accessPackageTtlSeconds * 1000);
+    link = { tokenHash: hashToken(token), expiresAt };
+    download = { url: downloadUrl(services.config, token), expiresAt };
+  }
+  const addressed = await addressSubjectMessages(db, services, [
+    { request: row, kind: 'completed', details: { download }, email, policy },
+  ]);
+  return { ...(link ? { link } : {}), messages: sealMessages(services.keyring, addressed) };
 }
 
 /** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */

@@ -32,6 +32,60 @@ export interface CallbackTarget {
   oauth: OAuthConfigurationWithCachedToken;
 }
 
+/** What the names of CALLBACK_TARGET_COLUMNS start with. */
+export const CALLBACK_TARGET_PREFIX = 'callback_target_';
+
+/**
+ * The columns of a callback target (see callbackTarget), each named with CALLBACK_TARGET_PREFIX so that a
+ * statement doing other work can read a target beside its own columns (the privacy-request executor reads
+ * the next call's target in the statement that confirms the step before it); `callbackTargetOf` turns
+ * them into one.
+ */
+export const CALLBACK_TARGET_COLUMNS = `c.key AS callback_target_key,
+       c.secrets_url AS callback_target_secrets_url,
+       c.secrets_authorization_sealed AS callback_target_secrets_authorization_sealed,
+       c.secrets_headers_sealed AS callback_target_secrets_headers_sealed,
+       c.signing_secret_sealed AS callback_target_signing_current,
+       CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
+         AS callback_target_signing_previous,
+       c.oauth_grant_type AS callback_target_oauth_grant_type,
+       c.oauth_token_url AS callback_target_oauth_token_url,
+       c.oauth_scope AS callback_target_oauth_scope,
+       c.oauth_client_id AS callback_target_oauth_client_id,
+       c.oauth_client_secret_sealed AS callback_target_oauth_client_secret_sealed,
+       t.config_fingerprint AS callback_target_cached_fingerprint,
+       t.access_token_sealed AS callback_target_cached_token_sealed,
+       t.refresh_at > now() AS callback_target_cached_fresh`;
+
+/** The connection of key `keySql` (a parameter or a column) with its cached OAuth token, as `c` and `t`. */
+export function callbackTargetSource(keySql: string): string {
+  return `connections c LEFT JOIN target_oauth_tokens t ON t.connection_key = c.key WHERE c.key = ${keySql}`;
+}
+
+/** The callback target in a row read with CALLBACK_TARGET_COLUMNS; undefined when no connection matched. */
+export function callbackTargetOf(row: Record<string, unknown>): CallbackTarget | undefined {
+  const column = <Value>(name: string) => row[`${CALLBACK_TARGET_PREFIX}${name}`] as Value;
+  const key = column<string | null>('key');
+  if (key === null || key === undefined) return undefined;
+  return {
+    key,
+    secrets_url: column('secrets_url'),
+    secrets_authorization_sealed: column('secrets_authorization_sealed'),
+    secrets_headers_sealed: column('secrets_headers_sealed'),
+    signing: { current: column('signing_current'), previous: column('signing_previous') },
+    oauth: {
+      oauth_grant_type: column('oauth_grant_type'),
+      oauth_token_url: column('oauth_token_url'),
+      oauth_scope: column('oauth_scope'),
+      oauth_client_id: column('oauth_client_id'),
+      oauth_client_secret_sealed: column('oauth_client_secret_sealed'),
+      cached_fingerprint: column('cached_fingerprint'),
+      cached_token_sealed: column('cached_token_sealed'),
+      cached_fresh: column('cached_fresh'),
+    },
+  };
+}
+
 export interface ConnectionViewRow {
   key: string;
   name: string;
@@ -188,44 +242,11 @@ export const connectionRepository = {
    * of any of them applies from the next call on.
    */
   async callbackTarget(db: Queryable, key: string): Promise<CallbackTarget | undefined> {
-    const { rows } = await db.query<
-      Omit<CallbackTarget, 'signing' | 'oauth'> &
-        OAuthConfigurationWithCachedToken & {
-          signing_current: Uint8Array | null;
-          signing_previous: Uint8Array | null;
-        }
-    >(
-      `SELECT c.key, c.secrets_url, c.secrets_authorization_sealed, c.secrets_headers_sealed,
-              c.signing_secret_sealed AS signing_current,
-              CASE WHEN c.previous_signing_secret_expires_at > now() THEN c.previous_signing_secret_sealed END
-                AS signing_previous,
-              c.oauth_grant_type, c.oauth_token_url, c.oauth_scope, c.oauth_client_id,
-              c.oauth_client_secret_sealed,
-              t.config_fingerprint AS cached_fingerprint, t.access_token_sealed AS cached_token_sealed,
-              t.refresh_at > now() AS cached_fresh
-         FROM connections c LEFT JOIN target_oauth_tokens t ON t.connection_key = c.key
-        WHERE c.key = $1`,
+    const { rows } = await db.query<Record<string, unknown>>(
+      `SELECT ${CALLBACK_TARGET_COLUMNS} FROM ${callbackTargetSource('$1')}`,
       [key],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    const {
-      key: found,
-      secrets_url,
-      secrets_authorization_sealed,
-      secrets_headers_sealed,
-      signing_current,
-      signing_previous,
-      ...oauth
-    } = row;
-    return {
-      key: found,
-      secrets_url,
-      secrets_authorization_sealed,
-      secrets_headers_sealed,
-      signing: { current: signing_current, previous: signing_previous },
-      oauth,
-    };
+    return rows[0] ? callbackTargetOf(rows[0]) : undefined;
   },
 
   /** Gives a connection made before signing existed its first secret, unless another process just did. */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { sealContent } from './content.ts';
-import { type MessageKind, outboxRepository } from './repository.ts';
+import { type MessageKind, type NewMessage, outboxRepository } from './repository.ts';
 
 export interface AddressedMessage {
   privacyRequestId: string;
@@ -21,11 +21,13 @@ export async function enqueueMessages(
   keyring: Keyring,
   messages: readonly AddressedMessage[],
 ): Promise<void> {
-  await outboxRepository.insert(
-    tx,
-    messages.map(({ privacyRequestId, kind, ...content }) => {
-      const id = `msg_${randomUUID()}`;
-      return { id, privacyRequestId, kind, contentSealed: sealContent(keyring, id, content) };
-    }),
-  );
+  await outboxRepository.insert(tx, sealMessages(keyring, messages));
+}
+
+/** The messages as the outbox stores them, each under its new id, for a caller inserting them itself. */
+export function sealMessages(keyring: Keyring, messages: readonly AddressedMessage[]): NewMessage[] {
+  return messages.map(({ privacyRequestId, kind, ...content }) => {
+    const id = `msg_${randomUUID()}`;
+    return { id, privacyRequestId, kind, contentSealed: sealContent(keyring, id, content) };
+  });
 }

@@ -65,25 +65,33 @@ function filterClause(filter: OutboxFilter): { where: string; params: unknown[] 
   };
 }
 
+/**
+ * The INSERT of `outboxRepository.insert`, of the messages in the parameter `param` (`messagesValue`),
+ * only when `condition` holds: for a statement that queues messages beside the change that causes them.
+ */
+export function insertMessagesSql(param: string, condition: string): string {
+  return `INSERT INTO outbox_messages (id, privacy_request_id, kind, content_sealed, created_at)
+       SELECT m->>'id', m->>'privacy_request_id', m->>'kind', decode(m->>'content', 'base64'),
+              clock_timestamp() + (n - 1) * interval '1 microsecond'
+         FROM jsonb_array_elements(${param}::jsonb) WITH ORDINALITY AS item(m, n)
+        WHERE ${condition} ORDER BY n`;
+}
+
+export function messagesValue(messages: readonly NewMessage[]): string {
+  return JSON.stringify(
+    messages.map((message) => ({
+      id: message.id,
+      privacy_request_id: message.privacyRequestId,
+      kind: message.kind,
+      content: message.contentSealed.toString('base64'),
+    })),
+  );
+}
+
 export const outboxRepository = {
   async insert(tx: Queryable, messages: readonly NewMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await tx.query(
-      `INSERT INTO outbox_messages (id, privacy_request_id, kind, content_sealed, created_at)
-       SELECT m->>'id', m->>'privacy_request_id', m->>'kind', decode(m->>'content', 'base64'),
-              clock_timestamp() + (n - 1) * interval '1 microsecond'
-         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS item(m, n) ORDER BY n`,
-      [
-        JSON.stringify(
-          messages.map((message) => ({
-            id: message.id,
-            privacy_request_id: message.privacyRequestId,
-            kind: message.kind,
-            content: message.contentSealed.toString('base64'),
-          })),
-        ),
-      ],
-    );
+    await tx.query(insertMessagesSql('$1', 'true'), [messagesValue(messages)]);
   },
 
   /**

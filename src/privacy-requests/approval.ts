@@ -12,7 +12,7 @@ import { enqueueAdvance } from './jobs.ts';
 import type { LogEntry } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
-import { loadPolicyEmbed } from './view.ts';
+import { loadPolicyEmbed, type PolicyEmbed } from './view.ts';
 
 /** A request received from the public (no client submitted it) whose policy erases, while such need a person. */
 export async function awaitsOperator(
@@ -20,7 +20,15 @@ export async function awaitsOperator(
   tx: Queryable,
   row: Pick<RequestRow, 'client_id' | 'policy_id'>,
 ): Promise<boolean> {
-  const policy = await loadPolicyEmbed(tx, row.policy_id);
+  return awaitsOperatorUnder(services, await loadPolicyEmbed(tx, row.policy_id), row);
+}
+
+/** `awaitsOperator` with the request's policy already read (intake reads a batch's policies once). */
+export function awaitsOperatorUnder(
+  services: Pick<Services, 'config'>,
+  policy: Pick<PolicyEmbed, 'rules'>,
+  row: Pick<RequestRow, 'client_id'>,
+): boolean {
   // A correction is always reviewed by a person, who sees its before and after (src/corrections/).
   if (policy.rules.some((rule) => rule.action_type === 'update')) return true;
   if (row.client_id !== null || services.config.publicErasureAutoApprove) return false;

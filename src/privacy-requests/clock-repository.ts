@@ -74,6 +74,44 @@ export const clockRepository = {
     );
   },
 
+  /**
+   * `lockIdentity` for a batch, in one statement: the identities are locked in byte order, so two batches
+   * sharing identities take them in the same order and cannot deadlock on each other.
+   */
+  async lockIdentities(tx: Queryable, indexes: readonly Buffer[]): Promise<void> {
+    await tx.query(
+      `SELECT pg_advisory_xact_lock(('x' || substr(encode(ordered.ix, 'hex'), 1, 16))::bit(64)::bigint)
+         FROM (SELECT DISTINCT ix FROM unnest($1::bytea[]) AS ix ORDER BY ix) AS ordered`,
+      [[...indexes]],
+    );
+  },
+
+  /**
+   * `setIdentityIndex` and `completedAccessInYear` for a batch, in one statement: sets each request's
+   * identity index and answers, by index (hex), the identity's completed access requests within the last
+   * 12 months (the batch's own requests are not complete, so setting their index first changes no count).
+   */
+  async indexAndCountCompletedAccess(
+    tx: Queryable,
+    requests: readonly { id: string; index: Buffer }[],
+  ): Promise<Map<string, number>> {
+    const { rows } = await tx.query<{ ix: string; n: number }>(
+      `WITH indexed AS (
+         UPDATE privacy_requests p SET identity_index = given.ix
+           FROM unnest($1::text[], $2::bytea[]) AS given(id, ix)
+          WHERE p.id = given.id)
+       SELECT encode(wanted.ix, 'hex') AS ix,
+              (SELECT count(*)::int FROM privacy_requests r
+                WHERE r.identity_index = wanted.ix AND r.status = 'complete'
+                  AND r.finished_processing_at > now() - interval '12 months'
+                  AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id
+                                                  AND rules.action_type = 'access')) AS n
+         FROM (SELECT DISTINCT ix FROM unnest($2::bytea[]) AS ix) AS wanted`,
+      [requests.map((request) => request.id), requests.map((request) => request.index)],
+    );
+    return new Map(rows.map((row) => [row.ix, row.n]));
+  },
+
   async setIdentityIndex(tx: Queryable, id: string, index: Buffer): Promise<void> {
     await tx.query('UPDATE privacy_requests SET identity_index = $2 WHERE id = $1', [id, index]);
   },
@@ -105,8 +143,8 @@ export const clockRepository = {
     return rows[0]?.n ?? 0;
   },
 
-  async flagExcessive(tx: Queryable, id: string): Promise<void> {
-    await tx.query('UPDATE privacy_requests SET excessive = true WHERE id = $1', [id]);
+  async flagExcessive(tx: Queryable, ids: readonly string[]): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET excessive = true WHERE id = ANY($1::text[])', [[...ids]]);
   },
 
   /**

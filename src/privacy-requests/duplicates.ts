@@ -37,6 +37,50 @@ export async function screenTrusted(
   services: Pick<Services, 'config' | 'keyring'>,
   rows: readonly RequestRow[],
 ): Promise<RequestRow[]> {
+  return rows.some((row) => isChecked(services.config.duplicateDetection, row))
+    ? screenOneByOne(tx, services, rows)
+    : indexUnchecked(tx, services, rows);
+}
+
+/**
+ * A batch of which none is checked (an operator's, under the default): nothing can be canceled, so the
+ * whole batch is locked, indexed and counted for excess in a fixed number of statements, whatever its size.
+ */
+async function indexUnchecked(
+  tx: Queryable,
+  services: Pick<Services, 'keyring'>,
+  rows: readonly RequestRow[],
+): Promise<RequestRow[]> {
+  const indexed = rows.flatMap((row) => {
+    const email = row.identity_sealed
+      ? openIdentity(services.keyring, row.id, row.identity_sealed).email
+      : undefined;
+    return email ? [{ id: row.id, index: identityIndex(services.keyring, email) }] : [];
+  });
+  if (indexed.length === 0) return [...rows];
+  await clockRepository.lockIdentities(
+    tx,
+    indexed.map((request) => request.index),
+  );
+  const completed = await clockRepository.indexAndCountCompletedAccess(tx, indexed);
+  const excessive = new Set(
+    indexed
+      .filter((request) => (completed.get(request.index.toString('hex')) ?? 0) >= EXCESS_AFTER)
+      .map((request) => request.id),
+  );
+  if (excessive.size > 0) await clockRepository.flagExcessive(tx, [...excessive]);
+  return rows.map((row) => (excessive.has(row.id) ? { ...row, excessive: true } : row));
+}
+
+/**
+ * A batch with checked requests, one request after the other: a request may repeat one indexed earlier in
+ * the same batch.
+ */
+async function screenOneByOne(
+  tx: Queryable,
+  services: Pick<Services, 'config' | 'keyring'>,
+  rows: readonly RequestRow[],
+): Promise<RequestRow[]> {
   const admitted: RequestRow[] = [];
   for (const row of rows) {
     const email = row.identity_sealed
@@ -57,7 +101,7 @@ export async function screenTrusted(
       continue;
     }
     if ((await clockRepository.completedAccessInYear(tx, index)) >= EXCESS_AFTER) {
-      await clockRepository.flagExcessive(tx, row.id);
+      await clockRepository.flagExcessive(tx, [row.id]);
       admitted.push({ ...row, excessive: true });
     } else admitted.push(row);
   }

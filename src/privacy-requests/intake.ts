@@ -9,7 +9,7 @@ import { dueDateOf, jurisdictionOf } from '../deadlines/clock.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
-import { approvedEntry, awaitsOperator, planOf } from './approval.ts';
+import { approvedEntry, awaitsOperatorUnder, planOf } from './approval.ts';
 import { clockRepository } from './clock-repository.ts';
 import { screenTrusted } from './duplicates.ts';
 import { enqueueAdvances } from './jobs.ts';
@@ -21,6 +21,7 @@ import {
   type RequestRow,
 } from './repository.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
+import { loadPolicyEmbeds } from './view.ts';
 
 type IntakeServices = Pick<Services, 'queue' | 'config' | 'keyring'>;
 
@@ -152,8 +153,13 @@ async function awaitingOperator(
   services: Pick<Services, 'config'>,
   rows: readonly RequestRow[],
 ): Promise<Set<string>> {
+  const policies = await loadPolicyEmbeds(tx, [...new Set(rows.map((row) => row.policy_id))]);
   const waiting = new Set<string>();
-  for (const row of rows) if (await awaitsOperator(services, tx, row)) waiting.add(row.id);
+  for (const row of rows) {
+    const policy = policies.get(row.policy_id);
+    if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
+    if (awaitsOperatorUnder(services, policy, row)) waiting.add(row.id);
+  }
   return waiting;
 }
 

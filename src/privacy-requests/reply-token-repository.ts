@@ -2,11 +2,32 @@
 // and a used or expired one is refused. The token itself (a signed JWT) never reaches the store.
 import type { Queryable } from '../db/database.ts';
 
+/** A reply token to record; `ttlSeconds` from now. */
+export interface NewReplyToken {
+  jti: string;
+  step: number;
+  kind: 'resume' | 'pre_approval';
+  ttlSeconds: number;
+}
+
+/**
+ * The INSERT of `insertToken` for the request row of `source` (a CTE with an `id` column; no row, no
+ * token), for a statement that records the token beside other work; its four values are the parameters
+ * numbered from `first`, in the order of `insertTokenValues`.
+ */
+export function insertTokenFrom(source: string, first: number): string {
+  return `INSERT INTO reply_tokens (jti, privacy_request_id, step, kind, expires_at)
+          SELECT $${first}, id, $${first + 1}, $${first + 2}, now() + make_interval(secs => $${first + 3}::int)
+            FROM ${source}`;
+}
+
+/** The values of `insertTokenFrom`, in its order. */
+export function insertTokenValues(token: NewReplyToken): unknown[] {
+  return [token.jti, token.step, token.kind, token.ttlSeconds];
+}
+
 export const replyTokenRepository = {
-  async insertToken(
-    tx: Queryable,
-    token: { jti: string; id: string; step: number; kind: 'resume' | 'pre_approval'; ttlSeconds: number },
-  ): Promise<void> {
+  async insertToken(tx: Queryable, token: NewReplyToken & { id: string }): Promise<void> {
     await tx.query(
       `INSERT INTO reply_tokens (jti, privacy_request_id, step, kind, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::int))`,

@@ -2,7 +2,6 @@
 // also completes the plan step and appends the log in the same statement (see move). Sealed identities go
 // in and out as opaque bytes; only identity.ts seals and opens them.
 import type { Queryable } from '../db/database.ts';
-import { type PolicyWithRulesAsRead, policyWithRulesJson } from '../policies/repository.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRepository, logRows } from './log-repository.ts';
 import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
@@ -163,14 +162,59 @@ function transitionParts(id: string, from: Status, to: Status, changes: RequestC
   return { sets, params, guard };
 }
 
+/** A compare-and-set of a request (see privacyRequestRepository.move). */
+export interface Move {
+  id: string;
+  from: Status;
+  to: Status;
+  changes?: RequestChanges;
+  atStep?: number;
+  completeStep?: number;
+  entries: readonly LogEntry[];
+}
+
+/** The CTEs of a move (`moved` the request as it is afterwards), for a statement to end with its SELECT. */
+export function moveStatement(move: Move): { sql: string; params: unknown[] } {
+  // A status change always says so in the request's log: the owner of transitions makes sure of it.
+  if (
+    move.from !== move.to &&
+    !move.entries.some((entry) => entry.kind === 'transition' && entry.toStatus === move.to)
+  )
+    throw new Error(`A move from ${move.from} to ${move.to} needs its transition log entry.`);
+  const { sets, params, guard } = transitionParts(
+    move.id,
+    move.from,
+    move.to,
+    move.changes ?? {},
+    move.atStep,
+  );
+  params.push(logJson(move.entries));
+  const entriesParam = `$${params.length}`;
+  let completion = '';
+  if (move.completeStep !== undefined) {
+    params.push(move.completeStep);
+    completion = `, completed AS (
+       UPDATE privacy_request_steps SET completed_at = now()
+        WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
+  }
+  return {
+    sql: `WITH moved AS (
+       UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
+     logged AS (
+       INSERT INTO privacy_request_log ${LOG_COLUMNS}
+       ${logRows('(SELECT id FROM moved)', entriesParam)})`,
+    params,
+  };
+}
+
 /** jsonb_agg renders timestamps as text. */
-type DatesAsText = { completed_at: string | null; answered_at: string | null };
+export type DatesAsText = { completed_at: string | null; answered_at: string | null };
 
 /** The plan of the request `r` as one JSON array, in step order. */
-const STEPS_OF_REQUEST = `COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
+export const STEPS_OF_REQUEST = `COALESCE((SELECT jsonb_agg(s ORDER BY s.position) FROM privacy_request_steps s
                                      WHERE s.privacy_request_id = r.id), '[]'::jsonb)`;
 
-function withParsedSteps(
+export function withParsedSteps(
   found: (RequestRow & { steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[] }) | undefined,
 ): { row: RequestRow; steps: StepRow[] } | undefined {
   if (!found) return undefined;
@@ -319,92 +363,13 @@ export const privacyRequestRepository = {
   },
 
   /**
-   * The start of a run, in one statement (one round trip, one commit): an `approved` request moves to
-   * `in_processing`, logging `entries`; the request as it is afterwards comes back with its plan and its
-   * policy (with the rules), all from one snapshot, so a request seen `approved` or later always comes with the steps its approval
-   * snapshotted. A request in any other status is only read. One moved by another transaction meanwhile
-   * comes back as it was when the statement began, and the run's next compare-and-set on it loses.
-   */
-  async startRun(
-    db: Queryable,
-    id: string,
-    startedAt: Date,
-    entries: readonly LogEntry[],
-  ): Promise<{ row: RequestRow; steps: StepRow[]; policy: PolicyWithRulesAsRead } | undefined> {
-    const { rows } = await db.query<
-      RequestRow & {
-        steps: (Omit<StepRow, keyof DatesAsText> & DatesAsText)[];
-        policy: PolicyWithRulesAsRead;
-      }
-    >(
-      `WITH started AS (
-         UPDATE privacy_requests SET status = 'in_processing', started_processing_at = $2, updated_at = now()
-          WHERE id = $1 AND status = 'approved' RETURNING *),
-       logged AS (
-         INSERT INTO privacy_request_log ${LOG_COLUMNS}
-         ${logRows('(SELECT id FROM started)', '$3')}),
-       request AS (
-         SELECT * FROM started
-         UNION ALL
-         SELECT * FROM privacy_requests WHERE id = $1 AND NOT EXISTS (SELECT FROM started))
-       SELECT r.*, ${STEPS_OF_REQUEST} AS steps, ${policyWithRulesJson('r.policy_id')} AS policy
-         FROM request r`,
-      [id, startedAt, logJson(entries)],
-    );
-    const found = rows[0];
-    if (!found) return undefined;
-    const { policy, ...request } = found;
-    return { ...(withParsedSteps(request) as { row: RequestRow; steps: StepRow[] }), policy };
-  },
-
-  /**
    * `transition`, the completion of the step at `completeStep` and the log entries, in one statement (one
    * round trip, one commit): all of it applies only if the compare-and-set on status (and cursor, when
    * `atStep` is given) wins. Answers the request as it is afterwards, or undefined when the set lost.
    */
-  async move(
-    db: Queryable,
-    move: {
-      id: string;
-      from: Status;
-      to: Status;
-      changes?: RequestChanges;
-      atStep?: number;
-      completeStep?: number;
-      entries: readonly LogEntry[];
-    },
-  ): Promise<RequestRow | undefined> {
-    // A status change always says so in the request's log: the owner of transitions makes sure of it.
-    if (
-      move.from !== move.to &&
-      !move.entries.some((entry) => entry.kind === 'transition' && entry.toStatus === move.to)
-    )
-      throw new Error(`A move from ${move.from} to ${move.to} needs its transition log entry.`);
-    const { sets, params, guard } = transitionParts(
-      move.id,
-      move.from,
-      move.to,
-      move.changes ?? {},
-      move.atStep,
-    );
-    params.push(logJson(move.entries));
-    const entriesParam = `$${params.length}`;
-    let completion = '';
-    if (move.completeStep !== undefined) {
-      params.push(move.completeStep);
-      completion = `, completed AS (
-         UPDATE privacy_request_steps SET completed_at = now()
-          WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
-    }
-    const { rows } = await db.query<RequestRow>(
-      `WITH moved AS (
-         UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
-       logged AS (
-         INSERT INTO privacy_request_log ${LOG_COLUMNS}
-         ${logRows('(SELECT id FROM moved)', entriesParam)})
-       SELECT * FROM moved`,
-      params,
-    );
+  async move(db: Queryable, move: Move): Promise<RequestRow | undefined> {
+    const { sql, params } = moveStatement(move);
+    const { rows } = await db.query<RequestRow>(`${sql} SELECT * FROM moved`, params);
     return rows[0];
   },
 

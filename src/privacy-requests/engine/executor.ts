@@ -7,9 +7,10 @@
 // compare-and-set returned, the row as committed then (a transition by anybody else makes the next set
 // lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
 // header value or a response body.
-import { announceCompletion } from '../../access-delivery/completion.ts';
+import { randomUUID } from 'node:crypto';
+import { announceCompletion, prepareAnnouncement } from '../../access-delivery/completion.ts';
 import type { CallbackDelivery } from '../../callbacks/delivery.ts';
-import { connectionRepository } from '../../connections/repository.ts';
+import { type CallbackTarget, connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -28,7 +29,8 @@ import { issueReplyToken } from '../reply-token.ts';
 import { runRulesOf } from '../rules/runner.ts';
 import { openCorrections } from '../../corrections/sealing.ts';
 import type { LogEntry } from '../log-repository.ts';
-import { replyTokenRepository } from '../reply-token-repository.ts';
+import { type NewReplyToken, replyTokenRepository } from '../reply-token-repository.ts';
+import { preparedMoveRepository } from '../prepared-move-repository.ts';
 import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from '../repository.ts';
 import type { Status } from '../statuses.ts';
 import type { StepRow } from '../step-repository.ts';
@@ -53,6 +55,16 @@ interface Run {
   readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
   identity?: { sealed: Uint8Array; opened: Identity };
+  /** What the statement that confirmed the last step read and recorded for the call of the next one. */
+  prepared?: PreparedCall;
+}
+
+/** A webhook call's target and reply token, read and recorded by the move before it (moveAndPrepare). */
+interface PreparedCall {
+  position: number;
+  target: CallbackTarget | undefined;
+  /** The jti of the reply token recorded for the call, when it awaits an answer. */
+  tokenJti?: string;
 }
 
 export class PrivacyRequestExecutor {
@@ -70,13 +82,17 @@ export class PrivacyRequestExecutor {
 
   /** Advances the request as far as it can go now: to completion, a pause, an error, or awaiting approval. */
   async advance(id: string): Promise<void> {
-    const loaded = await repo.startRun(this.#db, id, new Date(), [
+    const loaded = await preparedMoveRepository.startRun(this.#db, id, new Date(), [
       transitionEntry('approved', 'in_processing', 'execution started'),
     ]);
     if (!loaded) return;
+    const first = loaded.steps.find((step) => step.position === loaded.row.next_step);
     const run: Run = {
       steps: loaded.steps,
       policy: { whole: loaded.policy, embed: toPolicyEmbed(loaded.policy) },
+      ...(first?.kind === 'pre' || first?.kind === 'post'
+        ? { prepared: { position: first.position, target: loaded.firstTarget } }
+        : {}),
     };
     let row: RequestRow | undefined = loaded.row;
     for (let round = 0; round < MAX_STEPS_PER_RUN && row; round++) {
@@ -219,10 +235,20 @@ export class PrivacyRequestExecutor {
     const twoWay = step.direction === 'two_way';
     // Read for every call, not once a run: a rotated signing secret or a replaced authorization applies
     // from the next callback (docs/callbacks.md), and an OAuth connection's row carries its cached token.
-    const target = step.connection_key
-      ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
-      : undefined;
-    const replyToken = asksForReply(step) ? await this.#issueToken(row, step) : undefined;
+    // The statement that confirmed the step before this one read it (and recorded this call's reply
+    // token) when it could: after that step's call, before this one.
+    const prepared = run.prepared?.position === step.position ? run.prepared : undefined;
+    run.prepared = undefined;
+    const target = prepared
+      ? prepared.target
+      : step.connection_key
+        ? await connectionRepository.callbackTarget(this.#db, step.connection_key)
+        : undefined;
+    const replyToken = !asksForReply(step)
+      ? undefined
+      : prepared?.tokenJti
+        ? (await this.#sealToken(row, step, prepared.tokenJti)).token
+        : await this.#issueToken(row, step);
     const headers = callbackHeaders(row, step, replyToken);
     const body = callbackBody(
       row,
@@ -315,18 +341,26 @@ export class PrivacyRequestExecutor {
   }
 
   async #issueToken(row: RequestRow, step: StepRow): Promise<string> {
-    const { token, claims } = await issueReplyToken(this.#services.keyring, {
+    const { token, claims } = await this.#sealToken(row, step, randomUUID());
+    await replyTokenRepository.insertToken(this.#db, { ...this.#tokenRecord(step, claims.jti), id: row.id });
+    return token;
+  }
+
+  #sealToken(row: RequestRow, step: StepRow, jti: string) {
+    return issueReplyToken(this.#services.keyring, {
       webhook_id: step.webhook_id as string,
       privacy_request_id: row.id,
+      jti,
     });
-    await replyTokenRepository.insertToken(this.#db, {
-      jti: claims.jti,
-      id: row.id,
+  }
+
+  #tokenRecord(step: StepRow, jti: string): NewReplyToken {
+    return {
+      jti,
       step: step.position,
       kind: step.kind === 'pre_approval' ? 'pre_approval' : 'resume',
       ttlSeconds: this.#services.config.privacyRequestDelayTimeoutSeconds,
-    });
-    return token;
+    };
   }
 
   /**
@@ -345,8 +379,15 @@ export class PrivacyRequestExecutor {
     const last = to === 'in_processing' && !run.steps.some((other) => other.position > step.position);
     const now = new Date();
     const policy = last ? run.policy.embed : undefined;
+    const next = run.steps.find((other) => other.position === step.position + 1);
+    const nextCall =
+      to === 'in_processing' && (next?.kind === 'pre' || next?.kind === 'post') ? next : undefined;
     return (
-      policy ? (move: Move) => this.#completing(policy, move) : (move: Move) => repo.move(this.#db, move)
+      policy
+        ? (move: Move) => this.#completing(policy, move, row)
+        : nextCall
+          ? (move: Move) => this.#movePreparing(run, move, nextCall)
+          : (move: Move) => repo.move(this.#db, move)
     )({
       id: row.id,
       from: row.status,
@@ -362,6 +403,18 @@ export class PrivacyRequestExecutor {
     });
   }
 
+  /** A move that also reads the next call's target and records its reply token (one statement). */
+  async #movePreparing(run: Run, move: Move, next: StepRow): Promise<RequestRow | undefined> {
+    const tokenJti = asksForReply(next) ? randomUUID() : undefined;
+    const moved = await preparedMoveRepository.moveAndPrepare(this.#db, move, {
+      connectionKey: next.connection_key,
+      ...(tokenJti ? { token: this.#tokenRecord(next, tokenJti) } : {}),
+    });
+    if (!moved) return undefined;
+    run.prepared = { position: next.position, target: moved.target, ...(tokenJti ? { tokenJti } : {}) };
+    return moved.row;
+  }
+
   async #fail(row: RequestRow, step: StepRow, reason: string, entries: LogEntry[]) {
     await repo.move(this.#db, {
       id: row.id,
@@ -373,8 +426,17 @@ export class PrivacyRequestExecutor {
     });
   }
 
-  /** A move that completes the request, with the subject's completion message in the same transaction. */
-  async #completing(policy: PolicyEmbed, move: Move): Promise<RequestRow | undefined> {
+  /**
+   * A move that completes the request, with the subject's completion message (and download link) in the
+   * same statement, or for an erasure policy (the message reads the erasure's summary and records its
+   * recipients) in the same transaction.
+   */
+  async #completing(policy: PolicyEmbed, move: Move, row: RequestRow): Promise<RequestRow | undefined> {
+    if (!policy.rules.some((rule) => rule.action_type === 'erasure')) {
+      const completed: RequestRow = { ...row, ...move.changes, id: move.id, status: 'complete' };
+      const announcement = await prepareAnnouncement(this.#db, this.#services, completed, policy);
+      return preparedMoveRepository.completeAnnouncing(this.#db, move, announcement);
+    }
     return this.#db.transaction(async (tx) => {
       const moved = await repo.move(tx, move);
       if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved, policy);
@@ -384,14 +446,18 @@ export class PrivacyRequestExecutor {
 
   async #complete(run: Run, row: RequestRow) {
     const now = new Date();
-    await this.#completing(run.policy.embed, {
-      id: row.id,
-      from: 'in_processing',
-      to: 'complete',
-      changes: { finished_processing_at: now, finalized_at: now },
-      atStep: row.next_step,
-      entries: [transitionEntry('in_processing', 'complete', 'every step done')],
-    });
+    await this.#completing(
+      run.policy.embed,
+      {
+        id: row.id,
+        from: 'in_processing',
+        to: 'complete',
+        changes: { finished_processing_at: now, finalized_at: now },
+        atStep: row.next_step,
+        entries: [transitionEntry('in_processing', 'complete', 'every step done')],
+      },
+      row,
+    );
   }
 }
 

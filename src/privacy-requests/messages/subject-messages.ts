@@ -5,7 +5,7 @@
 // verified, where its code went (identity.ts contactEmail); a request without one (or whose identities
 // were purged) gets no message. Nothing here sends or logs anything.
 import type { Queryable } from '../../db/database.ts';
-import { enqueueMessages } from '../../outbox/enqueue.ts';
+import { type AddressedMessage, enqueueMessages } from '../../outbox/enqueue.ts';
 import type { MessageKind } from '../../outbox/repository.ts';
 import { requestStatusUrl } from '../../privacy-center-settings/public-url.ts';
 import { publishedAction, readPrivacyCenterSettings } from '../../privacy-center-settings/settings.ts';
@@ -48,33 +48,39 @@ export async function queueSubjectMessages(
   services: Pick<Services, 'keyring' | 'config'>,
   messages: readonly SubjectMessage[],
 ): Promise<number> {
+  const addressed = await addressSubjectMessages(tx, services, messages);
+  if (addressed.length > 0) await enqueueMessages(tx, services.keyring, addressed);
+  return addressed.length;
+}
+
+/** The messages of `queueSubjectMessages` addressed and worded, for a caller that queues them itself. */
+export async function addressSubjectMessages(
+  tx: Queryable,
+  services: Pick<Services, 'keyring' | 'config'>,
+  messages: readonly SubjectMessage[],
+): Promise<AddressedMessage[]> {
   const addressed = messages.flatMap((message) => {
     const email = message.email ?? contactEmail(services.keyring, message.request);
     return email ? [{ ...message, email }] : [];
   });
-  if (addressed.length === 0) return 0;
+  if (addressed.length === 0) return [];
   const settings = await readPrivacyCenterSettings(tx);
   const unread = addressed.flatMap((message) => (message.policy ? [] : [message.request.policy_id]));
   const policies: Map<string, Pick<PolicyEmbed, 'id' | 'key' | 'name'>> = unread.length > 0
     ? await loadPolicyEmbeds(tx, unread)
     : new Map();
   for (const message of addressed) if (message.policy) policies.set(message.policy.id, message.policy);
-  await enqueueMessages(
-    tx,
-    services.keyring,
-    addressed.map((message) => {
-      const policy = policies.get(message.request.policy_id);
-      const actionTitle =
-        (policy && publishedAction(settings, policy.key)?.title) ?? policy?.name ?? 'privacy request';
-      const rendered = renderMessage(message.kind, {
-        organizationName: settings.organization_name,
-        actionTitle,
-        requestId: message.request.id,
-        statusUrl: requestStatusUrl(services.config, message.request.id),
-        ...message.details,
-      });
-      return { privacyRequestId: message.request.id, kind: message.kind, to: message.email, ...rendered };
-    }),
-  );
-  return addressed.length;
+  return addressed.map((message) => {
+    const policy = policies.get(message.request.policy_id);
+    const actionTitle =
+      (policy && publishedAction(settings, policy.key)?.title) ?? policy?.name ?? 'privacy request';
+    const rendered = renderMessage(message.kind, {
+      organizationName: settings.organization_name,
+      actionTitle,
+      requestId: message.request.id,
+      statusUrl: requestStatusUrl(services.config, message.request.id),
+      ...message.details,
+    });
+    return { privacyRequestId: message.request.id, kind: message.kind, to: message.email, ...rendered };
+  });
 }

@@ -149,12 +149,11 @@ export async function storeAccessPackage(
     sealed: sealed.toString('base64'),
   })}\n`;
   const folder = path.dirname(file);
-  await mkdir(folder, { recursive: true, mode: 0o700 });
   const staging = `${file}.${randomUUID()}.tmp`;
   // Erasure starts once this returns, so the package must survive a power cut: flush the file before the
   // rename and the folder after it.
   try {
-    const handle = await open(staging, 'wx', 0o600);
+    const handle = await openCreatingFolder(staging, folder);
     try {
       await handle.writeFile(envelope);
       await handle.sync();
@@ -173,6 +172,20 @@ export async function storeAccessPackage(
     await directory.close();
   }
   return Buffer.byteLength(envelope);
+}
+
+/**
+ * Creates `file` (exclusive, owner-only) in `folder`, making the folder first only when it is missing: the
+ * folder exists for every package but the first, so a package costs no mkdir of its own.
+ */
+async function openCreatingFolder(file: string, folder: string) {
+  try {
+    return await open(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    return open(file, 'wx', 0o600);
+  }
 }
 
 /** The package stored in this destination for the request, opened; null when there is none. */
