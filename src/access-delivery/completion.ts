@@ -1,5 +1,6 @@
-// The completion message of a request, queued in the transaction that completes it. An access request's
-// message carries a download link: a random 256-bit token whose SHA-256 alone is stored, valid
+// The completion message of a request, queued in the transaction that completes it. A request with access
+// results (its policy's access rules ran, or its access tasks gave data) has a message that carries a
+// download link: a random 256-bit token whose SHA-256 alone is stored, valid
 // LETHE_ACCESS_PACKAGE_TTL_SECONDS. An erasure request's message says what was erased, by datastore,
 // with counts (from the summary the rules step logged).
 import { createHash, randomBytes } from 'node:crypto';
@@ -15,6 +16,7 @@ import { stepRepository } from '../privacy-requests/step-repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rules/summary.ts';
 import type { PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
+import { taskRepository } from '../tasks/repository.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
 export function hashToken(token: string): Buffer {
@@ -61,6 +63,15 @@ async function recordRecipients(tx: Queryable, id: string): Promise<string[]> {
   return names;
 }
 
+/**
+ * Whether the completed request has access results for the subject to download: its policy's access rules
+ * ran (even when they found nothing, the package says so), or its access tasks gave data (a policy with
+ * `drp_action: access` and no rules has only those).
+ */
+async function hasAccessResults(tx: Queryable, id: string, actions: ReadonlySet<string>): Promise<boolean> {
+  return actions.has('access') || (await taskRepository.hasAccessData(tx, id));
+}
+
 /** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */
 export async function announceCompletion(
   tx: Queryable,
@@ -74,7 +85,7 @@ export async function announceCompletion(
   const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
   if (!email) return;
   let download: { url: string; expiresAt: Date } | undefined;
-  if (actions.has('access')) {
+  if (await hasAccessResults(tx, row.id, actions)) {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = await repo.insert(
       tx,

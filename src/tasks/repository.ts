@@ -159,6 +159,16 @@ export const taskRepository = {
     await tx.query('UPDATE tasks SET reminded_on = current_date WHERE id = ANY($1)', [ids]);
   },
 
+  /** Whether an access task of the request was completed with data: the request has access results. */
+  async hasAccessData(db: Queryable, privacyRequestId: string): Promise<boolean> {
+    const { rows } = await db.query<{ given: boolean }>(
+      `SELECT EXISTS (SELECT FROM tasks WHERE privacy_request_id = $1 AND action = 'access' AND status = 'done'
+                         AND data_sealed IS NOT NULL) AS given`,
+      [privacyRequestId],
+    );
+    return rows[0]?.given ?? false;
+  },
+
   /** The access tasks of a request completed with data, in system order. */
   async accessData(db: Queryable, privacyRequestId: string): Promise<TaskRow[]> {
     const { rows } = await db.query<TaskRow>(
