@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { ManualAction, ManualField } from '../manual-systems/schemas.ts';
 
-export type TaskStatus = 'open' | 'done' | 'skipped';
+export type TaskStatus = 'open' | 'done' | 'skipped' | 'canceled';
 
 export interface TaskRow {
   id: string;
@@ -126,6 +126,16 @@ export const taskRepository = {
       [id, close.status, close.doneBy, close.skipReason ?? null, close.dataSealed ?? null],
     );
     return rows[0];
+  },
+
+  /** Closes every open task of the request as `canceled` (its request ended unanswered); answers them. */
+  async cancelOpen(tx: Queryable, privacyRequestId: string, by: string): Promise<TaskRow[]> {
+    const { rows } = await tx.query<TaskRow>(
+      `UPDATE tasks SET status = 'canceled', done_at = now(), done_by = $2
+        WHERE privacy_request_id = $1 AND status = 'open' RETURNING *`,
+      [privacyRequestId, by],
+    );
+    return rows;
   },
 
   async assign(tx: Queryable, id: string, assignee: string | null): Promise<TaskRow | undefined> {
