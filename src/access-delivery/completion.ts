@@ -1,5 +1,6 @@
-// The completion message of a request, queued in the transaction that completes it. An access request's
-// message carries a download link: a random 256-bit token whose SHA-256 alone is stored, valid
+// The completion message of a request, queued in the transaction that completes it. A request with access
+// results (its policy's access rules ran, or its access tasks gave data) has a message that carries a
+// download link: a random 256-bit token whose SHA-256 alone is stored, valid
 // LETHE_ACCESS_PACKAGE_TTL_SECONDS. An erasure request's message says what was erased, by datastore,
 // with counts (from the summary the rules step logged).
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ import { stepRepository } from '../privacy-requests/step-repository.ts';
 import type { ErasureSummary } from '../privacy-requests/rules/summary.ts';
 import type { PolicyEmbed } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
+import { taskRepository } from '../tasks/repository.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
 export function hashToken(token: string): Buffer {
@@ -92,7 +94,7 @@ export async function prepareAnnouncement(
   if (!email) return undefined;
   let link: PreparedAnnouncement['link'];
   let download: { url: string; expiresAt: Date } | undefined;
-  if (policy.rules.some((rule) => rule.action_type === 'access')) {
+  if (await hasAccessResults(db, row.id, new Set(policy.rules.map((rule) => rule.action_type)))) {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + services.config.accessPackageTtlSeconds * 1000);
     link = { tokenHash: hashToken(token), expiresAt };
@@ -102,6 +104,15 @@ export async function prepareAnnouncement(
     { request: row, kind: 'completed', details: { download }, email, policy },
   ]);
   return { ...(link ? { link } : {}), messages: sealMessages(services.keyring, addressed) };
+}
+
+/**
+ * Whether the completed request has access results for the subject to download: its policy's access rules
+ * ran (even when they found nothing, the package says so), or its access tasks gave data (a policy with
+ * `drp_action: access` and no rules has only those).
+ */
+async function hasAccessResults(tx: Queryable, id: string, actions: ReadonlySet<string>): Promise<boolean> {
+  return actions.has('access') || (await taskRepository.hasAccessData(tx, id));
 }
 
 /** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */
@@ -117,7 +128,7 @@ export async function announceCompletion(
   const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
   if (!email) return;
   let download: { url: string; expiresAt: Date } | undefined;
-  if (actions.has('access')) {
+  if (await hasAccessResults(tx, row.id, actions)) {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = await repo.insert(
       tx,

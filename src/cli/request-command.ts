@@ -22,7 +22,7 @@ export const REQUEST_USAGE = `Usage:
   lethe request extend ID --reason TEXT [--json]
       extend an open request's due date once, as its jurisdiction allows; the subject is told why
   lethe request cancel ID [--reason TEXT] [--json]
-      cancel a request that is unverified, pending, approved or paused
+      cancel a request that is unverified, pending, approved, paused or waiting on tasks
 `;
 
 export type RequestCommand =

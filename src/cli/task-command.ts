@@ -7,10 +7,10 @@ import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { cliActor, formatJson, formatTable } from './output.ts';
 
-const TASK_STATUSES: readonly TaskStatus[] = ['open', 'done', 'skipped'];
+const TASK_STATUSES: readonly TaskStatus[] = ['open', 'done', 'skipped', 'canceled'];
 
 export const TASK_USAGE = `Usage:
-  lethe task list [--status open|done|skipped] [--assignee NAME] [--overdue] [--json]
+  lethe task list [--status open|done|skipped|canceled] [--assignee NAME] [--overdue] [--json]
       list tasks, soonest due first
   lethe task complete ID [--data JSON] [--json]
       complete an open task; JSON maps the system's field names to values (access tasks)

@@ -191,7 +191,7 @@ export function subjectRequestRoutes(services: Services, throttle: PublicThrottl
         schema: {
           tags: ['privacy requests'],
           summary:
-            'Cancel a request in identity_unverified, pending, approved or paused (its reply-to-token dies); 400 otherwise.',
+            'Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise.',
           security,
           params: RequestIdParams,
           body: Type.Object(

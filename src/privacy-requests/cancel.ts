@@ -1,20 +1,28 @@
 // Canceling a privacy request: by an operator (POST /v1/privacy-request/{id}/cancel) or by the sweep when
-// its subject never verified their identity. Allowed before any work has begun or while paused; a paused
-// request's reply-to-token dies with it, and since every later step is a compare-and-set on the status, no
-// webhook runs afterwards. The subject is told in the same transaction.
+// its subject never verified their identity. Allowed before any work has begun, while paused, and while
+// waiting on manual tasks (requires_input); a paused request's reply-to-token dies with it, its open tasks
+// are closed as canceled, and since every later step is a compare-and-set on the status, no webhook runs
+// afterwards. What the rules step already did is not undone. The subject is told in the same transaction.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
+import { cancelTasksOf } from '../tasks/service.ts';
 import { verificationRepository } from '../verification/repository.ts';
 import { sweepRepository } from './sweep-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
 
-export const CANCELABLE: readonly Status[] = ['identity_unverified', 'pending', 'approved', 'paused'];
+export const CANCELABLE: readonly Status[] = [
+  'identity_unverified',
+  'pending',
+  'approved',
+  'paused',
+  'requires_input',
+];
 export const UNVERIFIED_REASON = 'identity not verified in time';
 
 /** Cancels a request the caller holds locked; false (nothing changed) when its status does not allow it. */
@@ -42,6 +50,7 @@ export async function cancelLocked(
     message: `canceled by ${by}${reason ? `: ${reason}` : ''}`,
   });
   if (!moved) return false;
+  await cancelTasksOf(tx, row.id, by);
   await replyTokenRepository.expireTokens(tx, row.id);
   await verificationRepository.remove(tx, row.id);
   await queueSubjectMessages(tx, services, [

@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { ManualAction, ManualField } from '../manual-systems/schemas.ts';
 
-export type TaskStatus = 'open' | 'done' | 'skipped';
+export type TaskStatus = 'open' | 'done' | 'skipped' | 'canceled';
 
 export interface TaskRow {
   id: string;
@@ -128,6 +128,16 @@ export const taskRepository = {
     return rows[0];
   },
 
+  /** Closes every open task of the request as `canceled` (its request ended unanswered); answers them. */
+  async cancelOpen(tx: Queryable, privacyRequestId: string, by: string): Promise<TaskRow[]> {
+    const { rows } = await tx.query<TaskRow>(
+      `UPDATE tasks SET status = 'canceled', done_at = now(), done_by = $2
+        WHERE privacy_request_id = $1 AND status = 'open' RETURNING *`,
+      [privacyRequestId, by],
+    );
+    return rows;
+  },
+
   async assign(tx: Queryable, id: string, assignee: string | null): Promise<TaskRow | undefined> {
     const { rows } = await tx.query<TaskRow>('UPDATE tasks SET assignee = $2 WHERE id = $1 RETURNING *', [
       id,
@@ -157,6 +167,16 @@ export const taskRepository = {
 
   async markReminded(tx: Queryable, ids: readonly string[]): Promise<void> {
     await tx.query('UPDATE tasks SET reminded_on = current_date WHERE id = ANY($1)', [ids]);
+  },
+
+  /** Whether an access task of the request was completed with data: the request has access results. */
+  async hasAccessData(db: Queryable, privacyRequestId: string): Promise<boolean> {
+    const { rows } = await db.query<{ given: boolean }>(
+      `SELECT EXISTS (SELECT FROM tasks WHERE privacy_request_id = $1 AND action = 'access' AND status = 'done'
+                         AND data_sealed IS NOT NULL) AS given`,
+      [privacyRequestId],
+    );
+    return rows[0]?.given ?? false;
   },
 
   /** The access tasks of a request completed with data, in system order. */

@@ -9,7 +9,10 @@ const Strict = { additionalProperties: false } as const;
 export const MAX_VALUE_LENGTH = 10_000;
 export const MAX_REASON_LENGTH = 2000;
 
-export const TaskStatus = Type.Union([Type.Literal('open'), Type.Literal('done'), Type.Literal('skipped')]);
+export const TaskStatus = Type.Union(
+  [Type.Literal('open'), Type.Literal('done'), Type.Literal('skipped'), Type.Literal('canceled')],
+  { description: 'canceled: closed with its request, which was canceled before the task was done' },
+);
 
 export const TaskView = named(
   'Task',

@@ -1,9 +1,9 @@
 // Tasks after their creation: listing, completing (access data sealed, an erasure confirmed with who and
-// when), skipping with a reason, assigning. Each change is a line in the request's log, in the
-// transaction of the change. Closing a request's last open task moves it from `requires_input` back to
-// `in_processing` and queues its continuation (post-execution webhooks, then `complete`) in that same
-// transaction. Changes to one request's tasks are serialised on the request's row, so two people closing
-// its last two tasks at once cannot both leave it waiting.
+// when), skipping with a reason, assigning, and closing the open ones of a canceled request. Each change
+// is a line in the request's log, in the transaction of the change. Closing a request's last open task
+// moves it from `requires_input` back to `in_processing` and queues its continuation (post-execution
+// webhooks, then `complete`) in that same transaction. Changes to one request's tasks are serialised on
+// the request's row, so two people closing its last two tasks at once cannot both leave it waiting.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -93,6 +93,10 @@ async function changeOpenTask(
   const request = await privacyRequestRepository.lock(tx, found.privacy_request_id);
   const task = await taskRepository.lock(tx, id);
   if (!request || !task) throw notFound(`No task with id ${id}.`);
+  if (task.status === 'canceled')
+    throw conflict(
+      `The task ${id} was canceled with its privacy request ${request.id} (${request.status}): nobody runs that request any more.`,
+    );
   if (task.status !== 'open') throw conflict(`The task ${id} is already ${task.status}.`);
   const entry = await change(task);
   await logRepository.appendLog(tx, request.id, [entry]);
@@ -192,6 +196,25 @@ export async function skipTask(
       };
     }),
   );
+}
+
+/**
+ * Closes the open tasks of a request that ended unanswered (canceled), in the caller's transaction, which
+ * moves the request: they leave the inbox, the overdue and stuck counts and the reminders, and can no
+ * longer be completed. One line of the request's log names them.
+ */
+export async function cancelTasksOf(tx: Queryable, privacyRequestId: string, by: string): Promise<void> {
+  const canceled = await taskRepository.cancelOpen(tx, privacyRequestId, by);
+  if (canceled.length === 0) return;
+  await logRepository.appendLog(tx, privacyRequestId, [
+    {
+      kind: 'note',
+      message: `${canceled.length} open task(s) canceled with the request: ${canceled
+        .map((task) => `${task.action} in ${task.system_name}`)
+        .join(', ')}`,
+      details: { status: 'canceled', task_ids: canceled.map((task) => task.id), done_by: by },
+    },
+  ]);
 }
 
 export async function assignTask(db: Database, by: ChangeActor, id: string, assignee: string | null) {

@@ -1,5 +1,6 @@
-// Cancel a privacy request (identity_unverified, pending, approved or paused), with an optional reason, in a
-// modal dialog. The subject is told by email; a paused request's reply-to-token stops working.
+// Cancel a privacy request (identity_unverified, pending, approved, paused or requires_input), with an
+// optional reason, in a modal dialog. The subject is told by email; a paused request's reply-to-token stops
+// working; the open tasks of one waiting on them are canceled.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { answer } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
@@ -7,7 +8,7 @@ import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { PrivacyRequest } from '../schema.ts';
 
-export const CANCELABLE = new Set(['identity_unverified', 'pending', 'approved', 'paused']);
+export const CANCELABLE = new Set(['identity_unverified', 'pending', 'approved', 'paused', 'requires_input']);
 
 export function CancelDialog(props: {
   request: PrivacyRequest;
