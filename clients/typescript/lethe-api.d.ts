@@ -1593,7 +1593,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a request in identity_unverified, pending, approved or paused (its reply-to-token dies); 400 otherwise. */
+        /** Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise. */
         post: operations["cancelPrivacyRequest"];
         delete?: never;
         options?: never;
@@ -2003,7 +2003,8 @@ export interface components {
             system: string;
             system_name: string;
             action: "access" | "erasure";
-            status: "open" | "done" | "skipped";
+            /** @description canceled: closed with its request, which was canceled before the task was done */
+            status: "open" | "done" | "skipped" | "canceled";
             assignee: string | null;
             /** Format: date-time */
             due_at: string;
@@ -8206,7 +8207,8 @@ export interface operations {
     listTask: {
         parameters: {
             query?: {
-                status?: "open" | "done" | "skipped";
+                /** @description canceled: closed with its request, which was canceled before the task was done */
+                status?: "open" | "done" | "skipped" | "canceled";
                 assignee?: string;
                 overdue?: boolean;
                 page?: number;
