@@ -20,6 +20,11 @@ export interface LogEntry {
   details?: unknown;
 }
 
+/** A log entry for a move of the request from one status to another. */
+export function transitionEntry(from: Status, to: Status, message: string): LogEntry {
+  return { kind: 'transition', fromStatus: from, toStatus: to, message };
+}
+
 export interface LogRow {
   seq: number;
   at: Date;

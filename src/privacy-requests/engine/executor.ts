@@ -8,7 +8,6 @@
 // lose and the run stop). Webhook calls happen outside any transaction. It never logs an identity, a
 // header value or a response body.
 import { randomUUID } from 'node:crypto';
-import { announceCompletion, prepareAnnouncement } from '../../access-delivery/completion.ts';
 import type { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { type CallbackTarget, connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
@@ -28,19 +27,23 @@ import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
 import { runRulesOf } from '../rules/runner.ts';
 import { openCorrections } from '../../corrections/sealing.ts';
-import type { LogEntry } from '../log-repository.ts';
+import { type LogEntry, transitionEntry } from '../log-repository.ts';
 import { type NewReplyToken, replyTokenRepository } from '../reply-token-repository.ts';
 import { preparedMoveRepository } from '../prepared-move-repository.ts';
-import { privacyRequestRepository as repo, type RequestChanges, type RequestRow } from '../repository.ts';
+import {
+  type Move,
+  privacyRequestRepository as repo,
+  type RequestChanges,
+  type RequestRow,
+} from '../repository.ts';
 import type { Status } from '../statuses.ts';
 import type { StepRow } from '../step-repository.ts';
 import { type PolicyEmbed, toPolicyEmbed } from '../view.ts';
 import { asksForReply, callbackBody, callbackHeaders, deliverCallback } from './webhook-step.ts';
+import { completeAfterLastStep, completeWithAnnouncement } from './completion-step.ts';
 
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
 const MAX_STEPS_PER_RUN = 500;
-
-type Move = Parameters<typeof repo.move>[1];
 
 /** The request after a step, to continue from; undefined to stop this run. */
 type StepResult = RequestRow | undefined;
@@ -113,7 +116,8 @@ export class PrivacyRequestExecutor {
       if (!step) {
         // The last step completes the request with it; this finds one left with every step done but not
         // complete (by an earlier version of this code).
-        if (row.status === 'in_processing') await this.#complete(run, row);
+        if (row.status === 'in_processing')
+          await completeAfterLastStep(this.#services, run.policy.embed, row);
         return;
       }
       if (row.status === 'pending' && step.kind !== 'pre_approval') return;
@@ -384,7 +388,7 @@ export class PrivacyRequestExecutor {
       to === 'in_processing' && (next?.kind === 'pre' || next?.kind === 'post') ? next : undefined;
     return (
       policy
-        ? (move: Move) => this.#completing(policy, move, row)
+        ? (move: Move) => completeWithAnnouncement(this.#services, policy, move, row)
         : nextCall
           ? (move: Move) => this.#movePreparing(run, move, nextCall)
           : (move: Move) => repo.move(this.#db, move)
@@ -425,42 +429,4 @@ export class PrivacyRequestExecutor {
       entries: [...entries, { ...transitionEntry(row.status, 'error', reason), error: reason }],
     });
   }
-
-  /**
-   * A move that completes the request, with the subject's completion message (and download link) in the
-   * same statement, or for an erasure policy (the message reads the erasure's summary and records its
-   * recipients) in the same transaction.
-   */
-  async #completing(policy: PolicyEmbed, move: Move, row: RequestRow): Promise<RequestRow | undefined> {
-    if (!policy.rules.some((rule) => rule.action_type === 'erasure')) {
-      const completed: RequestRow = { ...row, ...move.changes, id: move.id, status: 'complete' };
-      const announcement = await prepareAnnouncement(this.#db, this.#services, completed, policy);
-      return preparedMoveRepository.completeAnnouncing(this.#db, move, announcement);
-    }
-    return this.#db.transaction(async (tx) => {
-      const moved = await repo.move(tx, move);
-      if (moved?.status === 'complete') await announceCompletion(tx, this.#services, moved, policy);
-      return moved;
-    });
-  }
-
-  async #complete(run: Run, row: RequestRow) {
-    const now = new Date();
-    await this.#completing(
-      run.policy.embed,
-      {
-        id: row.id,
-        from: 'in_processing',
-        to: 'complete',
-        changes: { finished_processing_at: now, finalized_at: now },
-        atStep: row.next_step,
-        entries: [transitionEntry('in_processing', 'complete', 'every step done')],
-      },
-      row,
-    );
-  }
-}
-
-function transitionEntry(from: Status, to: Status, message: string): LogEntry {
-  return { kind: 'transition', fromStatus: from, toStatus: to, message };
 }
