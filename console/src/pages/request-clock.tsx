@@ -84,11 +84,18 @@ export function ClockFacts(props: { request: PrivacyRequest }) {
   );
 }
 
-function ReasonDialog(props: {
+/**
+ * A modal dialog asking for a reason (required, at most `maxLength` characters, trimmed) before an action;
+ * the API's sentence stays in it when the API refuses, and it closes and calls `onDone` when it accepts.
+ */
+export function ReasonDialog(props: {
   heading: string;
   explanation: string;
   submitLabel: string;
   danger?: boolean;
+  /** What becomes of the reason, under its field; by default, that the subject is told it. */
+  reasonHint?: string;
+  maxLength?: number;
   onSubmit: (reason: string) => Promise<unknown>;
   onClose: () => void;
   onDone: () => Promise<void>;
@@ -115,13 +122,13 @@ function ReasonDialog(props: {
       <form onSubmit={submit}>
         <h2 id="reason-heading">{props.heading}</h2>
         <p className="hint">{props.explanation}</p>
-        <Field label="Reason" hint="the subject is told this reason">
+        <Field label="Reason" hint={props.reasonHint ?? 'the subject is told this reason'}>
           {(id, describedBy) => (
             <textarea
               id={id}
               aria-describedby={describedBy}
               required
-              maxLength={REASON_MAX_LENGTH}
+              maxLength={props.maxLength ?? REASON_MAX_LENGTH}
               rows={3}
               value={reason}
               onChange={(event) => setReason(event.target.value)}

@@ -296,7 +296,7 @@ export function RequestDetailPage(props: { id: string }) {
               </>
             ) : null}
           </dl>
-          <RequestWaysIn request={data} />
+          <RequestWaysIn request={data} onChanged={request.reload} />
           {data.status === 'paused' && data.paused_at ? (
             <PausedCountdown
               pausedAt={data.paused_at}
