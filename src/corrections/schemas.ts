@@ -5,15 +5,18 @@ import { PATTERN_HINT } from '../validation/messages.ts';
 
 export const CORRECTION_TARGET_PATTERN = '^[A-Za-z_][\\w-]{0,127}\\.[A-Za-z_][\\w-]{0,127}$';
 
+export const MAX_CORRECTION_ATTRIBUTE_LENGTH = 257;
+export const MAX_CORRECTION_VALUE_LENGTH = 10_000;
+
 export const Correction = Type.Object(
   {
     attribute: Type.String({
-      maxLength: 257,
+      maxLength: MAX_CORRECTION_ATTRIBUTE_LENGTH,
       pattern: CORRECTION_TARGET_PATTERN,
       example: 'users.name',
       [PATTERN_HINT]: 'be <table>.<attribute>',
     }),
-    value: Type.String({ maxLength: 10_000, description: 'the corrected value' }),
+    value: Type.String({ maxLength: MAX_CORRECTION_VALUE_LENGTH, description: 'the corrected value' }),
   },
   { additionalProperties: false },
 );

@@ -5,14 +5,30 @@
 // Every answer carries PAGE_CSP and is never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
-import { DomainError } from '../errors.ts';
+import {
+  Correction as CorrectionSchema,
+  MAX_CORRECTION_ATTRIBUTE_LENGTH,
+  MAX_CORRECTION_VALUE_LENGTH,
+} from '../corrections/schemas.ts';
+import type { Correction } from '../corrections/sealing.ts';
+import { DomainError, invalid } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
-import { PAGE_CSP, PAGE_STYLE, renderHome, renderProblem, renderStanding } from './page.ts';
+import {
+  CORRECTION_FIELDS,
+  CORRECTION_ROWS,
+  type CorrectionRow,
+  PAGE_CSP,
+  PAGE_STYLE,
+  renderHome,
+  renderProblem,
+  renderStanding,
+} from './page.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
+import { itemValidator, type ItemCheck } from '../validation/bulk.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 type Form = Record<string, unknown>;
@@ -23,6 +39,32 @@ function field(form: unknown, name: string, maxLength: number): string | undefin
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
   return trimmed.length > maxLength ? trimmed.slice(0, maxLength + 1) : trimmed;
+}
+
+/** The form's correction rows as typed, every one (given back when the form must be corrected). */
+function correctionRows(form: unknown): CorrectionRow[] {
+  return Array.from({ length: CORRECTION_ROWS }, (_, offset) => ({
+    attribute: field(form, CORRECTION_FIELDS.attribute(offset + 1), MAX_CORRECTION_ATTRIBUTE_LENGTH) ?? '',
+    value: field(form, CORRECTION_FIELDS.value(offset + 1), MAX_CORRECTION_VALUE_LENGTH) ?? '',
+  }));
+}
+
+let checkCorrection: ((item: unknown) => ItemCheck<Correction>) | undefined;
+
+/**
+ * The rows filled in, as the submission's `corrections` (undefined when none is), each checked against
+ * the same schema as the JSON path's body; the submission then applies the rules both paths share.
+ */
+function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined {
+  checkCorrection ??= itemValidator(CorrectionSchema);
+  const corrections: Correction[] = [];
+  for (const [offset, row] of rows.entries()) {
+    if (row.attribute === '' && row.value === '') continue;
+    const checked = checkCorrection(row);
+    if (!checked.ok) throw invalid(`Item ${offset + 1} to correct: ${checked.message}`);
+    corrections.push(checked.value);
+  }
+  return corrections.length > 0 ? corrections : undefined;
 }
 
 function statusOf(error: unknown): number {
@@ -81,7 +123,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
 
     const home = async (problem?: Parameters<typeof renderHome>[1]) => {
       const current = await settings();
-      return renderHome(current, problem, await submissions.optOutKeys(current));
+      return renderHome(current, problem, await submissions.formKinds(current));
     };
 
     app.get('/privacy-center', { schema: { hide: true } }, async (_request, reply) =>
@@ -105,7 +147,9 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           agent_name: field(request.body, 'agent_name', 200),
           agent_email: field(request.body, 'agent_email', 320),
         };
+        const rows = correctionRows(request.body);
         try {
+          const corrections = correctionsOf(rows);
           const identity = Object.fromEntries(
             Object.entries(values).filter(([, value]) => value !== undefined),
           );
@@ -113,6 +157,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
             {
               policy_key: policyKey,
               identity,
+              ...(corrections ? { corrections } : {}),
               ...(agent.agent_name || agent.agent_email
                 ? { agent: { name: agent.agent_name ?? '', email: agent.agent_email ?? '' } }
                 : {}),
@@ -124,7 +169,11 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           return html(
             reply,
             statusOf(error),
-            await home({ policyKey, message: (error as Error).message, values: { ...values, ...agent } }),
+            await home({
+              policyKey,
+              message: (error as Error).message,
+              values: { ...values, ...agent, corrections: rows },
+            }),
           );
         }
       },

@@ -4,7 +4,8 @@
 // except the one the visitor has just typed (given back when a form must be corrected).
 import { escapeHtml } from '../validation/html.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
-import type { PublicRequestView, Stage } from './submission.ts';
+import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
+import type { FormKinds, PublicRequestView, Stage } from './submission.ts';
 
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -15,10 +16,30 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** How many rows a correction form offers (CORRECTION_FIELDS names their fields). */
+export const CORRECTION_ROWS = 3;
+export const CORRECTION_FIELDS = {
+  attribute: (row: number) => `correction_attribute_${row}`,
+  value: (row: number) => `correction_value_${row}`,
+};
+
+/** One row of a correction form as the visitor typed it (both empty: a row left out). */
+export interface CorrectionRow {
+  attribute: string;
+  value: string;
+}
+
 export interface FormProblem {
   policyKey: string;
   message: string;
-  values: { email?: string; phone_number?: string; agent_name?: string; agent_email?: string };
+  values: {
+    email?: string;
+    phone_number?: string;
+    agent_name?: string;
+    agent_email?: string;
+    /** Every row of the form, in order, given back as typed. */
+    corrections?: readonly CorrectionRow[];
+  };
 }
 
 /** A whole page of the privacy center around `body` (already HTML, its values escaped by the caller). */
@@ -47,8 +68,9 @@ function actionForm(
   action: PrivacyCenterAction,
   index: number,
   problem: FormProblem | undefined,
-  optOut: boolean,
+  kinds: FormKinds,
 ): string {
+  const optOut = kinds.optOuts.has(action.policy_key);
   const mine = problem?.policyKey === action.policy_key ? problem : undefined;
   const field = (name: 'email' | 'phone_number', label: string, type: string, autocomplete: string) => {
     const requirement = action.identity_inputs[name];
@@ -70,13 +92,37 @@ ${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(min
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
 ${field('email', 'Email address', 'email', 'email')}
 ${field('phone_number', 'Phone number', 'tel', 'tel')}
+${kinds.corrections.has(action.policy_key) ? correctionFields(index, mine) : ''}
 ${agentFields(index, mine)}
 <p><button type="submit">${optOut ? 'Do not sell or share my personal information' : 'Send this request'}</button></p>
 </form>
 </section>`;
 }
 
-/** `optOuts`: the policy keys of published actions that are opt-outs (offered as "Do not sell or share"). */
+/**
+ * What a correction asks to write: a few rows of attribute and value, mapped by the form's post into the
+ * request's `corrections`. An update rule names no attributes (policies/service.ts refuses its targets),
+ * so the attribute is typed, not picked; the submission checks it against what the datastores hold.
+ */
+function correctionFields(index: number, mine: FormProblem | undefined): string {
+  const rows = Array.from({ length: CORRECTION_ROWS }, (_, offset) => {
+    const row = offset + 1;
+    const typed = mine?.values.corrections?.[offset];
+    const id = `correction-${index}-${row}`;
+    return `<div class="correction">
+<p class="field"><label for="${id}-attribute">Item ${row}: what to correct</label>
+<input id="${id}-attribute" name="${CORRECTION_FIELDS.attribute(row)}" type="text" autocomplete="off" spellcheck="false" maxlength="${MAX_CORRECTION_ATTRIBUTE_LENGTH}" aria-describedby="corrections-hint-${index}"${row === 1 ? ' required' : ''} value="${escapeHtml(typed?.attribute ?? '')}"></p>
+<p class="field"><label for="${id}-value">Item ${row}: the right value</label>
+<input id="${id}-value" name="${CORRECTION_FIELDS.value(row)}" type="text" autocomplete="off" maxlength="${MAX_CORRECTION_VALUE_LENGTH}" value="${escapeHtml(typed?.value ?? '')}"></p>
+</div>`;
+  });
+  return `<fieldset class="corrections"><legend>What should we correct?</legend>
+<p class="hint" id="corrections-hint-${index}">Name each piece of information as table.attribute, such as users.name, and give its right value. Give at least one; empty items are left out.</p>
+${rows.join('\n')}
+<p class="hint">A person reviews every correction before anything is changed.</p>
+</fieldset>`;
+}
+
 /** An authorized agent's own name and email, folded away (no script: a details element). */
 function agentFields(index: number, mine: FormProblem | undefined): string {
   const open = mine?.values.agent_email || mine?.values.agent_name ? ' open' : '';
@@ -89,10 +135,13 @@ function agentFields(index: number, mine: FormProblem | undefined): string {
 </details>`;
 }
 
+const PLAIN_FORMS: FormKinds = { optOuts: new Set(), corrections: new Set() };
+
+/** `kinds`: the published actions whose forms are opt-outs or ask what to correct. */
 export function renderHome(
   settings: PrivacyCenterSettings,
   problem?: FormProblem,
-  optOuts: ReadonlySet<string> = new Set(),
+  kinds: FormKinds = PLAIN_FORMS,
 ): string {
   const general = problem && !settings.actions.some((action) => action.policy_key === problem.policyKey);
   const body = `<h1>${escapeHtml(settings.title)}</h1>
@@ -101,9 +150,7 @@ ${general ? `<p class="problem" role="alert">${escapeHtml(problem.message)}</p>`
 ${
   settings.actions.length === 0
     ? '<p>No request can be made here yet.</p>'
-    : settings.actions
-        .map((action, index) => actionForm(action, index, problem, optOuts.has(action.policy_key)))
-        .join('\n')
+    : settings.actions.map((action, index) => actionForm(action, index, problem, kinds)).join('\n')
 }`;
   return layout(settings.title, settings, body);
 }
@@ -197,6 +244,8 @@ a{color:var(--accent)}
 .stages li.past{border-color:#15803d;color:#14532d}
 .stages li.current{border-color:var(--accent);background:var(--accent);color:#fff;font-weight:600}
 code{word-break:break-all}
+fieldset.corrections{border:1px solid #cbd5e1;border-radius:.375rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
+fieldset.corrections legend{font-weight:600;padding:0 .25rem}.correction{margin:.5rem 0}
 details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

@@ -16,7 +16,7 @@ import {
   recordPreferences,
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
-import { correctionsProblem } from '../corrections/service.ts';
+import { correctionsProblem, hasUpdateRule } from '../corrections/service.ts';
 import { sealCorrections } from '../corrections/sealing.ts';
 import { invalid, notFound } from '../errors.ts';
 import { isEmailAddress } from '../validation/email.ts';
@@ -48,6 +48,12 @@ export interface PublicRequestView {
   requested_at: string;
   identity_verified: boolean;
   awaiting_agent_confirmation: boolean;
+}
+
+/** The policy keys of the published actions whose forms differ from the plain one (formKinds). */
+export interface FormKinds {
+  optOuts: ReadonlySet<string>;
+  corrections: ReadonlySet<string>;
 }
 
 const IDENTITY_FIELDS = ['email', 'phone_number'] as const;
@@ -209,19 +215,25 @@ export class PublicSubmissionService {
     ]);
   }
 
-  /** The published actions whose policies only record consent: the page offers them as opt-outs. */
-  async optOutKeys(settings: { actions: readonly { policy_key: string }[] }): Promise<Set<string>> {
+  /**
+   * What the page's form of each published action offers beyond the identity: `optOuts`, the policies
+   * that only record consent (offered as "Do not sell or share"); `corrections`, those with an update rule
+   * (their form asks what to correct).
+   */
+  async formKinds(settings: { actions: readonly { policy_key: string }[] }): Promise<FormKinds> {
     const { db } = this.#services;
     const ids = await policyRepository.idsByKey(
       db,
       settings.actions.map((action) => action.policy_key),
     );
     const rules = await policyRepository.rulesOf(db, [...ids.values()]);
-    const keys = new Set<string>();
+    const kinds = { optOuts: new Set<string>(), corrections: new Set<string>() };
     for (const [key, id] of ids) {
-      if (isConsentOnly(rules.filter((rule) => rule.policy_id === id))) keys.add(key);
+      const own = rules.filter((rule) => rule.policy_id === id);
+      if (isConsentOnly(own)) kinds.optOuts.add(key);
+      if (hasUpdateRule(own)) kinds.corrections.add(key);
     }
-    return keys;
+    return kinds;
   }
 
   /** Where a request stands, for the page and its subject: no identity, no operator data. */
