@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import Type, { type TSchema } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { isEmailAddress } from '../validation/email.ts';
+import { sizeSentence } from '../validation/messages.ts';
 import { NAME, shown } from './subject-items.ts';
 
 export const EntityId = Type.String({ minLength: 1, maxLength: 200, description: 'entity id (a UUID)' });
@@ -56,7 +57,7 @@ const validators = new WeakMap<TSchema, ValidateFunction>();
 
 function describe(error: ErrorObject, where: string, data: unknown): string {
   const path = error.instancePath.split('/').slice(1);
-  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const params = error.params as { missingProperty?: string; additionalProperty?: string; limit?: number };
   const field = [where, ...path, params.missingProperty ?? params.additionalProperty]
     .filter(Boolean)
     .join('.');
@@ -67,7 +68,7 @@ function describe(error: ErrorObject, where: string, data: unknown): string {
   const got = typeof value === 'string' ? ` (got ${shown(value)})` : '';
   if (error.keyword === 'pattern' && path.at(-1) === 'name')
     return `${field} is not a valid name${got}: use letters, digits, _ and -.`;
-  return `${field} ${error.message ?? 'is invalid'}${got}.`;
+  return `${field} ${sizeSentence(error.keyword, params.limit) ?? error.message ?? 'is invalid'}${got}.`;
 }
 
 export function validated<T>(schema: TSchema, where: string, data: unknown): T {

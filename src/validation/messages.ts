@@ -44,6 +44,23 @@ function allowedValues(errors: readonly ErrorObject[], first: ErrorObject): unkn
   return undefined;
 }
 
+const COUNTED = {
+  minLength: ['at least', 'characters'],
+  maxLength: ['at most', 'characters'],
+  minItems: ['at least', 'items'],
+  maxItems: ['at most', 'items'],
+  minProperties: ['at least', 'fields'],
+  maxProperties: ['at most', 'fields'],
+} as const;
+
+/** A size bound in words ("must have at most 50 items", "must not be empty"), not ajv's "must NOT have more than". */
+export function sizeSentence(keyword: string, limit: number | undefined): string | undefined {
+  if (!(keyword in COUNTED) || limit === undefined) return undefined;
+  const [bound, unit] = COUNTED[keyword as keyof typeof COUNTED];
+  if (bound === 'at least' && limit === 1) return 'must not be empty';
+  return `must have ${bound} ${limit.toLocaleString('en-US')} ${limit === 1 ? unit.slice(0, -1) : unit}`;
+}
+
 /**
  * One sentence for the first failure of `errors`. `field(name)` turns the failing error's place (its
  * instance path plus, for a missing or extra property, its name) into the dotted name the caller sees.
@@ -66,5 +83,7 @@ export function describeSchemaErrors(
     const hint = (first.parentSchema as Record<string, unknown> | undefined)?.[PATTERN_HINT];
     return typeof hint === 'string' ? `${name} must ${hint}.` : `${name} is not in a form it accepts.`;
   }
+  const size = sizeSentence(first.keyword, params.limit);
+  if (size) return `${name} ${size}.`;
   return `${name} ${first.message ?? 'is invalid'}.`;
 }

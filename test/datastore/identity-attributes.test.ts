@@ -96,11 +96,11 @@ describe('identity attributes of a datastore', () => {
       [{ '1st': ['user.x'] }, /"1st" is not an identity kind/],
       [
         { email: Array.from({ length: 51 }, (_, index) => `t.a${index}`) },
-        /body\.email must NOT have more than 50 items/,
+        /body\.email must have at most 50 items/,
       ],
       [
         Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, []])),
-        /body must NOT have more than 20 properties/,
+        /body must have at most 20 fields/,
       ],
       [['user.email'], /body must be object/],
     ];

@@ -168,7 +168,7 @@ describe('corrections on the privacy center page', () => {
       {
         label: 'value too long',
         rows: { correction_attribute_1: 'users.name', correction_value_1: 'x'.repeat(10_001) },
-        message: /Item 1 to correct: value must NOT have more than 10000 characters/,
+        message: /Item 1 to correct: value must have at most 10,000 characters/,
       },
       {
         label: 'value without attribute',

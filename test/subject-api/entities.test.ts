@@ -94,7 +94,7 @@ describe('Area B entities and attributes', () => {
         expect: /content type "application\/xml"/,
       },
       { body: 'users', headers: { 'content-type': 'text/plain' }, expect: /content type "text\/plain"/ },
-      { json: [], expect: /must NOT have fewer than 1 items/ },
+      { json: [], expect: /body must not be empty/ },
       { json: {}, expect: /body\.entities is required/ },
       { json: [{ attributes: [] }], expect: /body\.0\.name is required/ },
       { json: [{ name: 'users', colour: 'red' }], expect: /body\.0\.colour is not an accepted field/ },

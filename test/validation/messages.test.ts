@@ -157,4 +157,20 @@ describe('describeSchemaErrors', () => {
     const mixed = Type.Object({ size: Type.Union([Type.Literal('small'), Type.Integer()]) });
     assert.doesNotMatch(sentence(mixed, { size: 'huge' }), /one of/);
   });
+
+  it('says a size bound in words, not as ajv\'s "must NOT have fewer than"', () => {
+    const reason = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) });
+    assert.equal(sentence(reason, { reason: '' }), 'body.reason must not be empty.');
+    assert.equal(
+      sentence(reason, { reason: 'x'.repeat(2001) }),
+      'body.reason must have at most 2,000 characters.',
+    );
+    const code = Type.Object({ code: Type.String({ minLength: 6 }) });
+    assert.equal(sentence(code, { code: 'abc' }), 'body.code must have at least 6 characters.');
+    const list = Type.Object({ ids: Type.Array(Type.String(), { minItems: 1, maxItems: 1 }) });
+    assert.equal(sentence(list, { ids: [] }), 'body.ids must not be empty.');
+    assert.equal(sentence(list, { ids: ['a', 'b'] }), 'body.ids must have at most 1 item.');
+    const small = Type.Object({}, { maxProperties: 2 });
+    assert.equal(sentence(small, { a: 1, b: 2, c: 3 }), 'body must have at most 2 fields.');
+  });
 });
