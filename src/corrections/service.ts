@@ -41,7 +41,7 @@ export async function correctionsProblem(
 ): Promise<string | undefined> {
   const given = corrections !== undefined && corrections.length > 0;
   if (hasUpdateRule(rules) && !given)
-    return `corrections is required: policy ${policyKey} writes corrections.`;
+    return `corrections is required: policy ${policyKey} corrects data, so name at least one attribute (<table>.<attribute>) and its right value.`;
   if (!given) return undefined;
   if (!hasUpdateRule(rules))
     return `corrections applies only to a policy with an update rule; ${policyKey} has none.`;

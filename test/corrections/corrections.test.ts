@@ -162,7 +162,10 @@ describe('corrections', () => {
     assert.match(messages[0], /users\.shoe_size/);
     assert.match(messages[1], /nosuch\.name/);
     assert.match(messages[2], /attribute/);
-    assert.match(messages[3], /corrections is required/);
+    assert.match(
+      messages[3],
+      /corrections is required: policy \S+ corrects data, so name at least one attribute/,
+    );
     assert.match(messages[4], /update rule/);
     assert.equal(await count(), before);
 

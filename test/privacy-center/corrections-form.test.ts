@@ -178,7 +178,7 @@ describe('corrections on the privacy center page', () => {
       {
         label: 'no row',
         rows: { correction_attribute_1: ' ', correction_value_1: '' },
-        message: /corrections is required/,
+        message: /corrections is required: policy \S+ corrects data, so name at least one attribute/,
       },
     ];
     const before = await stored();
