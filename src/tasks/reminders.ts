@@ -1,8 +1,8 @@
 // The daily reminder of overdue tasks, run by the sweep (at most once per sweep interval across every
 // worker): each open task past its due time is reminded of once a day (tasks.reminded_on), as a note in
 // its request's log and, when its assignee has an address, a mail to them through the outbox, in the same
-// transaction. The address is the assignee operator's email when set, else the assignee itself when it is
-// an email address (an operator signing in with one, or someone outside the console) (docs/human-steps.md).
+// transaction. The address is the assignee operator's email when set, else their username when it is an
+// email address; with neither, the log note is the only reminder (docs/human-steps.md).
 import type { Queryable } from '../db/database.ts';
 import { operatorRepository } from '../operators/repository.ts';
 import type { Services } from '../services.ts';
