@@ -8,9 +8,9 @@ import { parseCommandArguments, usageError } from './arguments.ts';
 import { cliActor, formatJson, formatTable } from './output.ts';
 
 export const USER_USAGE = `Usage:
-  lethe user create USERNAME --role ROLE [--role ROLE ...] [--json]
+  lethe user create USERNAME --role ROLE [--role ROLE ...] [--email ADDRESS] [--json]
       create an operator account; the password (at least 12 characters) is the first line of standard
-      input. Roles: ${ROLES.join(', ')}
+      input. Roles: ${ROLES.join(', ')}. --email: their work address, for overdue-task reminders
   lethe user list [--json]
       list operator accounts
   lethe user delete USERNAME
@@ -18,14 +18,14 @@ export const USER_USAGE = `Usage:
 `;
 
 export type UserCommand =
-  | { action: 'create'; username: string; roles: string[]; json: boolean }
+  | { action: 'create'; username: string; roles: string[]; email?: string; json: boolean }
   | { action: 'list'; json: boolean }
   | { action: 'delete'; username: string };
 
 export function parseUserCommand(argv: string[]): UserCommand {
   const { values, positionals } = parseCommandArguments(
     argv,
-    { role: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    { role: { type: 'string', multiple: true }, email: { type: 'string' }, json: { type: 'boolean' } },
     USER_USAGE,
   );
   const [action, ...rest] = positionals;
@@ -38,13 +38,15 @@ export function parseUserCommand(argv: string[]): UserCommand {
     case 'create': {
       const roles = values.role ?? [];
       if (roles.length === 0) throw usageError(USER_USAGE, `give at least one --role (${ROLES.join(', ')}).`);
-      return { action, username: one('username'), roles, json };
+      return { action, username: one('username'), roles, email: values.email, json };
     }
     case 'list':
-      if (rest.length > 0 || values.role) throw usageError(USER_USAGE, 'user list takes only --json.');
+      if (rest.length > 0 || values.role || values.email !== undefined)
+        throw usageError(USER_USAGE, 'user list takes only --json.');
       return { action, json };
     case 'delete':
-      if (values.role || values.json) throw usageError(USER_USAGE, 'user delete takes only a username.');
+      if (values.role || values.email !== undefined || values.json)
+        throw usageError(USER_USAGE, 'user delete takes only a username.');
       return { action, username: one('username') };
     default:
       throw usageError(
@@ -65,6 +67,7 @@ export async function runUserCommand(
         username: command.username,
         password: await readPassword(),
         roles: command.roles,
+        email: command.email,
       });
       return command.json
         ? formatJson(created)

@@ -1,10 +1,12 @@
-// SQL of the operators table (operator accounts). Only the operator service uses it.
+// SQL of the operators table (operator accounts). The operator service uses it, and the overdue-task reminder
+// reads an assignee's email (src/tasks/reminders.ts).
 import type { Queryable } from '../db/database.ts';
 
 export interface OperatorRow {
   username: string;
   password_hash: string;
   roles: string[];
+  email: string | null;
   created_by: string;
   created_at: Date;
 }
@@ -13,12 +15,18 @@ export const operatorRepository = {
   /** Inserts the operator; undefined when the username is taken. */
   async insert(
     db: Queryable,
-    operator: { username: string; passwordHash: string; roles: readonly string[]; createdBy: string },
+    operator: {
+      username: string;
+      passwordHash: string;
+      roles: readonly string[];
+      email: string | null;
+      createdBy: string;
+    },
   ): Promise<OperatorRow | undefined> {
     const { rows } = await db.query<OperatorRow>(
-      `INSERT INTO operators (username, password_hash, roles, created_by) VALUES ($1, $2, $3, $4)
+      `INSERT INTO operators (username, password_hash, roles, email, created_by) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (username) DO NOTHING RETURNING *`,
-      [operator.username, operator.passwordHash, operator.roles, operator.createdBy],
+      [operator.username, operator.passwordHash, operator.roles, operator.email, operator.createdBy],
     );
     return rows[0];
   },
@@ -36,6 +44,24 @@ export const operatorRepository = {
 
   async list(db: Queryable): Promise<OperatorRow[]> {
     return (await db.query<OperatorRow>('SELECT * FROM operators ORDER BY username')).rows;
+  },
+
+  /** Sets (or, with null, clears) the operator's email; undefined when there is no such operator. */
+  async setEmail(db: Queryable, username: string, email: string | null): Promise<OperatorRow | undefined> {
+    const { rows } = await db.query<OperatorRow>(
+      'UPDATE operators SET email = $2 WHERE username = $1 RETURNING *',
+      [username, email],
+    );
+    return rows[0];
+  },
+
+  /** The email of the operator, if they have one set (the overdue-task reminder's address). */
+  async emailOf(db: Queryable, username: string): Promise<string | null> {
+    const { rows } = await db.query<{ email: string | null }>(
+      'SELECT email FROM operators WHERE username = $1',
+      [username],
+    );
+    return rows[0]?.email ?? null;
   },
 
   /** Deletes the operator (their tokens go with them: ON DELETE CASCADE). */

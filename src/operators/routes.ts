@@ -1,4 +1,4 @@
-// Operator accounts over HTTP: POST/GET /v1/user, DELETE /v1/user/{username} (scopes user:*, user:read)
+// Operator accounts over HTTP: POST/GET /v1/user, PATCH/DELETE /v1/user/{username} (scopes user:*, user:read)
 // and POST /v1/login in Fides' shape. Login failures count against the caller's address like every
 // other failed authentication (src/rate-limits/address-throttle.ts), and an attempt is counted in flight
 // before its password is hashed; 429 when too many hashes already run and wait (src/crypto/password.ts).
@@ -9,13 +9,14 @@ import { MAX_PASSWORD_LENGTH } from '../crypto/password.ts';
 import { DomainError } from '../errors.ts';
 import { auditOriginOf, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
-import type { OperatorService } from './service.ts';
+import { MAX_OPERATOR_EMAIL_LENGTH, type OperatorService } from './service.ts';
 
 const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
 
 const Operator = Type.Object({
   username: Type.String(),
   roles: Type.Array(RoleName),
+  email: Type.Union([Type.String(), Type.Null()]),
   created_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -28,14 +29,21 @@ const Credentials = Type.Object(
   { additionalProperties: false },
 );
 
+const OperatorEmail = Type.Union([Type.String({ maxLength: MAX_OPERATOR_EMAIL_LENGTH }), Type.Null()], {
+  description: "the operator's own work address, where overdue-task reminders go; null or empty clears it",
+});
+
 const NewOperator = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 100 }),
     password: Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'at least 12 characters' }),
     roles: Type.Array(RoleName, { minItems: 1, maxItems: ROLES.length }),
+    email: Type.Optional(OperatorEmail),
   },
   { additionalProperties: false },
 );
+
+const OperatorChange = Type.Object({ email: Type.Optional(OperatorEmail) }, { additionalProperties: false });
 
 const LoginAnswer = Type.Object({
   user_data: Type.Object({ username: Type.String(), roles: Type.Array(RoleName) }),
@@ -105,6 +113,22 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         },
       },
       async () => operators.list(),
+    );
+
+    app.patch<{ Params: { username: string }; Body: Type.Static<typeof OperatorChange> }>(
+      '/user/:username',
+      {
+        onRequest: app.authorize('user:*'),
+        schema: {
+          tags: ['operators'],
+          summary: "Change an operator account's email (where their overdue-task reminders go).",
+          security,
+          params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
+          body: OperatorChange,
+          response: { 200: Operator, 404: ErrorDetail, ...managementErrors },
+        },
+      },
+      async (request) => operators.update(changeActorOf(request), request.params.username, request.body),
     );
 
     app.delete<{ Params: { username: string } }>(

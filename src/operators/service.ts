@@ -14,7 +14,11 @@ import {
 import { HashingBusy } from '../crypto/hash-turns.ts';
 import type { Database } from '../db/database.ts';
 import { conflict, forbidden, invalid, notFound, tooManyRequests, unauthorized } from '../errors.ts';
+import { isEmailAddress } from '../validation/email.ts';
 import { type OperatorRow, operatorRepository } from './repository.ts';
+
+/** RFC 5321's practical bound on a path (254), tighter than the service-wide MAX_EMAIL_LENGTH. */
+export const MAX_OPERATOR_EMAIL_LENGTH = 254;
 
 /** Lower-case letters, digits, `.`, `_`, `@` and `-`; at most 100 characters. */
 export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._@-]{0,99}$';
@@ -22,6 +26,8 @@ export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._@-]{0,99}$';
 export interface OperatorView {
   username: string;
   roles: Role[];
+  /** The operator's own work address (reminders go there); never logged nor audited. */
+  email: string | null;
   created_by: string;
   created_at: string;
 }
@@ -47,7 +53,7 @@ export class OperatorService {
 
   async create(
     by: ChangeActor,
-    input: { username: string; password: string; roles: readonly string[] },
+    input: { username: string; password: string; roles: readonly string[]; email?: string | null },
   ): Promise<OperatorView> {
     const username = input.username.trim().toLowerCase();
     if (!new RegExp(USERNAME_PATTERN).test(username)) {
@@ -57,6 +63,7 @@ export class OperatorService {
     }
     checkPassword(input.password);
     const roles = checkRoles(input.roles);
+    const email = checkEmail(input.email);
     const missing = scopesOfRoles(roles).filter((scope) => !grants(by.principal.scopes, scope));
     if (missing.length > 0) {
       throw forbidden(`You cannot give roles with scopes you do not hold: ${missing.join(', ')}.`);
@@ -69,11 +76,30 @@ export class OperatorService {
         username,
         passwordHash,
         roles,
+        email,
         createdBy: principalName(by.principal),
       });
       if (!row) throw conflict(`An operator named ${username} already exists.`);
       await recordChange(tx, by, 'operator.create', { username, roles });
       return toView(row);
+    });
+  }
+
+  /**
+   * Sets or clears (null) the operator's email. Like deleting, it asks for every scope the operator holds:
+   * a narrower account cannot redirect a broader one's reminders. The audit says that it changed, not to what.
+   */
+  async update(by: ChangeActor, username: string, input: { email?: string | null }): Promise<OperatorView> {
+    const email = checkEmail(input.email);
+    return this.#db.transaction(async (tx) => {
+      const row = await operatorRepository.find(tx, username);
+      if (!row) throw notFound(`No operator named ${username}.`);
+      checkHoldsScopesOf(by, row, 'change');
+      if (input.email === undefined) return toView(row);
+      const updated = await operatorRepository.setEmail(tx, username, email);
+      if (!updated) throw notFound(`No operator named ${username}.`);
+      await recordChange(tx, by, 'operator.update', { username, email_set: email !== null });
+      return toView(updated);
     });
   }
 
@@ -94,14 +120,7 @@ export class OperatorService {
     await this.#db.transaction(async (tx) => {
       const row = await operatorRepository.find(tx, username);
       if (!row) throw notFound(`No operator named ${username}.`);
-      const missing = scopesOfRoles(row.roles as Role[]).filter(
-        (scope) => !grants(by.principal.scopes, scope),
-      );
-      if (missing.length > 0) {
-        throw forbidden(
-          `You cannot delete an operator holding scopes you do not hold: ${missing.join(', ')}.`,
-        );
-      }
+      checkHoldsScopesOf(by, row, 'delete');
       if (!(await operatorRepository.remove(tx, username))) throw notFound(`No operator named ${username}.`);
       await recordChange(tx, by, 'operator.delete', { username });
     });
@@ -179,6 +198,24 @@ function checkPassword(password: string) {
   }
 }
 
+function checkHoldsScopesOf(by: ChangeActor, row: OperatorRow, verb: 'change' | 'delete') {
+  const missing = scopesOfRoles(row.roles as Role[]).filter((scope) => !grants(by.principal.scopes, scope));
+  if (missing.length > 0) {
+    throw forbidden(`You cannot ${verb} an operator holding scopes you do not hold: ${missing.join(', ')}.`);
+  }
+}
+
+/** Null when absent, empty or null (no address); otherwise a trimmed email address of at most 254 characters. */
+function checkEmail(email: string | null | undefined): string | null {
+  const trimmed = email?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (trimmed.length > MAX_OPERATOR_EMAIL_LENGTH) {
+    throw invalid(`body.email must have at most ${MAX_OPERATOR_EMAIL_LENGTH} characters.`);
+  }
+  if (!isEmailAddress(trimmed)) throw invalid('body.email must be an email address.');
+  return trimmed;
+}
+
 function checkRoles(roles: readonly string[]): Role[] {
   const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
   if (unknown.length > 0) {
@@ -192,6 +229,7 @@ function toView(row: OperatorRow): OperatorView {
   return {
     username: row.username,
     roles: row.roles as Role[],
+    email: row.email,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
   };

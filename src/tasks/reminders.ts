@@ -1,7 +1,10 @@
 // The daily reminder of overdue tasks, run by the sweep (at most once per sweep interval across every
 // worker): each open task past its due time is reminded of once a day (tasks.reminded_on), as a note in
-// its request's log and, when its assignee signs in with an email address as username, a mail to them
-// through the outbox, in the same transaction. Operators have no other address (docs/human-steps.md).
+// its request's log and, when its assignee has an address, a mail to them through the outbox, in the same
+// transaction. The address is the assignee operator's email when set, else their username when it is an
+// email address; with neither, the log note is the only reminder (docs/human-steps.md).
+import type { Queryable } from '../db/database.ts';
+import { operatorRepository } from '../operators/repository.ts';
 import type { Services } from '../services.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
@@ -24,13 +27,14 @@ export async function remindOverdueTasks(
         const request = await privacyRequestRepository.find(tx, task.privacy_request_id);
         // A request answered or withdrawn meanwhile needs no one reminded of its tasks.
         if (!request || CLOSED_STATUSES.includes(request.status)) continue;
-        const mailed = task.assignee !== null && isEmailAddress(task.assignee);
+        const address = task.assignee === null ? null : await reminderAddress(tx, task.assignee);
+        const mailed = address !== null;
         if (mailed) {
           await queueSubjectMessages(tx, services, [
             {
               request,
               kind: 'task_overdue',
-              email: task.assignee as string,
+              email: address,
               details: {
                 task: { systemName: task.system_name, instructions: task.instructions, dueAt: task.due_at },
               },
@@ -54,4 +58,10 @@ export async function remindOverdueTasks(
     reminded += batch;
     if (batch < BATCH) return reminded;
   }
+}
+
+async function reminderAddress(tx: Queryable, assignee: string): Promise<string | null> {
+  const email = await operatorRepository.emailOf(tx, assignee);
+  if (email !== null) return email;
+  return isEmailAddress(assignee) ? assignee : null;
 }

@@ -13,6 +13,7 @@ const OAUTH_SECRET = 'oauth-client-secret-93ac';
 const OAUTH_SECRET_2 = 'oauth-client-secret-second-77be';
 const SUBJECT_EMAIL = 'subject.audited@example.com';
 const RESPONDENT_EMAIL = 'respondent.audited@vendor.example';
+const OPERATOR_EMAIL = 'operator.work@example.com';
 const AGENT_EMAIL = 'agent.audited@example.com';
 const TARGET = 'https://127.0.0.1:9';
 
@@ -35,6 +36,7 @@ describe('configuration audit', () => {
     SUBJECT_EMAIL,
     RESPONDENT_EMAIL,
     AGENT_EMAIL,
+    OPERATOR_EMAIL,
   ]);
 
   before(async () => {
@@ -171,6 +173,14 @@ describe('configuration audit', () => {
           password: PASSWORD,
           roles: ['viewer'],
         }),
+    },
+    {
+      pattern: /^PATCH \/v1\/user\/:username$/,
+      run: async () => {
+        const username = unique('reminded.viewer');
+        await asRoot('POST', '/v1/user', { username, password: PASSWORD, roles: ['viewer'] });
+        return call('PATCH', `/v1/user/${username}`, 'operator.update', { email: OPERATOR_EMAIL });
+      },
     },
     {
       pattern: /^DELETE \/v1\/user\/:username$/,

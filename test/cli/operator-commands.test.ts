@@ -64,9 +64,19 @@ describe('lethe operator commands', () => {
     const created = await cli(['user', 'create', 'Ana.Owner', '--role', 'owner'], `${PASSWORD}\n`);
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout, 'created operator ana.owner (owner)\n');
-    const approver = await cli(['user', 'create', 'ben.approver', '--role', 'approver', '--json'], PASSWORD);
+    const approver = await cli(
+      ['user', 'create', 'ben.approver', '--role', 'approver', '--email', 'ben@example.com', '--json'],
+      PASSWORD,
+    );
     assert.equal(approver.code, 0, approver.stderr);
     assert.deepEqual(JSON.parse(approver.stdout).roles, ['approver']);
+    assert.equal(JSON.parse(approver.stdout).email, 'ben@example.com');
+    const badEmail = await cli(
+      ['user', 'create', 'dee', '--role', 'viewer', '--email', 'dee at home'],
+      PASSWORD,
+    );
+    assert.equal(badEmail.code, 1);
+    assert.match(badEmail.stderr, /email must be an email address/);
     const short = await cli(['user', 'create', 'cat.viewer', '--role', 'viewer'], 'too short\n');
     assert.equal(short.code, 1);
     assert.match(short.stderr, /at least 12 characters/);
@@ -192,6 +202,7 @@ describe('lethe operator commands', () => {
       [parseUserCommand, ['create', 'x'], /give at least one --role/],
       [parseUserCommand, ['create', '--role', 'owner'], /give exactly one username/],
       [parseUserCommand, ['list', 'x'], /user list takes only --json/],
+      [parseUserCommand, ['list', '--email', 'a@example.com'], /user list takes only --json/],
       [parseUserCommand, ['delete'], /give exactly one username/],
       [
         parseUserCommand,

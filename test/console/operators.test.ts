@@ -87,14 +87,19 @@ describe('operators in the console', () => {
     await form.getByRole('checkbox', { name: /approver/ }).check();
     await form.getByRole('checkbox', { name: /viewer/ }).uncheck();
     await form.getByLabel('Password').fill('approver password 1');
+    await form.getByLabel('Email (optional)').fill('ada@example.com');
     await form.getByRole('button', { name: 'Create user' }).click();
     await page.getByText('Created ada.approver. They can sign in now.').waitFor();
     const row = page.getByRole('row', { name: /ada\.approver/ });
-    assert.match((await row.textContent()) ?? '', /approver.*dana\.owner/);
+    assert.match((await row.textContent()) ?? '', /approver.*ada@example\.com.*dana\.owner/);
     const listed = await service.call('GET', '/v1/user', { token: await service.rootToken() });
     assert.deepEqual(
-      listed.body.map((user: { username: string }) => user.username),
-      ['ada.approver', 'dana.owner', 'vic.viewer'],
+      listed.body.map((user: { username: string; email: string | null }) => [user.username, user.email]),
+      [
+        ['ada.approver', 'ada@example.com'],
+        ['dana.owner', null],
+        ['vic.viewer', null],
+      ],
     );
     await expectNoViolations(page, 'users');
     const file = await screenshot(page, 'users');

@@ -44,7 +44,8 @@ describe('operator accounts', () => {
 
   it("creates an operator and signs them in with Fides' answer shape", async () => {
     const created = await createUser('dana.owner', ['owner']);
-    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'created_by', 'roles', 'username']);
+    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'created_by', 'email', 'roles', 'username']);
+    assert.equal(created.email, null);
     assert.equal(created.created_by, 'root-test-client');
     const answer = await login('dana.owner');
     assert.equal(answer.status, 200, answer.text);
@@ -189,6 +190,68 @@ describe('operator accounts', () => {
     assert.match(beyond.body.detail, /scopes you do not hold/);
     assert.ok(!(await usernames()).includes('escalated'));
     assert.ok(!(await usernames()).includes('sneaky'));
+  });
+
+  it('sets, shows, changes and clears an operator email, refusing bad ones with a 422 that changes nothing', async () => {
+    const root = await service.rootToken();
+    const created = await service.call('POST', '/v1/user', {
+      token: root,
+      json: { username: 'erin', password: PASSWORD, roles: ['contributor'], email: ' Erin@Example.com ' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.email, 'Erin@Example.com');
+    const listed = async () => {
+      const list = await service.call('GET', '/v1/user', { token: root });
+      return (list.body as { username: string; email: string | null }[]).find(
+        (user) => user.username === 'erin',
+      )?.email;
+    };
+    assert.equal(await listed(), 'Erin@Example.com');
+
+    const tooLong = `${'a'.repeat(64)}@${'b'.repeat(186)}.com`;
+    assert.equal(tooLong.length, 255);
+    const bad: unknown[] = ['not an address', 'erin@localhost', 'a@b@example.com', tooLong, 42];
+    const usersBefore = await usernames();
+    for (const email of bad) {
+      const refusedCreate = await service.call('POST', '/v1/user', {
+        token: root,
+        json: { username: 'frank', password: PASSWORD, roles: ['viewer'], email },
+      });
+      assert.equal(refusedCreate.status, 422, `${String(email)}: ${refusedCreate.text}`);
+      assert.match(refusedCreate.body.detail, /body\.email/);
+      const refusedChange = await service.call('PATCH', '/v1/user/erin', { token: root, json: { email } });
+      assert.equal(refusedChange.status, 422, `${String(email)}: ${refusedChange.text}`);
+      assert.match(refusedChange.body.detail, /body\.email/);
+    }
+    assert.deepEqual(await usernames(), usersBefore, 'no operator was created');
+    assert.equal(await listed(), 'Erin@Example.com', 'the email did not change');
+
+    const changed = await service.call('PATCH', '/api/v1/user/erin', {
+      token: root,
+      json: { email: 'erin.new@example.com' },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.email, 'erin.new@example.com');
+    assert.equal(await listed(), 'erin.new@example.com');
+    const audit = await service.call('GET', '/v1/audit-log?actor=client:root-test-client', { token: root });
+    assert.ok(audit.body.items.some((entry: { action: string }) => entry.action === 'operator.update'));
+    assert.ok(!audit.text.includes('erin.new@example.com'), 'the audit says the email changed, not to what');
+    assert.ok(!audit.text.includes('Erin@Example.com'));
+
+    const missing = await service.call('PATCH', '/v1/user/nobody', { token: root, json: { email: null } });
+    assert.equal(missing.status, 404, missing.text);
+    const narrow = await scopedToken(service, ['user:*', ...ROLE_SCOPES.viewer]);
+    const refused = await service.call('PATCH', '/v1/user/erin', {
+      token: narrow,
+      json: { email: 'x@example.com' },
+    });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(await listed(), 'erin.new@example.com');
+
+    const cleared = await service.call('PATCH', '/v1/user/erin', { token: root, json: { email: null } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(await listed(), null);
+    assert.equal((await service.call('DELETE', '/v1/user/erin', { token: root })).status, 204);
   });
 
   it('deletes a user or a client only for a caller holding every scope the target holds', async () => {

@@ -155,4 +155,56 @@ describe('stuck requests, reminders and retry', () => {
     const keys = new Set(second.map((call) => call.headers['idempotency-key']));
     assert.deepEqual([...keys], [`${created.id}:second:pre`]);
   });
+
+  it(
+    "mails the reminder to the assignee operator's email, else notes it only",
+    { timeout: 120_000 },
+    async () => {
+      const created = await service.call('POST', '/v1/user', {
+        token,
+        json: {
+          username: 'pat',
+          password: 'password of pat',
+          roles: ['contributor'],
+          email: 'pat.work@example.com',
+        },
+      });
+      assert.equal(created.status, 201, created.text);
+      await signIn(service, 'quinn', ['contributor']);
+      await putManualSystem(service, 'ledger', { name: 'Ledger', assignee: 'pat' });
+      await putManualSystem(service, 'archive', { name: 'Archive', assignee: 'quinn' });
+      const policy = await service.call('PATCH', '/v1/dsr/policy', {
+        token,
+        json: [{ name: 'ledger access', key: 'ledger_access', drp_action: 'access' }],
+      });
+      assert.deepEqual(policy.body.failed, [], policy.text);
+      const waiting = await submit(service, {
+        policy_key: 'ledger_access',
+        identity: { email: 'kim@example.com' },
+      });
+      await waitForStatus(service, waiting.id, 'requires_input');
+      const tasks = await tasksOf(service, waiting.id);
+      await service.services.db.query(
+        `UPDATE tasks SET due_at = now() - interval '1 hour' WHERE id = ANY($1)`,
+        [tasks.map((task) => task.id)],
+      );
+
+      const reminder = await mail.waitFor((candidate) => candidate.to.includes('pat.work@example.com'));
+      assert.match(reminder.text, new RegExp(`The task for Ledger on privacy request ${waiting.id}`));
+      const notes = (await logOf(service, waiting.id))
+        .filter((entry) => / is overdue/.test(entry.message))
+        .map((entry) => entry.message)
+        .sort();
+      assert.deepEqual(notes, [
+        'the access task in Archive is overdue',
+        'the access task in Ledger is overdue: its assignee was reminded by mail',
+      ]);
+      for (const task of tasks)
+        await service.call('POST', `/v1/task/${task.id}/complete`, { token, json: {} });
+      await waitForStatus(service, waiting.id, 'complete');
+      for (const key of ['ledger', 'archive']) {
+        assert.equal((await service.call('DELETE', `/v1/manual-system/${key}`, { token })).status, 204);
+      }
+    },
+  );
 });

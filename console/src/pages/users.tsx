@@ -1,4 +1,4 @@
-// Operator accounts: the list, the create form (username, password, roles) and deletion, through
+// Operator accounts: the list, the create form (username, password, roles, email) and deletion, through
 // /v1/user. Managing users needs the scope user:* (owners and the root client); without it the page shows
 // the list read-only, and without user:read it says so. Passwords are sent once and never shown.
 import { type FormEvent, useState } from 'react';
@@ -63,6 +63,7 @@ export function UsersPage() {
             <tr>
               <th scope="col">Username</th>
               <th scope="col">Roles</th>
+              <th scope="col">Email</th>
               <th scope="col">Created by</th>
               <th scope="col">Created</th>
               <th scope="col">
@@ -78,6 +79,7 @@ export function UsersPage() {
                   {user.username === info.username ? <span className="hint"> (you)</span> : null}
                 </td>
                 <td data-label="Roles">{user.roles.join(', ')}</td>
+                <td data-label="Email">{user.email ?? <span className="hint">none</span>}</td>
                 <td data-label="Created by">{user.created_by}</td>
                 <td data-label="Created">{formatDateTime(user.created_at)}</td>
                 <td data-label="Actions">
@@ -122,6 +124,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
   const { api } = useSession();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [email, setEmail] = useState('');
   const [roles, setRoles] = useState<Role[]>(['viewer']);
   const create = useAction();
 
@@ -133,11 +136,14 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
     }
     const name = username.trim().toLowerCase();
     const created = await create.run(() =>
-      answer(api.POST('/v1/user', { body: { username: name, password, roles } })),
+      answer(
+        api.POST('/v1/user', { body: { username: name, password, roles, email: email.trim() || null } }),
+      ),
     );
     setPassword('');
     if (created) {
       setUsername('');
+      setEmail('');
       setRoles(['viewer']);
       await props.onCreated(name);
     }
@@ -171,6 +177,19 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
               autoComplete="new-password"
               value={password}
               onChange={(event) => setPassword(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Email (optional)" hint="their work address, where overdue-task reminders go">
+          {(id, describedBy) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              type="email"
+              autoComplete="off"
+              maxLength={254}
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
             />
           )}
         </Field>
