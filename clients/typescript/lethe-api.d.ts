@@ -173,7 +173,8 @@ export interface paths {
         delete: operations["deleteUserByUsername"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change an operator account's email (where their overdue-task reminders go). */
+        patch: operations["updateUserByUsername"];
         trace?: never;
     };
     "/v1/connection": {
@@ -2869,6 +2870,7 @@ export interface operations {
                     "application/json": {
                         username: string;
                         roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        email: string | null;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -2954,6 +2956,8 @@ export interface operations {
                     /** @description at least 12 characters */
                     password: string;
                     roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                    /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
+                    email?: string | null;
                 };
             };
         };
@@ -2967,6 +2971,7 @@ export interface operations {
                     "application/json": {
                         username: string;
                         roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        email: string | null;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3064,6 +3069,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUserByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
+                    email?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        email: string | null;
+                        created_by: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
             };
             /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
             400: {
