@@ -8,6 +8,7 @@ import Type from 'typebox';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import { badRequest } from '../errors.ts';
+import { multipartInputError } from '../http/multipart-errors.ts';
 import type { Services } from '../services.ts';
 import {
   addNote,
@@ -185,6 +186,6 @@ async function receiveUpload(services: Services, request: FastifyRequest, id: st
     return await completeAttachment(services, by, staged.value, staged.fileName, include);
   } catch (error) {
     if (staged) await discardAttachment(services, staged.value);
-    throw error;
+    throw multipartInputError(error);
   }
 }

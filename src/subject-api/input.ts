@@ -4,8 +4,8 @@
 // field (and showing the offending value, so a bad attribute name is named). HTTP parsing only.
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { isStoreUnavailable } from '../db/database.ts';
-import { badRequest, DomainError, tooLarge } from '../errors.ts';
+import { badRequest, tooLarge } from '../errors.ts';
+import { multipartInputError } from '../http/multipart-errors.ts';
 import { shown } from '../datastore/subject-items.ts';
 import { validated } from '../datastore/entity-input.ts';
 
@@ -14,24 +14,6 @@ type Fields = Record<string, unknown>;
 export interface RawInput {
   where: 'body' | 'querystring';
   value: unknown;
-}
-
-/**
- * A multipart body the parser cannot read (cut short, a malformed part header, a missing boundary) is the
- * client's fault: 400 with the parser's sentence. The parser throws plain errors without a status code, which
- * would otherwise answer 500. Domain errors, store outages and errors that carry a status pass unchanged.
- */
-export function multipartInputError(error: unknown): unknown {
-  if (
-    !(error instanceof Error) ||
-    error instanceof DomainError ||
-    isStoreUnavailable(error) ||
-    (error as { statusCode?: unknown }).statusCode !== undefined ||
-    !/multipart|part header|boundary/i.test(error.message)
-  ) {
-    return error;
-  }
-  return badRequest(`The multipart body is malformed: ${error.message.replace(/\.$/, '')}.`);
 }
 
 /**

@@ -144,6 +144,20 @@ describe('notes and attachments', () => {
       json: { file: 'x' },
     });
     assert.ok([400, 415].includes(notMultipart.status), notMultipart.text);
+    // Bodies cut short (the chaos run's fuzzer found the first answering 500): a field part, then a file part.
+    const boundary = 'cut-short-boundary';
+    for (const cut of [
+      `--${boundary}\r\nContent-Disposition: form-data; name="include_in_package"\r\n\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhalf a fi`,
+    ]) {
+      const cutShort = await service.call('POST', `/v1/privacy-request/${id}/attachment`, {
+        token,
+        body: cut,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      assert.equal(cutShort.status, 400, cutShort.text);
+      assert.match(cutShort.body.detail, /^The multipart body is malformed: /);
+    }
     assert.equal((await upload(Buffer.from('x'), 'x.txt', 'true', viewer)).status, 403);
 
     const listed = await service.call('GET', `/v1/privacy-request/${id}/attachment`, { token: viewer });
