@@ -19,10 +19,13 @@ const upToDate = () => {
   return stale.length === 0 && orphans.length === 0;
 };
 
-if (!upToDate()) {
+// Each check walks src/ and dist/, so an up-to-date start checks once.
+let built = upToDate();
+if (!built) {
   const build = spawnSync(process.execPath, [fileURLToPath(import.meta.resolve('../scripts/build.mjs'))], {
     stdio: 'inherit',
   });
   if (build.status !== 0) process.exit(build.status ?? 1);
+  built = upToDate();
 }
-await import(upToDate() ? '../dist/cli/main.js' : '../src/cli/main.ts');
+await import(built ? '../dist/cli/main.js' : '../src/cli/main.ts');
