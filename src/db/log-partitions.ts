@@ -12,15 +12,26 @@ const MONTHS_AHEAD = 3;
 
 export const LOG_UPKEEP_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
-/** Creates the partitions ahead and drops those past retention (0: keep forever); answers the dropped ones. */
-export async function maintainLogPartitions(db: Queryable, retentionDays: number): Promise<string[]> {
+/**
+ * Creates the partitions ahead of `now` and drops those past retention (0: keep forever); answers the dropped
+ * ones. `now` is passed in so that tests can fix the calendar instead of depending on the day they run.
+ */
+export async function maintainLogPartitions(
+  db: Queryable,
+  retentionDays: number,
+  now: Date = new Date(),
+): Promise<string[]> {
   const dropped: string[] = [];
   for (const table of PARTITIONED_LOGS) {
-    await db.query('SELECT lethe_ensure_month_partitions($1, now(), $2)', [table, MONTHS_AHEAD]);
+    await db.query('SELECT lethe_ensure_month_partitions($1, $2::timestamptz, $3)', [
+      table,
+      now.toISOString(),
+      MONTHS_AHEAD,
+    ]);
     if (retentionDays > 0) {
       const { rows } = await db.query<{ dropped: string }>(
-        `SELECT lethe_drop_month_partitions($1, now() - make_interval(days => $2)) AS dropped`,
-        [table, retentionDays],
+        `SELECT lethe_drop_month_partitions($1, $2::timestamptz - make_interval(days => $3)) AS dropped`,
+        [table, now.toISOString(), retentionDays],
       );
       dropped.push(...rows.map((row) => row.dropped));
     }

@@ -11,12 +11,11 @@ import { openPostgres } from '../../src/db/postgres.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-/** `audit_log_YYYYMM` of the month `monthsFromNow` away, in UTC. */
-function partitionName(table: string, monthsFromNow: number): string {
-  const now = new Date();
-  const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + monthsFromNow, 1));
-  return `${table}_${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
-}
+/**
+ * A fixed calendar: the upkeep is given this instant as its clock, so that what it keeps and drops does not
+ * depend on the day the suite runs (the expectations below are written from the calendar, not computed).
+ */
+const CLOCK = new Date('2020-06-15T12:00:00Z');
 
 async function partitionsOf(db: Database, table: string): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
@@ -81,12 +80,18 @@ describe('partitioned logs', () => {
 
     it('keeps partitions three months ahead and the audit log append-only, partitions included', async () => {
       const { db } = service.services;
+      await maintainLogPartitions(db, 0, CLOCK);
       for (const table of ['audit_log', 'privacy_request_log']) {
         const partitions = await partitionsOf(db, table);
-        for (const ahead of [0, 1, 2, 3]) assert.ok(partitions.includes(partitionName(table, ahead)), table);
+        for (const month of ['202006', '202007', '202008', '202009'])
+          assert.ok(partitions.includes(`${table}_${month}`), `${table}_${month}`);
       }
-      await db.query("INSERT INTO audit_log (action, actor) VALUES ('probe', 'client:probe')");
-      const current = partitionName('audit_log', 0);
+      // The service's own upkeep at start made the partition of today: a row written now finds its place.
+      const { rows: probe } = await db.query<{ part: string }>(
+        "INSERT INTO audit_log (action, actor) VALUES ('probe', 'client:probe') RETURNING tableoid::regclass::text AS part",
+      );
+      const current = probe[0]?.part ?? '';
+      assert.match(current, /^audit_log_\d{6}$/);
       for (const statement of [
         "UPDATE audit_log SET action = 'changed'",
         'DELETE FROM audit_log',
@@ -100,18 +105,19 @@ describe('partitioned logs', () => {
 
     it('drops whole months past the retention, and nothing with retention 0', async () => {
       const { db } = service.services;
-      await db.query("SELECT lethe_ensure_month_partitions('audit_log', now() - interval '150 days', 3)");
+      await db.query("SELECT lethe_ensure_month_partitions('audit_log', '2020-01-01T00:00:00Z', 6)");
       await db.query(
-        `INSERT INTO audit_log (at, action, actor) VALUES (now() - interval '150 days', 'old', 'client:old'),
-           (now() - interval '10 days', 'recent', 'client:recent')`,
+        `INSERT INTO audit_log (at, action, actor) VALUES ('2020-01-16T08:00:00Z', 'old', 'client:old'),
+           ('2020-03-20T08:00:00Z', 'recent', 'client:recent')`,
       );
       const before = await partitionsOf(db, 'audit_log');
-      assert.deepEqual(await maintainLogPartitions(db, 0), []);
+      assert.deepEqual(await maintainLogPartitions(db, 0, CLOCK), []);
       assert.deepEqual(await partitionsOf(db, 'audit_log'), before);
 
-      const dropped = await maintainLogPartitions(db, 90);
-      assert.ok(dropped.includes(partitionName('audit_log', -5)), dropped.join(', '));
-      assert.ok(!dropped.includes(partitionName('audit_log', -1)));
+      // 90 days before 2020-06-15T12:00Z is 2020-03-17T12:00Z: January and February ended before it, March
+      // did not, so the March row stays although the cutoff falls inside its month.
+      const dropped = await maintainLogPartitions(db, 90, CLOCK);
+      assert.deepEqual(dropped, ['audit_log_202001', 'audit_log_202002']);
       const { rows } = await db.query<{ action: string }>(
         "SELECT action FROM audit_log WHERE actor IN ('client:old', 'client:recent')",
       );
