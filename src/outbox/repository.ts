@@ -3,19 +3,11 @@
 // message at the same time) and records each outcome.
 import type { Queryable } from '../db/database.ts';
 
-export type MessageKind =
-  | 'verification_code'
-  | 'received'
-  | 'denied'
-  | 'completed'
-  | 'canceled'
-  | 'extended'
-  | 'appeal_upheld'
-  | 'respondent_invite'
-  | 'task_overdue'
-  | 'agent_confirmation'
-  | 'subject_note';
-export const MESSAGE_KINDS: readonly MessageKind[] = [
+/**
+ * Every kind of message, declared here once: the type, the API's enum and the check of each insert derive from
+ * this list, and the table holds only a shape check (migration 025), so a new kind needs no migration.
+ */
+export const MESSAGE_KINDS = [
   'verification_code',
   'received',
   'denied',
@@ -27,7 +19,9 @@ export const MESSAGE_KINDS: readonly MessageKind[] = [
   'task_overdue',
   'agent_confirmation',
   'subject_note',
-];
+] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+const KNOWN_KINDS: ReadonlySet<string> = new Set(MESSAGE_KINDS);
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';
 export const OUTBOX_DELIVERY_STATES: readonly OutboxDeliveryState[] = ['pending', 'retrying', 'sent'];
@@ -77,14 +71,18 @@ export function insertMessagesSql(param: string, condition: string): string {
         WHERE ${condition} ORDER BY n`;
 }
 
+/** The messages as the JSON parameter of `insertMessagesSql`; a kind outside MESSAGE_KINDS is refused. */
 export function messagesValue(messages: readonly NewMessage[]): string {
   return JSON.stringify(
-    messages.map((message) => ({
-      id: message.id,
-      privacy_request_id: message.privacyRequestId,
-      kind: message.kind,
-      content: message.contentSealed.toString('base64'),
-    })),
+    messages.map((message) => {
+      if (!KNOWN_KINDS.has(message.kind)) throw new Error(`unknown outbox message kind "${message.kind}"`);
+      return {
+        id: message.id,
+        privacy_request_id: message.privacyRequestId,
+        kind: message.kind,
+        content: message.contentSealed.toString('base64'),
+      };
+    }),
   );
 }
 
