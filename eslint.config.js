@@ -22,7 +22,8 @@ const WORKER_CODE = [
 const API_SIDE = [
   './src/!(runtime|cli|privacy-requests|outbox)/**',
   './src/privacy-requests/*.ts',
-  './src/privacy-requests/rules/!(runner|erasure).ts',
+  // The action types' own modules hold their part of the run: runtime/ registers them, the API reads the registry.
+  './src/privacy-requests/rules/!(runner|erasure|*-action).ts',
   './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
 ];

@@ -16,6 +16,7 @@ import { Metrics } from '../src/metrics/metrics.ts';
 import { storeReadings } from '../src/metrics/store-readings.ts';
 import { OperatorService } from '../src/operators/service.ts';
 import { buildApp } from '../src/runtime/app.ts';
+import { registerFeatures } from '../src/runtime/features.ts';
 
 /** The served document of a default installation (no LETHE_PUBLIC_URL: servers stays relative). */
 async function servedDocument(): Promise<unknown> {
@@ -42,6 +43,7 @@ async function servedDocument(): Promise<unknown> {
     queue,
     metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };
+  registerFeatures();
   const app = await buildApp(services, { logger: false });
   try {
     await app.ready();

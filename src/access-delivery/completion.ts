@@ -4,6 +4,7 @@
 // LETHE_ACCESS_PACKAGE_TTL_SECONDS. An erasure request's message says what was erased, by datastore,
 // with counts (from the summary the rules step logged).
 import { createHash, randomBytes } from 'node:crypto';
+import { deletesData, yieldsDownload } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 import { sealMessages } from '../outbox/enqueue.ts';
 import type { NewMessage } from '../outbox/repository.ts';
@@ -86,7 +87,7 @@ export async function prepareAnnouncement(
   row: RequestRow,
   policy: PolicyEmbed,
 ): Promise<PreparedAnnouncement | undefined> {
-  if (policy.rules.some((rule) => rule.action_type === 'erasure')) {
+  if (deletesData(policy.rules)) {
     throw new Error('an erasure policy is announced by announceCompletion, in the completing transaction');
   }
   if (!row.identity_sealed) return undefined;
@@ -94,7 +95,7 @@ export async function prepareAnnouncement(
   if (!email) return undefined;
   let link: PreparedAnnouncement['link'];
   let download: { url: string; expiresAt: Date } | undefined;
-  if (await hasAccessResults(db, row.id, new Set(policy.rules.map((rule) => rule.action_type)))) {
+  if (await hasAccessResults(db, row.id, policy)) {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + services.config.accessPackageTtlSeconds * 1000);
     link = { tokenHash: hashToken(token), expiresAt };
@@ -111,8 +112,8 @@ export async function prepareAnnouncement(
  * ran (even when they found nothing, the package says so), or its access tasks gave data (a policy with
  * `drp_action: access` and no rules has only those).
  */
-async function hasAccessResults(tx: Queryable, id: string, actions: ReadonlySet<string>): Promise<boolean> {
-  return actions.has('access') || (await taskRepository.hasAccessData(tx, id));
+async function hasAccessResults(tx: Queryable, id: string, policy: PolicyEmbed): Promise<boolean> {
+  return yieldsDownload(policy.rules) || (await taskRepository.hasAccessData(tx, id));
 }
 
 /** Queues the completion message of `row`, whose policy the caller has read (the executor, once a run). */
@@ -122,13 +123,13 @@ export async function announceCompletion(
   row: RequestRow,
   policy: PolicyEmbed,
 ): Promise<void> {
-  const actions = new Set(policy.rules.map((rule) => rule.action_type));
-  const recipients = actions.has('erasure') ? await recordRecipients(tx, row.id) : undefined;
+  const erases = deletesData(policy.rules);
+  const recipients = erases ? await recordRecipients(tx, row.id) : undefined;
   if (!row.identity_sealed) return;
   const email = openIdentity(services.keyring, row.id, row.identity_sealed).email;
   if (!email) return;
   let download: { url: string; expiresAt: Date } | undefined;
-  if (await hasAccessResults(tx, row.id, actions)) {
+  if (await hasAccessResults(tx, row.id, policy)) {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = await repo.insert(
       tx,
@@ -139,7 +140,7 @@ export async function announceCompletion(
     download = { url: downloadUrl(services.config, token), expiresAt };
   }
   let erased: ErasedInDatastore[] | undefined;
-  if (actions.has('erasure')) {
+  if (erases) {
     const summary = (await logRepository.latestRulesSummary(tx, row.id)) as
       { erasure?: ErasureSummary[] } | undefined;
     erased = erasedByDatastore(summary?.erasure ?? []);

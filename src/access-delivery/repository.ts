@@ -3,12 +3,12 @@ import type { Queryable } from '../db/database.ts';
 
 /**
  * The INSERT of a link for the request row of `source` (a CTE with an `id` column; no row, no link), its
- * token's hash and its expiry the parameters numbered `first` and `first + 1`: for a statement that makes
- * the link beside the change that hands it out.
+ * token's hash and its expiry the placeholders given: for a statement that makes the link beside the
+ * change that hands it out.
  */
-export function insertLinkFrom(source: string, first: number): string {
+export function insertLinkFrom(source: string, tokenHash: string, expiresAt: string): string {
   return `INSERT INTO access_package_links (token_hash, privacy_request_id, expires_at)
-          SELECT $${first}, id, $${first + 1}::timestamptz FROM ${source}`;
+          SELECT ${tokenHash}, id, ${expiresAt}::timestamptz FROM ${source}`;
 }
 
 export const accessLinkRepository = {

@@ -1,4 +1,5 @@
 // SQL for DSR policies, their rules and the storage destinations rules point at.
+import type { ActionRule } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 
 export interface PolicyRow {
@@ -14,17 +15,8 @@ export interface PolicyRow {
   updated_at: Date;
 }
 
-export interface RuleRow {
-  id: string;
-  policy_id: string;
-  key: string;
-  name: string;
-  action_type: string;
-  masking_strategy: { strategy: string; configuration: Record<string, unknown> } | null;
-  storage_destination_id: string | null;
-  storage_destination_key: string | null;
-  targets: string[];
-}
+/** A rule as stored: the shape the action types' parts of the run read (src/actions/registry.ts). */
+export type RuleRow = ActionRule;
 
 export interface PolicyDefinition {
   id: string;

@@ -11,7 +11,7 @@ import {
   PolicyItem,
   PolicyKeyParams,
   PolicyView,
-  RuleItem,
+  ruleItem,
   RuleView,
 } from './schemas.ts';
 import { PolicyService } from './service.ts';
@@ -98,7 +98,7 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
             'Create or update up to 50 rules of a policy (access: storage destination; erasure: masking strategy).',
           security,
           params: PolicyKeyParams,
-          body: BulkBody(RuleItem),
+          body: BulkBody(ruleItem()),
           response: { 200: BulkResponse(RuleView), 404: ErrorDetail, ...managementErrors },
         },
       },

@@ -1,6 +1,8 @@
 // Shapes of the DSR policy and rule endpoints. Masking strategies and their configuration shapes come from
-// the one registry (src/masking/strategies.ts); a configuration is checked after the strategy is known.
+// their registry (src/masking/strategies.ts), action types from theirs (src/actions/registry.ts: the rule's
+// shape is built from it, again after a registration); a configuration is checked after the strategy is known.
 import Type from 'typebox';
+import { actionTypeNames, actionTypes, fromRegistry } from '../actions/registry.ts';
 import { JURISDICTION_CODES } from '../deadlines/jurisdictions.ts';
 import { named } from '../validation/schema-names.ts';
 import { MASKING_STRATEGY_NAMES } from '../masking/strategies.ts';
@@ -52,46 +54,60 @@ export const MaskingStrategyDescription = Type.Object({
 /** `*`, `<table>.*` or `<table>.<attribute>`. */
 export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
 
-export const RuleItem = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    key: ResourceKey,
-    action_type: Type.Enum(['access', 'erasure', 'consent', 'update'], {
-      description:
-        "consent: records the request's consent_preferences for its identities; update: writes the request's corrections (neither takes targets, strategy nor destination)",
-    }),
-    masking_strategy: Type.Optional(
-      Type.Object(
-        {
-          strategy: Type.Enum([...MASKING_STRATEGY_NAMES]),
-          configuration: Type.Optional(
-            Type.Object(
-              {},
-              {
-                additionalProperties: true,
-                description: "Depends on the strategy: see GET /v1/masking/strategy for each one's schema.",
-              },
+/** A rule as a client sends it; its action_type is one of the registered action types. */
+export const ruleItem = fromRegistry(() =>
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      key: ResourceKey,
+      action_type: Type.Enum(actionTypeNames(), {
+        description: actionTypes()
+          .map((definition) => `${definition.name}: ${definition.description}`)
+          .join(' '),
+      }),
+      masking_strategy: Type.Optional(
+        Type.Object(
+          {
+            strategy: Type.Enum([...MASKING_STRATEGY_NAMES]),
+            configuration: Type.Optional(
+              Type.Object(
+                {},
+                {
+                  additionalProperties: true,
+                  description: "Depends on the strategy: see GET /v1/masking/strategy for each one's schema.",
+                },
+              ),
             ),
-          ),
-        },
-        { additionalProperties: false },
+          },
+          { additionalProperties: false },
+        ),
       ),
-    ),
-    storage_destination_key: Type.Optional(ResourceKey),
-    targets: Type.Optional(
-      Type.Array(
-        Type.String({
-          pattern: TARGET_PATTERN,
-          maxLength: 300,
-          [PATTERN_HINT]: 'be *, <table>.* or <table>.<attribute>',
-        }),
-        { minItems: 1, maxItems: 200 },
+      storage_destination_key: Type.Optional(ResourceKey),
+      targets: Type.Optional(
+        Type.Array(
+          Type.String({
+            pattern: TARGET_PATTERN,
+            maxLength: 300,
+            [PATTERN_HINT]: 'be *, <table>.* or <table>.<attribute>',
+          }),
+          { minItems: 1, maxItems: 200 },
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
 );
-export type RuleItem = Type.Static<typeof RuleItem>;
+export interface RuleItem {
+  name: string;
+  key: string;
+  action_type: string;
+  masking_strategy?: {
+    strategy: (typeof MASKING_STRATEGY_NAMES)[number];
+    configuration?: Record<string, unknown>;
+  };
+  storage_destination_key?: string;
+  targets?: string[];
+}
 
 export const PolicyKeyParams = Type.Object({ policy_key: ResourceKey });
 

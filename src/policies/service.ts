@@ -3,6 +3,7 @@
 // shape) and the defaults: erasure rules mask with `nullify`, access rules store to `default_storage`,
 // targets default to `*`. It never decides an HTTP status beyond the domain error kinds.
 import { randomUUID } from 'node:crypto';
+import { actionType, actionTypes, fromRegistry } from '../actions/registry.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
@@ -15,7 +16,8 @@ import {
   PolicyItem,
   type PolicyView,
   RULE_FIELDS,
-  RuleItem,
+  type RuleItem,
+  ruleItem,
   type RuleView,
 } from './schemas.ts';
 import {
@@ -28,7 +30,13 @@ export const DEFAULT_STORAGE_KEY = 'default_storage';
 export const DEFAULT_ERASURE_STRATEGY = 'nullify';
 
 const checkPolicy = itemValidator(PolicyItem);
-const checkRule = itemValidator(RuleItem);
+const checkRule = fromRegistry(() => itemValidator(ruleItem()));
+/** The action types whose rules take `part`, for the sentence refusing it elsewhere. */
+const takenBy = (part: 'maskingStrategy' | 'storageDestination') =>
+  actionTypes()
+    .filter((definition) => definition.rule[part])
+    .map((definition) => definition.name)
+    .join(' and ');
 const checkConfiguration = Object.fromEntries(
   MASKING_STRATEGY_NAMES.map((strategy) => [
     strategy,
@@ -135,36 +143,35 @@ export class PolicyService {
 
   /** The rule to store for one item, or the sentence saying why the item fails. */
   async #ruleDefinition(policyId: string, item: unknown): Promise<RuleDefinition | string> {
-    const checked = checkRule(item);
+    const checked = checkRule()(item);
     if (!checked.ok) return checked.message;
-    const rule = checked.value;
+    const rule = checked.value as RuleItem;
+    const takes = (actionType(rule.action_type) as NonNullable<ReturnType<typeof actionType>>).rule;
+    if (rule.masking_strategy !== undefined && !takes.maskingStrategy)
+      return `masking_strategy applies to ${takenBy('maskingStrategy')} rules only.`;
+    if (rule.storage_destination_key !== undefined && !takes.storageDestination)
+      return `storage_destination_key applies to ${takenBy('storageDestination')} rules only.`;
+    if (rule.targets !== undefined && !takes.targets)
+      return `targets do not apply to ${rule.action_type} rules.`;
     const targets = [...new Set(rule.targets ?? ['*'])];
     const base = { id: `rul_${randomUUID()}`, policyId, key: rule.key, name: rule.name, targets };
-
-    if (rule.action_type === 'access') {
-      if (rule.masking_strategy !== undefined) return 'masking_strategy applies to erasure rules only.';
+    let storageDestinationId: string | null = null;
+    if (takes.storageDestination) {
       const storageKey = rule.storage_destination_key ?? DEFAULT_STORAGE_KEY;
-      const storageId = await policyRepository.storageDestinationId(this.#db, storageKey);
-      if (!storageId) return `No storage destination with key ${storageKey}.`;
-      return { ...base, actionType: 'access', maskingStrategy: null, storageDestinationId: storageId };
+      storageDestinationId = (await policyRepository.storageDestinationId(this.#db, storageKey)) ?? null;
+      if (!storageDestinationId) return `No storage destination with key ${storageKey}.`;
     }
-
-    if (rule.storage_destination_key !== undefined)
-      return 'storage_destination_key applies to access rules only.';
-    if (rule.action_type === 'consent' || rule.action_type === 'update') {
-      if (rule.masking_strategy !== undefined) return 'masking_strategy applies to erasure rules only.';
-      if (rule.targets !== undefined) return `targets do not apply to ${rule.action_type} rules.`;
-      return { ...base, actionType: rule.action_type, maskingStrategy: null, storageDestinationId: null };
-    }
+    if (!takes.maskingStrategy)
+      return { ...base, actionType: rule.action_type, maskingStrategy: null, storageDestinationId };
     const strategy = rule.masking_strategy?.strategy ?? DEFAULT_ERASURE_STRATEGY;
     const configuration = (rule.masking_strategy?.configuration ?? {}) as Record<string, unknown>;
     const configured = checkConfiguration[strategy](configuration);
     if (!configured.ok) return configured.message ?? 'masking_strategy.configuration is invalid.';
     return {
       ...base,
-      actionType: 'erasure',
+      actionType: rule.action_type,
       maskingStrategy: { strategy, configuration },
-      storageDestinationId: null,
+      storageDestinationId,
     };
   }
 

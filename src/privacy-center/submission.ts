@@ -10,18 +10,16 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import {
-  consentPreferencesProblem,
   DO_NOT_SELL_OR_SHARE,
   isConsentOnly,
   recordPreferences,
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
-import { correctionsProblem, hasUpdateRule } from '../corrections/service.ts';
-import { sealCorrections } from '../corrections/sealing.ts';
+import { hasUpdateRule } from '../corrections/service.ts';
 import { invalid, notFound } from '../errors.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { policyRepository } from '../policies/repository.ts';
-import { admit, receive } from '../privacy-requests/intake.ts';
+import { admit, prepareRequest, receive } from '../privacy-requests/intake.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import {
   type Identity,
@@ -113,15 +111,6 @@ export class PublicSubmissionService {
     const rules = await policyRepository.rulesOf(db, [policyId]);
     const consentOnly = isConsentOnly(rules);
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
-    const consentProblem = consentPreferencesProblem(submission.policy_key, rules, preferences);
-    if (consentProblem) throw invalid(consentProblem);
-    const correctionProblem = await correctionsProblem(
-      db,
-      submission.policy_key,
-      rules,
-      submission.corrections,
-    );
-    if (correctionProblem) throw invalid(correctionProblem);
     // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
     // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
     const agent = submission.agent && {
@@ -146,6 +135,23 @@ export class PublicSubmissionService {
       );
 
     const id = `pri_${randomUUID()}`;
+    const prepared = await prepareRequest(
+      db,
+      keyring,
+      { id: policyId, key: submission.policy_key, rules },
+      { ...submission, consent_preferences: preferences },
+      {
+        id,
+        externalId: null,
+        source: 'privacy_center',
+        location: null,
+        customFields: [],
+        ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
+        identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
+        unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
+      },
+    );
+    if (typeof prepared === 'string') throw invalid(prepared);
     const row = await db.transaction(async (tx) => {
       const recipient = verify && codeTo ? await assertFewOpenRequests(tx, keyring, codeTo) : undefined;
       const [stored] = await receive(
@@ -162,24 +168,7 @@ export class PublicSubmissionService {
                 ? 'opt-out received through the privacy center; an opt-out needs no verification'
                 : 'request received through the privacy center',
         },
-        [
-          {
-            id,
-            externalId: null,
-            policyId,
-            source: 'privacy_center',
-            location: null,
-            customFields: [],
-            consentPreferences: preferences ?? [],
-            ...(submission.corrections && {
-              correctionsSealed: sealCorrections(keyring, id, submission.corrections),
-            }),
-            ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
-            identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
-            unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
-            recipientIndex: recipient,
-          },
-        ],
+        [{ ...prepared, ...(recipient && { recipientIndex: recipient }) }],
       );
       const inserted = stored as RequestRow;
       if (signals.gpc) await this.#recordGpcOptOut(tx, id, identity);

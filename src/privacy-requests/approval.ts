@@ -4,6 +4,7 @@
 // intake (intake.ts). A public erasure (one received through the privacy center) is never approved without
 // a person unless LETHE_PUBLIC_ERASURE_AUTO_APPROVE: neither automatically nor by its pre-approval
 // webhooks' answers.
+import { needsPerson } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Services } from '../services.ts';
@@ -12,27 +13,18 @@ import { enqueueAdvance } from './jobs.ts';
 import type { LogEntry } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import { type NewStep, stepRepository } from './step-repository.ts';
-import { loadPolicyEmbed, type PolicyEmbed } from './view.ts';
+import { loadPolicyEmbed } from './view.ts';
 
-/** A request received from the public (no client submitted it) whose policy erases, while such need a person. */
+/**
+ * Whether a request waits for an operator whatever its pre-approval webhooks answer: one of its policy's
+ * action types needs a person (a public erasure unless LETHE_PUBLIC_ERASURE_AUTO_APPROVE, a correction).
+ */
 export async function awaitsOperator(
   services: Pick<Services, 'config'>,
   tx: Queryable,
   row: Pick<RequestRow, 'client_id' | 'policy_id'>,
 ): Promise<boolean> {
-  return awaitsOperatorUnder(services, await loadPolicyEmbed(tx, row.policy_id), row);
-}
-
-/** `awaitsOperator` with the request's policy already read (intake reads a batch's policies once). */
-export function awaitsOperatorUnder(
-  services: Pick<Services, 'config'>,
-  policy: Pick<PolicyEmbed, 'rules'>,
-  row: Pick<RequestRow, 'client_id'>,
-): boolean {
-  // A correction is always reviewed by a person, who sees its before and after (src/corrections/).
-  if (policy.rules.some((rule) => rule.action_type === 'update')) return true;
-  if (row.client_id !== null || services.config.publicErasureAutoApprove) return false;
-  return policy.rules.some((rule) => rule.action_type === 'erasure');
+  return needsPerson((await loadPolicyEmbed(tx, row.policy_id)).rules, row, services.config);
 }
 
 /** pending -> approved: snapshot the plan after any pre-approval steps, log, queue the work. */

@@ -1,16 +1,17 @@
 // Canceling a privacy request: by an operator (POST /v1/privacy-request/{id}/cancel) or by the sweep when
 // its subject never verified their identity. Allowed before any work has begun, while paused, and while
-// waiting on manual tasks (requires_input); a paused request's reply-to-token dies with it, its open tasks
-// are closed as canceled, and since every later step is a compare-and-set on the status, no webhook runs
-// afterwards. What the rules step already did is not undone. The subject is told in the same transaction.
+// waiting on manual tasks (requires_input); a paused request's reply-to-token dies with it, the features'
+// cancel hooks run in the same transaction (its open tasks close; its verification code goes with the move,
+// src/privacy-requests/lifecycle.ts), and since every later step is a compare-and-set on the status, no
+// webhook runs afterwards. What the rules step already did is not undone. The subject is told in the same
+// transaction.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
-import { cancelTasksOf } from '../tasks/service.ts';
-import { verificationRepository } from '../verification/repository.ts';
+import { hooksOf } from './lifecycle.ts';
 import { sweepRepository } from './sweep-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
@@ -28,7 +29,7 @@ export const UNVERIFIED_REASON = 'identity not verified in time';
 /** Cancels a request the caller holds locked; false (nothing changed) when its status does not allow it. */
 export async function cancelLocked(
   tx: Queryable,
-  services: Pick<Services, 'keyring' | 'config'>,
+  services: Pick<Services, 'db' | 'keyring' | 'config' | 'queue'>,
   row: RequestRow,
   reason: string | null,
   by: string,
@@ -50,9 +51,8 @@ export async function cancelLocked(
     message: `canceled by ${by}${reason ? `: ${reason}` : ''}`,
   });
   if (!moved) return false;
-  await cancelTasksOf(tx, row.id, by);
+  for (const hook of hooksOf('onCancel')) await hook(tx, services, { row, by });
   await replyTokenRepository.expireTokens(tx, row.id);
-  await verificationRepository.remove(tx, row.id);
   await queueSubjectMessages(tx, services, [
     { request: row, kind: 'canceled', details: { reason: reason ?? undefined } },
   ]);
@@ -85,7 +85,7 @@ export async function cancelPrivacyRequest(
  * unverifiedRequestSeconds, 24 hours); answers how many.
  */
 export async function cancelUnverifiedRequests(
-  services: Pick<Services, 'db' | 'keyring' | 'config'>,
+  services: Pick<Services, 'db' | 'keyring' | 'config' | 'queue'>,
   olderThanSeconds: number,
 ): Promise<number> {
   let total = 0;

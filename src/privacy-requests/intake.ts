@@ -1,15 +1,19 @@
 // The one way in. Every privacy request, however it arrives (an operator's API call, the public privacy
-// center, a subject who has just proved their email), is received and admitted here, so a rule of intake
-// (pre-approval webhooks first, a public erasure waits for a person, manual approval, the "received" message)
-// is written once and no flow can forget it. `receive` stores a batch with its first log entry; `admit`
-// sends pending requests on: to their pre-approval webhooks, to approval at once, or to an operator; and
-// tells each subject their request was received. Both run in the caller's transaction.
+// center, a subject who has just proved their email), is prepared, received and admitted here, so a rule of
+// intake (each action's input checked and sealed, pre-approval webhooks first, a request that needs a person
+// waits for one, manual approval, the "received" message) is written once and no flow can forget it.
+// `prepareRequest` checks what a request gives for its actions and seals it; `receive` stores a batch with
+// its first log entry; `admit` sends pending requests on: to their pre-approval webhooks, to approval at
+// once, or to an operator; and tells each subject their request was received. The last two run in the
+// caller's transaction.
+import { actionInputs, needsPerson } from '../actions/registry.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { dueDateOf, jurisdictionOf } from '../deadlines/clock.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
-import { approvedEntry, awaitsOperatorUnder, planOf } from './approval.ts';
+import { approvedEntry, planOf } from './approval.ts';
 import { clockRepository } from './clock-repository.ts';
 import { screenTrusted } from './duplicates.ts';
 import { enqueueAdvances } from './jobs.ts';
@@ -24,6 +28,29 @@ import { type NewStep, stepRepository } from './step-repository.ts';
 import { loadPolicyEmbeds } from './view.ts';
 
 type IntakeServices = Pick<Services, 'queue' | 'config' | 'keyring'>;
+
+/**
+ * The front half of intake, for every way in: what the request gives for the actions of its policy (the
+ * `given` fields of each action type's input: consent_preferences, corrections) checked against the
+ * policy's rules, and stored as the action types keep it (sealed when personal). Answers the request to
+ * receive, or the sentence refusing it.
+ */
+export async function prepareRequest(
+  db: Queryable,
+  keyring: Keyring,
+  policy: { id: string; key: string; rules: readonly { action_type: string }[] },
+  given: Record<string, unknown>,
+  request: Omit<NewRequest, 'policyId' | 'consentPreferences' | 'correctionsSealed'>,
+): Promise<NewRequest | string> {
+  let prepared: NewRequest = { ...request, policyId: policy.id };
+  for (const { input } of actionInputs()) {
+    const value = given[input.field];
+    const problem = await input.problem(db, policy.key, policy.rules, value);
+    if (problem) return problem;
+    if (value !== undefined) prepared = { ...prepared, ...input.store(keyring, request.id, value) };
+  }
+  return prepared;
+}
 
 /** How a batch arrives: who sent it (null: the public), the status it starts in and what its log says. */
 export interface Arrival {
@@ -147,7 +174,7 @@ export async function admit(
   );
 }
 
-/** The public erasures among `rows` that wait for an operator (none when they may be approved without one). */
+/** The requests among `rows` whose actions need a person (a public erasure, a correction: src/actions/). */
 async function awaitingOperator(
   tx: Queryable,
   services: Pick<Services, 'config'>,
@@ -158,7 +185,7 @@ async function awaitingOperator(
   for (const row of rows) {
     const policy = policies.get(row.policy_id);
     if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
-    if (awaitsOperatorUnder(services, policy, row)) waiting.add(row.id);
+    if (needsPerson(policy.rules, row, services.config)) waiting.add(row.id);
   }
   return waiting;
 }

@@ -1,7 +1,7 @@
 // The executor's statements that carry more than their own change (src/privacy-requests/engine/
 // executor.ts), so that it costs no round trip of its own: the start of a run with its first call's
 // callback target, the compare-and-set of privacyRequestRepository.move with the next call's callback
-// target and reply token, or with the completion's download link and message.
+// target and reply token, or with the completion hooks' shares (the download link and the message).
 import {
   CALLBACK_TARGET_COLUMNS,
   CALLBACK_TARGET_PREFIX,
@@ -9,10 +9,8 @@ import {
   callbackTargetOf,
   callbackTargetSource,
 } from '../connections/repository.ts';
-import type { PreparedAnnouncement } from '../access-delivery/completion.ts';
-import { insertLinkFrom } from '../access-delivery/repository.ts';
 import type { Queryable } from '../db/database.ts';
-import { insertMessagesSql, messagesValue } from '../outbox/repository.ts';
+import { sharesAsCtes, type StatementShare, statusChangeCtes } from './lifecycle.ts';
 import { insertTokenFrom, insertTokenValues, type NewReplyToken } from './reply-token-repository.ts';
 import { type PolicyWithRulesAsRead, policyWithRulesJson } from '../policies/repository.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRows } from './log-repository.ts';
@@ -57,13 +55,15 @@ export const preparedMoveRepository = {
       }
     | undefined
   > {
+    const params: unknown[] = [id, startedAt, logJson(entries)];
+    const hooks = statusChangeCtes('approved', 'in_processing', 'started', params);
     const { rows } = await db.query<Record<string, unknown>>(
       `WITH started AS (
          UPDATE privacy_requests SET status = 'in_processing', started_processing_at = $2, updated_at = now()
           WHERE id = $1 AND status = 'approved' RETURNING *),
        logged AS (
          INSERT INTO privacy_request_log ${LOG_COLUMNS}
-         ${logRows('(SELECT id FROM started)', '$3')}),
+         ${logRows('(SELECT id FROM started)', '$3')})${hooks},
        request AS (
          SELECT * FROM started
          UNION ALL
@@ -75,7 +75,7 @@ export const preparedMoveRepository = {
              FROM ${callbackTargetSource(`(SELECT s.connection_key FROM privacy_request_steps s
                                             WHERE s.privacy_request_id = r.id AND s.position = r.next_step
                                               AND s.kind IN ('pre', 'post'))`)}) target ON true`,
-      [id, startedAt, logJson(entries)],
+      params,
     );
     const found = rows[0];
     if (!found) return undefined;
@@ -124,24 +124,17 @@ export const preparedMoveRepository = {
   },
 
   /**
-   * A move that completes the request, with the completion's download link and message (prepared by
-   * prepareAnnouncement) in the same statement: they are stored only if the move wins, and commit with it.
+   * A move that completes the request, with the completion hooks' shares (the download link and the
+   * message, src/privacy-requests/lifecycle.ts) in the same statement: they are stored only if the move
+   * wins, and commit with it.
    */
-  async completeAnnouncing(
+  async completeWith(
     db: Queryable,
     move: Move,
-    announcement: PreparedAnnouncement | undefined,
+    shares: readonly StatementShare[],
   ): Promise<RequestRow | undefined> {
     const { sql, params } = moveStatement(move);
-    let extra = '';
-    if (announcement?.link) {
-      extra += `, link AS (${insertLinkFrom('moved', params.length + 1)})`;
-      params.push(announcement.link.tokenHash, announcement.link.expiresAt);
-    }
-    if (announcement && announcement.messages.length > 0) {
-      params.push(messagesValue(announcement.messages));
-      extra += `, message AS (${insertMessagesSql(`$${params.length}`, 'EXISTS (SELECT FROM moved)')})`;
-    }
+    const extra = sharesAsCtes(shares, 'moved', params, 'on_completion');
     const { rows } = await db.query<RequestRow>(`${sql}${extra} SELECT * FROM moved`, params);
     return rows[0];
   },

@@ -1,72 +1,27 @@
 // SQL for the privacy_requests table: requests, their status transitions and the sweep's reads. A move
 // also completes the plan step and appends the log in the same statement (see move). Sealed identities go
 // in and out as opaque bytes; only identity.ts seals and opens them.
+import type { StoredInputs } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
+import { statusChangeCtes } from './lifecycle.ts';
 import { LOG_COLUMNS, type LogEntry, logJson, logRepository, logRows } from './log-repository.ts';
+import type { RequestRow } from './facts.ts';
 import { CLOSED_STATUSES, type Status } from './statuses.ts';
 import type { StepRow } from './step-repository.ts';
 import { stuckCondition } from './stuck-repository.ts';
 
-export interface RequestRow {
-  id: string;
-  external_id: string | null;
-  status: Status;
-  policy_id: string;
-  client_id: string | null;
-  submitted_by: string | null;
-  origin: string | null;
-  source: string | null;
-  location: string | null;
-  custom_fields: unknown[];
-  /** Fides' [{data_use, opt_in}], as the request was made (src/consent/). */
-  consent_preferences: { data_use: string; opt_in: boolean }[];
-  /** The corrections asked for, sealed (src/corrections/sealing.ts). */
-  corrections_sealed: Uint8Array | null;
-  /** A completed erasure's recipients (the connections its post-execution webhooks told), else null. */
-  recipients_notified: string[] | null;
-  requested_at: Date;
-  started_processing_at: Date | null;
-  finished_processing_at: Date | null;
-  reviewed_at: Date | null;
-  reviewed_by: string | null;
-  finalized_at: Date | null;
-  finalized_by: string | null;
-  identity_verified_at: Date | null;
-  cancel_reason: string | null;
-  canceled_at: Date | null;
-  paused_at: Date | null;
-  paused_step: number | null;
-  error_reason: string | null;
-  identity_sealed: Uint8Array | null;
-  /** Values given on the public side that nobody proved (identity.ts); never matched. */
-  unverified_identity_sealed: Uint8Array | null;
-  /** While identity_unverified: the HMAC of the email the code goes to (verification/recipient.ts). */
-  recipient_index: Uint8Array | null;
-  identity_expires_at: Date;
-  identity_purged_at: Date | null;
-  next_step: number;
-  /** The clock (migration 018, src/deadlines/): set at receipt, moved only by the one extension. */
-  jurisdiction: string | null;
-  due_at: Date | null;
-  acknowledged_at: Date | null;
-  extended_at: Date | null;
-  extension_reason: string | null;
-  denial_reason: string | null;
-  duplicate_of: string | null;
-  excessive: boolean;
-}
+export type { RequestRow } from './facts.ts';
 
-export interface NewRequest {
+/** A request to store; what it keeps of its actions' inputs comes from their types (src/actions/registry.ts). */
+export interface NewRequest extends StoredInputs {
   id: string;
   externalId: string | null;
   policyId: string;
   source: string | null;
   location: string | null;
   customFields: unknown[];
-  consentPreferences?: readonly { data_use: string; opt_in: boolean }[];
   /** Who made it when not the caller itself (an authorized agent); the caller's client id otherwise. */
   submittedBy?: string;
-  correctionsSealed?: Buffer;
   identitySealed: Buffer;
   unverifiedIdentitySealed?: Buffer;
   recipientIndex?: Buffer;
@@ -197,12 +152,13 @@ export function moveStatement(move: Move): { sql: string; params: unknown[] } {
        UPDATE privacy_request_steps SET completed_at = now()
         WHERE privacy_request_id = $1 AND position = $${params.length} AND EXISTS (SELECT FROM moved))`;
   }
+  const hooks = move.from === move.to ? '' : statusChangeCtes(move.from, move.to, 'moved', params);
   return {
     sql: `WITH moved AS (
        UPDATE privacy_requests SET ${sets.join(', ')} WHERE id = $1 AND status = $2${guard} RETURNING *)${completion},
      logged AS (
        INSERT INTO privacy_request_log ${LOG_COLUMNS}
-       ${logRows('(SELECT id FROM moved)', entriesParam)})`,
+       ${logRows('(SELECT id FROM moved)', entriesParam)})${hooks}`,
     params,
   };
 }
@@ -241,8 +197,31 @@ export const privacyRequestRepository = {
     identityTtlSeconds: number,
     requests: readonly NewRequest[],
   ): Promise<RequestRow[]> {
+    const params: unknown[] = [
+      clientId,
+      status,
+      identityTtlSeconds,
+      JSON.stringify(
+        requests.map((request) => ({
+          id: request.id,
+          external_id: request.externalId,
+          policy_id: request.policyId,
+          source: request.source,
+          location: request.location,
+          custom_fields: request.customFields,
+          consent_preferences: request.consentPreferences ?? [],
+          submitted_by: request.submittedBy ?? null,
+          corrections_sealed: request.correctionsSealed?.toString('base64') ?? null,
+          identity_sealed: request.identitySealed.toString('base64'),
+          unverified_identity_sealed: request.unverifiedIdentitySealed?.toString('base64') ?? null,
+          recipient_index: request.recipientIndex?.toString('base64') ?? null,
+        })),
+      ),
+    ];
+    const hooks = statusChangeCtes(null, status, 'moved', params);
     const { rows } = await tx.query<RequestRow>(
-      `INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
+      `WITH moved AS (
+       INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
                                      location, custom_fields, identity_sealed, unverified_identity_sealed,
                                      recipient_index, consent_preferences, corrections_sealed,
                                      identity_expires_at, requested_at)
@@ -255,28 +234,9 @@ export const privacyRequestRepository = {
               now() + (n - 1) * interval '1 microsecond'
          FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS item(r, n)
         ORDER BY n
-       RETURNING *`,
-      [
-        clientId,
-        status,
-        identityTtlSeconds,
-        JSON.stringify(
-          requests.map((request) => ({
-            id: request.id,
-            external_id: request.externalId,
-            policy_id: request.policyId,
-            source: request.source,
-            location: request.location,
-            custom_fields: request.customFields,
-            consent_preferences: request.consentPreferences ?? [],
-            submitted_by: request.submittedBy ?? null,
-            corrections_sealed: request.correctionsSealed?.toString('base64') ?? null,
-            identity_sealed: request.identitySealed.toString('base64'),
-            unverified_identity_sealed: request.unverifiedIdentitySealed?.toString('base64') ?? null,
-            recipient_index: request.recipientIndex?.toString('base64') ?? null,
-          })),
-        ),
-      ],
+       RETURNING *)${hooks}
+       SELECT * FROM moved`,
+      params,
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return requests.map((request) => byId.get(request.id) as RequestRow);
@@ -350,9 +310,13 @@ export const privacyRequestRepository = {
     to: Status,
   ): Promise<string[]> {
     if (moves.length === 0) return [];
+    const params: unknown[] = [moves.map((move) => move.id), from, to];
+    const hooks = statusChangeCtes(from, to, 'moved', params);
     const { rows } = await tx.query<{ id: string }>(
-      `UPDATE privacy_requests SET status = $3, updated_at = now() WHERE id = ANY($1) AND status = $2 RETURNING id`,
-      [moves.map((move) => move.id), from, to],
+      `WITH moved AS (
+         UPDATE privacy_requests SET status = $3, updated_at = now() WHERE id = ANY($1) AND status = $2 RETURNING *)${hooks}
+       SELECT id FROM moved`,
+      params,
     );
     const moved = new Set(rows.map((row) => row.id));
     await logRepository.appendLogs(

@@ -1,12 +1,12 @@
 // Shapes of the privacy-request endpoints. Identities are checked field by field in identity.ts (so that
 // a message names the field and never the value); the rest here.
 import Type from 'typebox';
-import { ConsentPreferences } from '../consent/schemas.ts';
-import { Corrections } from '../corrections/schemas.ts';
+import { actionInputs, fromRegistry } from '../actions/registry.ts';
 import { named } from '../validation/schema-names.ts';
 import { BulkBody, BulkResponse, Nullable, ResourceKey } from '../validation/bulk.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { E164_PATTERN } from './identity.ts';
+import { hooksOf } from './lifecycle.ts';
 import { AccessPackageSchema } from './rules/access-package.ts';
 import { STATUSES } from './statuses.ts';
 
@@ -44,45 +44,39 @@ const IdentityItem = Type.Object(
   },
 );
 
-export const PrivacyRequestItem = Type.Object(
-  {
-    identity: IdentityItem,
-    policy_key: ResourceKey,
-    external_id: Type.Optional(ShortText),
-    source: Type.Optional(ShortText),
-    location: Type.Optional(ShortText),
-    consent_preferences: Type.Optional(ConsentPreferences),
-    corrections: Type.Optional(Corrections),
-    agent: Type.Optional(
-      Type.Object(
-        {
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          email: Type.String({ minLength: 3, maxLength: 320, format: 'email' }),
-        },
-        {
-          additionalProperties: false,
-          description:
-            "The authorized agent the operator acts on behalf of (a power of attorney the operator holds): recorded, submitted_by authorized_agent, and the request runs as the operator's.",
-        },
+/** A request as the management API takes it; its fields beyond the identity come from the registries. */
+export const privacyRequestItem = fromRegistry(() =>
+  Type.Object(
+    {
+      identity: IdentityItem,
+      policy_key: ResourceKey,
+      external_id: Type.Optional(ShortText),
+      source: Type.Optional(ShortText),
+      location: Type.Optional(ShortText),
+      // Each action type's input (consent_preferences, corrections) and each feature's receipt field (agent).
+      ...Object.fromEntries(actionInputs().map(({ input }) => [input.field, Type.Optional(input.schema)])),
+      ...Object.fromEntries(
+        hooksOf('receipt').map((receipt) => [receipt.field, Type.Optional(receipt.schema)]),
       ),
-    ),
-    custom_fields: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {},
-          {
-            additionalProperties: true,
-            description: 'A field of your own, kept as sent and shown with the request (no personal values).',
-          },
+      custom_fields: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {},
+            {
+              additionalProperties: true,
+              description:
+                'A field of your own, kept as sent and shown with the request (no personal values).',
+            },
+          ),
+          { maxItems: 50 },
         ),
-        { maxItems: 50 },
       ),
-    ),
-  },
-  { additionalProperties: false },
+    },
+    { additionalProperties: false },
+  ),
 );
 
-export const CreateBody = BulkBody(PrivacyRequestItem);
+export const createBody = fromRegistry(() => BulkBody(privacyRequestItem()));
 
 const Timestamp = Type.String({ format: 'date-time' });
 const NullableTimestamp = Nullable(Timestamp);
@@ -135,7 +129,9 @@ const privacyRequestFields = {
   property_id: NullableText,
   cancel_reason: NullableText,
   canceled_at: NullableTimestamp,
-  consent_preferences: ConsentPreferences,
+  consent_preferences: Type.Array(Type.Object({ data_use: Type.String(), opt_in: Type.Boolean() }), {
+    description: "Fides' consent_preferences, as the request gave them (for a consent rule).",
+  }),
   source: NullableText,
   paused_at: NullableTimestamp,
   due_date: Timestamp,

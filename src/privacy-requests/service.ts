@@ -4,13 +4,10 @@
 // queues the work; nothing here calls a webhook (workers do, src/privacy-requests/engine/executor.ts). It never
 // logs an identity nor puts one in an error message.
 import { randomUUID } from 'node:crypto';
+import { fromRegistry } from '../actions/registry.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
-import { recordOperatorAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
-import { consentPreferencesProblem } from '../consent/service.ts';
-import { correctionsProblem } from '../corrections/service.ts';
-import { sealCorrections } from '../corrections/sealing.ts';
 import { readLocation, unknownLocationMessage } from '../deadlines/locations.ts';
 import { badRequest, invalid, notFound } from '../errors.ts';
 import { policyRepository } from '../policies/repository.ts';
@@ -23,7 +20,7 @@ import { type AppealRow, appealRepository } from './appeal-repository.ts';
 import { decideAppeal, noticeDenial } from './appeals.ts';
 import { clockRepository } from './clock-repository.ts';
 import { extendRequest } from './extension.ts';
-import { admit, receive } from './intake.ts';
+import { admit, prepareRequest, receive } from './intake.ts';
 import {
   type Identity,
   identityProblem,
@@ -41,7 +38,8 @@ import {
   type RequestRow,
 } from './repository.ts';
 import type { Status } from './statuses.ts';
-import { PRIVACY_REQUEST_FIELDS, PrivacyRequestItem } from './schemas.ts';
+import { hooksOf } from './lifecycle.ts';
+import { PRIVACY_REQUEST_FIELDS, privacyRequestItem } from './schemas.ts';
 import {
   loadPolicyEmbed,
   loadPolicyEmbeds,
@@ -88,18 +86,28 @@ function toAppealView(appeal: AppealRow | undefined): AppealView | null {
   };
 }
 
-const checkItem = itemValidator(PrivacyRequestItem);
+/** An item that passed the schema: its own fields, and the action types' inputs and features' fields by name. */
+type RequestItem = Record<string, unknown> & {
+  identity: Identity;
+  policy_key: string;
+  external_id?: string;
+  source?: string;
+  location?: string;
+  custom_fields?: unknown[];
+};
+
+const checkItem = fromRegistry(() => itemValidator(privacyRequestItem()));
 
 /** Ids named in one creation's audit entry; a larger batch records its count and the first ids. */
 const MAX_IDS_AUDITED = 100;
 /** The identity first (identity.ts's sentences name the identity field), then the rest of the item. */
-function checkRequestItem(item: unknown): ReturnType<typeof checkItem> {
+function checkRequestItem(item: unknown): ReturnType<ReturnType<typeof checkItem>> {
   const identity = (item as { identity?: unknown } | null)?.identity;
   if (typeof identity === 'object' && identity !== null && !Array.isArray(identity)) {
     const problem = identityProblem(identity as Record<string, unknown>);
     if (problem) return { ok: false, message: problem };
   }
-  return checkItem(item);
+  return checkItem()(item);
 }
 
 export class PrivacyRequestService {
@@ -131,8 +139,9 @@ export class PrivacyRequestService {
       checked.flatMap(({ checked: c }) => (c.ok ? [c.value.policy_key] : [])),
     );
     const rulesOfPolicies = await policyRepository.rulesOf(this.#db, [...policyIds.values()]);
+    const receipts = hooksOf('receipt');
     const accepted: NewRequest[] = [];
-    const agents = new Map<string, { name: string; email: string }>();
+    const given = new Map<string, Record<string, unknown>>();
     for (const { item, checked: c } of checked) {
       const fail = (message: string) =>
         result.failed.push({ message, data: echoFields(item, PRIVACY_REQUEST_FIELDS) });
@@ -140,49 +149,39 @@ export class PrivacyRequestService {
         fail(c.message);
         continue;
       }
-      const request = c.value;
+      const request = c.value as RequestItem;
       const policyId = policyIds.get(request.policy_key);
       if (!policyId) {
         fail(`No policy with key ${request.policy_key}.`);
         continue;
       }
-      const consentProblem = consentPreferencesProblem(
-        request.policy_key,
-        rulesOfPolicies.filter((rule) => rule.policy_id === policyId),
-        request.consent_preferences,
-      );
-      if (consentProblem) {
-        fail(consentProblem);
-        continue;
-      }
-      const policyRules = rulesOfPolicies.filter((rule) => rule.policy_id === policyId);
-      const correctionProblem = await correctionsProblem(
-        this.#db,
-        request.policy_key,
-        policyRules,
-        request.corrections,
-      );
-      if (correctionProblem) {
-        fail(correctionProblem);
-        continue;
-      }
       const id = `pri_${randomUUID()}`;
-      if (request.agent)
-        agents.set(id, { name: request.agent.name.trim(), email: request.agent.email.trim() });
-      accepted.push({
-        ...(request.agent && { submittedBy: SUBMITTED_BY_AGENT }),
-        id,
-        externalId: request.external_id ?? null,
-        policyId,
-        source: request.source ?? null,
-        location: request.location ?? null,
-        customFields: request.custom_fields ?? [],
-        consentPreferences: request.consent_preferences ?? [],
-        ...(request.corrections && {
-          correctionsSealed: sealCorrections(this.#services.keyring, id, request.corrections),
-        }),
-        identitySealed: sealIdentity(this.#services.keyring, id, request.identity as Identity),
-      });
+      const submittedBy = receipts.find((receipt) => request[receipt.field] !== undefined)?.submittedBy;
+      const prepared = await prepareRequest(
+        this.#db,
+        this.#services.keyring,
+        {
+          id: policyId,
+          key: request.policy_key,
+          rules: rulesOfPolicies.filter((rule) => rule.policy_id === policyId),
+        },
+        request,
+        {
+          ...(submittedBy && { submittedBy }),
+          id,
+          externalId: request.external_id ?? null,
+          source: request.source ?? null,
+          location: request.location ?? null,
+          customFields: request.custom_fields ?? [],
+          identitySealed: sealIdentity(this.#services.keyring, id, request.identity),
+        },
+      );
+      if (typeof prepared === 'string') {
+        fail(prepared);
+        continue;
+      }
+      accepted.push(prepared);
+      given.set(id, request);
     }
     if (accepted.length === 0) return result;
 
@@ -197,7 +196,12 @@ export class PrivacyRequestService {
         count: stored.length,
         privacy_request_ids: stored.slice(0, MAX_IDS_AUDITED).map((row) => row.id),
       });
-      for (const [id, agent] of agents) await recordOperatorAgent(tx, this.#services, id, agent, by);
+      for (const row of stored) {
+        for (const receipt of receipts) {
+          const value = given.get(row.id)?.[receipt.field];
+          if (value !== undefined) await receipt.received(tx, this.#services, { row, value, by });
+        }
+      }
       await admit(tx, this.#services, stored);
       // As admitted: a duplicate is canceled, an excessive request flagged (duplicates.ts).
       return clockRepository.current(

@@ -1,16 +1,16 @@
 // SQL of the stuck flag (docs/human-steps.md): which requests made no progress for
-// LETHE_STUCK_AFTER_SECONDS or wait on an overdue task. Computed at read time from the request's own
-// progress and its tasks, never stored, so it cannot go stale.
+// LETHE_STUCK_AFTER_SECONDS or meet a feature's stuck condition (an overdue task: src/privacy-requests/
+// lifecycle.ts). Computed at read time, never stored, so it cannot go stale.
 import type { Queryable } from '../db/database.ts';
-import { overdueTaskOf } from '../tasks/repository.ts';
+import { hooksOf } from './lifecycle.ts';
 
 /**
  * A stuck request (docs/human-steps.md): approved or in_processing with no progress (no move, which sets
- * updated_at) for `seconds` (an SQL parameter), or with an open task past due.
+ * updated_at) for `seconds` (an SQL parameter), or meeting a registered stuck condition.
  */
 export function stuckCondition(seconds: string): string {
-  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))
-           OR ${overdueTaskOf('privacy_requests.id')})`;
+  const contributed = hooksOf('stuckWhen').map((condition) => ` OR ${condition('privacy_requests.id')}`);
+  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))${contributed.join('')})`;
 }
 
 export const stuckRepository = {

@@ -1,29 +1,15 @@
 // The seed's privacy_request object, built the same way for the API and for the callback body: the
 // embedded policy with its rules, `due_date` (the clock's, src/deadlines/: the earlier of the law's deadline
 // and the policy's timeframe, moved by an extension) and `days_left` (frozen once the request is closed).
+import { weightiestAction } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 import { addDays } from '../deadlines/calendar.ts';
 import { daysLeft } from '../deadlines/clock.ts';
 import { type PolicyWithRulesAsRead, policyRepository } from '../policies/repository.ts';
-import type { RequestRow } from './repository.ts';
+import type { PolicyEmbed, RequestRow } from './facts.ts';
 import { CLOSED_STATUSES } from './statuses.ts';
 
-export interface PolicyEmbed {
-  id: string;
-  name: string;
-  key: string;
-  drp_action: string | null;
-  execution_timeframe: number;
-  client_id: string | null;
-  rules: {
-    id: string;
-    name: string;
-    key: string;
-    action_type: string;
-    masking_strategy: { strategy: string; configuration: Record<string, unknown> } | null;
-    storage_destination_id: string | null;
-  }[];
-}
+export type { PolicyEmbed } from './facts.ts';
 
 export interface PrivacyRequestView {
   id: string;
@@ -107,14 +93,11 @@ export async function loadPolicyEmbed(db: Queryable, policyId: string): Promise<
 }
 
 /**
- * Fides' `policy_action` of the callback body: `erasure` when the policy has an erasure rule (a receiver
- * must not miss that data is going away), else `access` when it has an access rule, else null.
+ * Fides' `policy_action` of the callback body: the weightiest of the policy's action types (erasure first,
+ * src/actions/registry.ts: a receiver must not miss that data is going away), else null.
  */
 export function policyAction(policy: PolicyEmbed): string | null {
-  const actions = new Set(policy.rules.map((rule) => rule.action_type));
-  if (actions.has('erasure')) return 'erasure';
-  if (actions.has('access')) return 'access';
-  return policy.rules[0]?.action_type ?? null;
+  return weightiestAction(policy.rules.map((rule) => rule.action_type));
 }
 
 export function toPrivacyRequestView(

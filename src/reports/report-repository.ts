@@ -1,6 +1,7 @@
 // The reads of the records (CCPA regs §7101, §7102): requests by time of receipt, with what a record
 // keeps (action, jurisdiction, status, decision, extension, appeal) and never an identity column. Reads
 // only: the privacy-requests room owns these tables and writes them.
+import { weightiestActionSql } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 
 export interface RecordRow {
@@ -26,11 +27,16 @@ export interface YearFigures {
   mean_days: number | null;
 }
 
-/** The request's action: erasure when its policy erases (the weightier), else access, else other. */
-const ACTION_TYPE = `CASE
-  WHEN EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = 'erasure') THEN 'erasure'
-  WHEN EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = 'access') THEN 'access'
-  ELSE 'other' END`;
+/**
+ * The request's action: the weightiest action type its policy has a rule of (src/actions/registry.ts's
+ * rank: erasure, access, update, consent), else other.
+ */
+const actionType = () =>
+  weightiestActionSql(
+    (name) =>
+      `EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = '${name}')`,
+    "'other'",
+  );
 
 /** When the request was answered: its denial or cancel (finalized_at), else the end of its run if complete. */
 const DECIDED_AT = `CASE WHEN r.status IN ('complete', 'denied', 'canceled')
@@ -49,7 +55,7 @@ export const reportRepository = {
     limit: number,
   ): Promise<RecordRow[]> {
     const { rows } = await db.query<RecordRow>(
-      `SELECT r.id, r.requested_at, ${ACTION_TYPE} AS action_type, r.jurisdiction, r.status,
+      `SELECT r.id, r.requested_at, ${actionType()} AS action_type, r.jurisdiction, r.status,
               ${DECIDED_AT} AS decided_at, r.due_at, r.extended_at, a.status AS appeal_status,
               r.duplicate_of, r.excessive
          FROM privacy_requests r LEFT JOIN privacy_request_appeals a ON a.privacy_request_id = r.id
@@ -67,7 +73,7 @@ export const reportRepository = {
   async figures(db: Queryable, from: Date, to: Date): Promise<YearFigures[]> {
     const { rows } = await db.query<YearFigures>(
       `WITH records AS (
-         SELECT ${ACTION_TYPE} AS action_type, r.status,
+         SELECT ${actionType()} AS action_type, r.status,
                 extract(epoch FROM (${DECIDED_AT}) - r.requested_at) / 86400 AS days
            FROM privacy_requests r
           WHERE r.requested_at >= $1 AND r.requested_at < $2)

@@ -36,7 +36,10 @@ const YearMetricsView = named(
     year: Type.Integer(),
     by_action_type: Type.Array(
       Type.Object({
-        action_type: Type.String({ description: 'access, erasure or other (by the policy’s rules).' }),
+        action_type: Type.String({
+          description:
+            'The weightiest action type of the policy’s rules (erasure, access, update, consent: GET /v1/action-type), or other.',
+        }),
         received: Type.Integer(),
         complied: Type.Integer({ description: 'Completed, in whole or in part.' }),
         denied: Type.Integer(),

@@ -11,9 +11,11 @@ import { Metrics } from '../metrics/metrics.ts';
 import { storeReadings } from '../metrics/store-readings.ts';
 import { OperatorService } from '../operators/service.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
+import { registerFeatures } from './features.ts';
 import type { Services } from '../services.ts';
 
 export async function createServices(config: Config, announce: (message: string) => void): Promise<Services> {
+  registerFeatures();
   const secrets = await loadInstallationSecrets(config, announce);
   const db = await openDatabase(config);
   try {

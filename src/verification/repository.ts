@@ -15,6 +15,11 @@ export interface VerificationRow {
   age_seconds: number;
 }
 
+/** The statement that deletes the codes of the requests in `requests` (a relation with their `id`). */
+export function removeCodesOf(requests: string): string {
+  return `DELETE FROM identity_verifications WHERE privacy_request_id IN (SELECT id FROM ${requests})`;
+}
+
 export const verificationRepository = {
   /**
    * Stores a new code for the request, replacing any earlier one: its tries start again, the request's

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { prepareAnnouncement } from '../../src/access-delivery/completion.ts';
+import { accessDeliveryHooks } from '../../src/access-delivery/hooks.ts';
 import { openContent } from '../../src/outbox/content.ts';
 import { preparedMoveRepository } from '../../src/privacy-requests/prepared-move-repository.ts';
 import type { RequestRow } from '../../src/privacy-requests/repository.ts';
@@ -73,9 +73,12 @@ describe('completion in one statement', () => {
     );
     const row = rows[0] as RequestRow;
     const policy = await loadPolicyEmbed(service.services.db, row.policy_id);
-    const announcement = await prepareAnnouncement(service.services.db, service.services, row, policy);
-    assert.ok(announcement?.link && announcement.messages.length === 1, 'something to store');
-    const moved = await preparedMoveRepository.completeAnnouncing(
+    const share = await accessDeliveryHooks.completion?.prepare(service.services.db, service.services, {
+      row,
+      policy,
+    });
+    assert.ok(share, 'something to store');
+    const moved = await preparedMoveRepository.completeWith(
       service.services.db,
       {
         id,
@@ -86,7 +89,7 @@ describe('completion in one statement', () => {
           { kind: 'transition', fromStatus: 'in_processing', toStatus: 'complete', message: 'again' },
         ],
       },
-      announcement,
+      [share],
     );
     assert.equal(moved, undefined, 'the request was no longer in_processing');
     assert.equal((await completionMessages(id)).length, 1, 'only the first completion told the subject');

@@ -20,13 +20,12 @@ import {
   sealIdentity,
   typedIdentities,
 } from '../identity.ts';
-import { openTasks, plannedTasks } from '../../tasks/creation.ts';
-import type { NewTask } from '../../tasks/repository.ts';
+import { callbackInputs, openActionInputs } from '../action-inputs.ts';
+import { hooksOf, type PendingWork } from '../lifecycle.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
 import { schedulePauseExpiry } from '../jobs.ts';
 import { issueReplyToken } from '../reply-token.ts';
 import { runRulesOf } from '../rules/runner.ts';
-import { openCorrections } from '../../corrections/sealing.ts';
 import { type LogEntry, transitionEntry } from '../log-repository.ts';
 import { type NewReplyToken, replyTokenRepository } from '../reply-token-repository.ts';
 import { preparedMoveRepository } from '../prepared-move-repository.ts';
@@ -40,7 +39,7 @@ import type { Status } from '../statuses.ts';
 import type { StepRow } from '../step-repository.ts';
 import { type PolicyEmbed, toPolicyEmbed } from '../view.ts';
 import { asksForReply, callbackBody, callbackHeaders, deliverCallback } from './webhook-step.ts';
-import { completeAfterLastStep, completeWithAnnouncement } from './completion-step.ts';
+import { completeAfterLastStep, completeRequest } from './completion-step.ts';
 
 /** Enough for any plan (at most 50 + 1 + 50 steps plus pre-approval ones); a guard against a loop bug. */
 const MAX_STEPS_PER_RUN = 500;
@@ -169,8 +168,7 @@ export class PrivacyRequestExecutor {
           privacyRequestId: row.id,
           policyKey: policy.whole.key,
           identities: typedIdentities(identity),
-          consentPreferences: row.consent_preferences,
-          corrections: openCorrections(this.#services.keyring, row.id, row.corrections_sealed),
+          inputs: openActionInputs(this.#services.keyring, row),
         },
         policy.whole.rules,
       );
@@ -189,26 +187,26 @@ export class PrivacyRequestExecutor {
         details: summary,
       },
     ];
-    const tasks = await plannedTasks(
-      this.#db,
-      policy.whole,
-      row.requested_at,
-      this.#services.config.taskMarginDays,
-    );
-    if (tasks.length > 0) return this.#awaitTasks(row, step, entries, tasks);
+    const pending: PendingWork[] = [];
+    for (const hook of hooksOf('afterRules')) {
+      const work = await hook(this.#db, this.#services, { row, policy: policy.whole });
+      if (work) pending.push(work);
+    }
+    if (pending.length > 0) return this.#awaitWork(row, step, entries, pending);
     return this.#finishStep(run, row, step, 'in_processing', {}, entries);
   }
 
   /**
-   * Records the rules step as done and moves the request to `requires_input` with its tasks, in one
-   * transaction; the task service moves it on once the last is done. Tasks a rerun finds already closed
-   * (a retried request) are not asked again: with none left open, the request goes on at once.
+   * Records the rules step as done and moves the request to `requires_input` with the work it waits for
+   * (its manual tasks), in one transaction; the work's owner moves it on once the last is done. Work a
+   * rerun finds already closed (a retried request) is not asked again: with none left open, the request
+   * goes on at once.
    */
-  async #awaitTasks(
+  async #awaitWork(
     row: RequestRow,
     step: StepRow,
     entries: LogEntry[],
-    tasks: NewTask[],
+    pending: PendingWork[],
   ): Promise<StepResult> {
     return this.#db.transaction(async (tx) => {
       const waiting = await repo.move(tx, {
@@ -220,11 +218,17 @@ export class PrivacyRequestExecutor {
         completeStep: step.position,
         entries: [
           ...entries,
-          transitionEntry(row.status, 'requires_input', `waiting for ${tasks.length} manual task(s)`),
+          transitionEntry(
+            row.status,
+            'requires_input',
+            `waiting for ${pending.map((work) => work.description).join(' and ')}`,
+          ),
         ],
       });
       if (!waiting) return undefined;
-      if ((await openTasks(tx, row.id, tasks)) > 0) return undefined;
+      let open = 0;
+      for (const work of pending) open += await work.open(tx);
+      if (open > 0) return undefined;
       return repo.move(tx, {
         id: row.id,
         from: 'requires_input',
@@ -260,7 +264,7 @@ export class PrivacyRequestExecutor {
       run.policy.embed,
       identity,
       openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
-      openCorrections(this.#services.keyring, row.id, row.corrections_sealed),
+      callbackInputs(this.#services.keyring, row),
     );
     const delivered = await deliverCallback(this.#services, this.#delivery, target, step, headers, body);
     if ('unsendable' in delivered) {
@@ -388,7 +392,7 @@ export class PrivacyRequestExecutor {
       to === 'in_processing' && (next?.kind === 'pre' || next?.kind === 'post') ? next : undefined;
     return (
       policy
-        ? (move: Move) => completeWithAnnouncement(this.#services, policy, move, row)
+        ? (move: Move) => completeRequest(this.#services, policy, move, row)
         : nextCall
           ? (move: Move) => this.#movePreparing(run, move, nextCall)
           : (move: Move) => repo.move(this.#db, move)

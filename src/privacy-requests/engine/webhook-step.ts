@@ -54,7 +54,7 @@ export function callbackBody(
   policy: PolicyEmbed,
   identity: Identity,
   unverified: Identity,
-  corrections: readonly { attribute: string; value: string }[] = [],
+  inputs: Record<string, unknown> = {},
 ): string {
   return JSON.stringify({
     privacy_request_id: row.id,
@@ -67,8 +67,8 @@ export function callbackBody(
     ...(Object.keys(unverified).length > 0 && { unverified_identity: unverified }),
     policy_action: policyAction(policy),
     privacy_request: toPrivacyRequestView(row, policy),
-    // The values a correction writes, for receivers that hold the same data.
-    ...(corrections.length > 0 && { corrections }),
+    // What the request's actions give that receivers may need (the values a correction writes).
+    ...inputs,
   });
 }
 

@@ -3,9 +3,7 @@
 // LETHE_PRIVACY_REQUEST_DELAY_TIMEOUT has passed; the sweep does the same for any it missed, cancels public
 // requests still unverified after 24 hours and purges sealed identities older than
 // LETHE_DEFAULT_TTL_SECONDS. Domain rules live in the executor; this module only wires them to the queue.
-import { accessLinkRepository } from '../../access-delivery/repository.ts';
 import { sweepRepository } from '../sweep-repository.ts';
-import { remindOverdueTasks } from '../../tasks/reminders.ts';
 import { CallbackClient } from '../../callbacks/client.ts';
 import { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { CallbackSigning } from '../../callbacks/signing.ts';
@@ -14,6 +12,7 @@ import type { Queryable } from '../../db/database.ts';
 import { outboxRepository } from '../../outbox/repository.ts';
 import type { Services } from '../../services.ts';
 import { cancelUnverifiedRequests } from '../cancel.ts';
+import { hooksOf } from '../lifecycle.ts';
 import { PrivacyRequestExecutor } from './executor.ts';
 import { ADVANCE_QUEUE, type AdvanceJob, enqueueAdvance, PAUSE_EXPIRY_QUEUE, SWEEP_QUEUE } from '../jobs.ts';
 import { logRepository } from '../log-repository.ts';
@@ -84,7 +83,8 @@ export async function startPrivacyRequestWorker(
 
 /**
  * One sweep pass: expire long pauses, queue again requests whose job was lost (it ran out of retries while
- * the store was down), purge expired identities, drop long-dead reply tokens, remind of overdue tasks.
+ * the store was down), purge expired identities, drop old messages and long-dead reply tokens; then the
+ * features' sweep hooks (expired download links, reminders of overdue tasks).
  */
 export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' | 'keyring'>): Promise<void> {
   const { db, config } = services;
@@ -105,9 +105,8 @@ export async function sweep(services: Pick<Services, 'db' | 'config' | 'queue' |
   await sweepRepository.purgeExpiredIdentities(db);
   // Messages and download links carry personal data too: they go with the identities they were sent to.
   await outboxRepository.deleteOlderThan(db, config.defaultTtlSeconds);
-  await accessLinkRepository.deleteExpired(db);
   await replyTokenRepository.deleteOldTokens(db);
-  await remindOverdueTasks(services);
+  for (const hook of hooksOf('sweep')) await hook(services);
 }
 
 /**

@@ -14,7 +14,7 @@ import type { SubjectEntity } from '../../datastore/subject-store.ts';
 import type { Services } from '../../services.ts';
 import type { TargetSelection } from './targets.ts';
 import { listStorageDestinations } from './run-repository.ts';
-import { accessDataOfTasks } from '../../tasks/access-data.ts';
+import { hooksOf } from '../lifecycle.ts';
 
 const Strict = { additionalProperties: false } as const;
 
@@ -301,8 +301,9 @@ export async function readAccessPackage(
     );
     if (stored) packages.push(stored.accessPackage);
   }
-  const manualSystems = await accessDataOfTasks(services, privacyRequestId);
-  if (packages.length === 0 && manualSystems.length === 0) return null;
+  const added: Record<string, unknown> = {};
+  for (const hook of hooksOf('accessResults')) Object.assign(added, await hook(services, privacyRequestId));
+  if (packages.length === 0 && Object.keys(added).length === 0) return null;
   const merged: AccessPackage =
     packages.length > 0
       ? mergeAccessPackages(packages)
@@ -313,5 +314,6 @@ export async function readAccessPackage(
           rules: [],
           datastores: [],
         };
-  return manualSystems.length > 0 ? { ...merged, manual_systems: manualSystems } : merged;
+  // What the features add (what access tasks gave, under manual_systems) has its place in the schema above.
+  return { ...merged, ...added } as AccessPackage;
 }

@@ -39,7 +39,7 @@ function summaryFromAudit(entry: Record<string, unknown>, datastore: string): Er
 export async function eraseDatastore(
   services: RuleServices,
   context: RunContext,
-  erasureRules: RuleRow[],
+  erasureRules: readonly RuleRow[],
   datastore: string,
 ): Promise<ErasureSummary[]> {
   return services.db.transaction(async (tx) => {
