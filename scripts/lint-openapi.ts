@@ -13,7 +13,7 @@ import { Keyring } from '../src/crypto/keyring.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { Queue } from '../src/jobs/queue.ts';
 import { Metrics } from '../src/metrics/metrics.ts';
-import { storeReadings } from '../src/metrics/store-readings.ts';
+import { storeReadings } from '../src/runtime/store-readings.ts';
 import { OperatorService } from '../src/operators/service.ts';
 import { buildApp } from '../src/runtime/app.ts';
 import { registerFeatures } from '../src/runtime/features.ts';

@@ -8,7 +8,7 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { Queue } from '../jobs/queue.ts';
 import { Metrics } from '../metrics/metrics.ts';
-import { storeReadings } from '../metrics/store-readings.ts';
+import { storeReadings } from './store-readings.ts';
 import { OperatorService } from '../operators/service.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import { registerFeatures } from './features.ts';

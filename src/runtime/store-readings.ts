@@ -1,13 +1,14 @@
 // What /metrics reads from the store at each scrape, asked of the owners of those tables (the
 // privacy-request repository, the queue, the outbox). Every status, deadline bucket and outbox state is
 // answered, with 0 when nothing is in it, so that dashboards and alert rules see a series, not nothing.
+// Wiring, so it lives in runtime/: the metrics module below knows Prometheus, not the domains it reads.
 import type { Database } from '../db/database.ts';
 import type { Queue } from '../jobs/queue.ts';
 import { OUTBOX_DELIVERY_STATES, outboxRepository } from '../outbox/repository.ts';
 import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
 import { STATUSES } from '../privacy-requests/statuses.ts';
 import { stuckRepository } from '../privacy-requests/stuck-repository.ts';
-import { DEADLINE_BUCKETS, type DeadlineBucket, type StoreReadings } from './metrics.ts';
+import { DEADLINE_BUCKETS, type DeadlineBucket, type StoreReadings } from '../metrics/metrics.ts';
 
 export function deadlineBucketOf(daysLeft: number): DeadlineBucket {
   if (daysLeft < 0) return 'overdue';
