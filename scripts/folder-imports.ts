@@ -51,8 +51,8 @@ function importsOf(file: string, known: ReadonlySet<string>): string[] {
   });
 }
 
-function roomOf(file: string): string {
-  const [first, ...rest] = path.relative(SOURCE, file).split(path.sep);
+function roomOf(file: string, source: string): string {
+  const [first, ...rest] = path.relative(source, file).split(path.sep);
   return rest.length > 0 ? `${first}/` : (first as string);
 }
 
@@ -198,7 +198,7 @@ export function countFolderImports(source = SOURCE): FolderImports {
   const arrows = new Map<string, Map<string, string[]>>();
   for (const [file, targets] of fileImports) {
     for (const target of targets) {
-      const [from, to] = [roomOf(file), roomOf(target)];
+      const [from, to] = [roomOf(file, source), roomOf(target, source)];
       if (from === to) continue;
       const outgoing = arrows.get(from) ?? new Map<string, string[]>();
       const named = `${path.relative(source, file)} -> ${path.relative(source, target)}`;
@@ -206,7 +206,7 @@ export function countFolderImports(source = SOURCE): FolderImports {
       arrows.set(from, outgoing);
     }
   }
-  const rooms = [...new Set(files.map(roomOf))].sort();
+  const rooms = [...new Set(files.map((file) => roomOf(file, source)))].sort();
   const backUp: BackUp[] = [];
   let exact = true;
   for (const knot of knots(rooms, (room) => arrows.get(room)?.keys() ?? [])) {

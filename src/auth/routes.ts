@@ -3,9 +3,8 @@ import Type from 'typebox';
 import { badRequest, DomainError } from '../errors.ts';
 import { auditOriginOf, bearerToken, changeActorOf, principalOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
-import type { Services } from '../services.ts';
 import { SCOPE_DESCRIPTIONS, SCOPES } from './scopes.ts';
-import { InvalidScopeError } from './service.ts';
+import { type AuthService, InvalidScopeError } from './service.ts';
 
 const TokenRequest = Type.Object({
   grant_type: Type.Literal('client_credentials'),
@@ -54,7 +53,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-export function authRoutes({ auth }: Services): FastifyPluginAsync {
+export function authRoutes({ auth }: { auth: AuthService }): FastifyPluginAsync {
   return async (app) => {
     app.post<{ Body: Type.Static<typeof TokenRequest> }>(
       '/oauth/token',

@@ -14,7 +14,8 @@ import Type from 'typebox';
 import { bearerToken } from '../http/authorize.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { forbidden, unauthorized } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Metrics } from './metrics.ts';
 
 /** 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
 export function isLoopbackAddress(ip: string): boolean {
@@ -57,7 +58,7 @@ function sameToken(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
-export function metricsRoutes({ config, metrics }: Services): FastifyPluginAsync {
+export function metricsRoutes({ config, metrics }: { config: Config; metrics: Metrics }): FastifyPluginAsync {
   const trusted = trustedPeers(config.trustProxy);
   return async (app) => {
     app.get(
