@@ -75,6 +75,31 @@ const DOMAIN_ROOMS = [
   'webhooks',
 ].map((room) => `./src/${room}`);
 
+/**
+ * The features around the core: they plug into a request's life through the action registry
+ * (src/actions/registry.ts) and the lifecycle hooks (src/privacy-requests/lifecycle.ts), registered at start
+ * by src/runtime/features.ts. The core never names them.
+ */
+const CORE_FEATURES = [
+  'access-delivery',
+  'agents',
+  'cli',
+  'consent',
+  'console',
+  'corrections',
+  'disclosure',
+  'fides-compat',
+  'manual-systems',
+  'metrics',
+  'notes',
+  'privacy-center',
+  'reports',
+  'runtime',
+  'subject-api',
+  'tasks',
+  'verification',
+].map((room) => `./src/${room}`);
+
 /** Each key purpose and the one module that derives it. */
 const SECRET_OWNERS = {
   'connection-secrets': 'src/connections/secrets.ts',
@@ -129,6 +154,12 @@ const houseZones = [
     from: ['./src/privacy-requests', './src/privacy-center', './src/privacy-center-settings'],
     message:
       'The outbox seals and delivers what it is given: privacy-requests/messages/ words and addresses the message, and the runtime wires the delivery log.',
+  },
+  {
+    target: './src/privacy-requests',
+    from: CORE_FEATURES,
+    message:
+      'The core is called, it does not call: privacy-requests/ reads the action registry and its lifecycle hooks, which the features register at start (src/runtime/features.ts).',
   },
   {
     target: './src/http',

@@ -103,6 +103,18 @@ const planted: Planted[] = [
     rule: 'import-x/no-restricted-paths',
   },
   {
+    boundary: 'the core calling a feature by name (cancel closing tasks inline)',
+    file: 'src/privacy-requests/cancel.ts',
+    line: "import { cancelTasksOf } from '../tasks/service.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
+    boundary: 'the engine calling access delivery by name',
+    file: 'src/privacy-requests/engine/completion-step.ts',
+    line: "import { announceCompletion } from '../../access-delivery/completion.ts';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
     boundary: 'the HTTP kit importing a domain',
     file: 'src/http/authorize.ts',
     line: "import { PolicyService } from '../policies/service.ts';",
