@@ -285,6 +285,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/action-type": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The action types a rule may have (the registry the service runs), with what each takes and does. */
+        get: operations["listActionType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dsr/policy/{policy_key}": {
         parameters: {
             query?: never;
@@ -1890,11 +1907,9 @@ export interface components {
             cancel_reason: string | null;
             /** Format: date-time */
             canceled_at: string | null;
-            /** @description Fides' consent_preferences: what the subject consents to or opts out of, per data use. */
+            /** @description Fides' consent_preferences, as the request gave them (for a consent rule). */
             consent_preferences: {
-                /** @example marketing.advertising */
                 data_use: string;
-                /** @description true: consents to this use; false: opts out of it */
                 opt_in: boolean;
             }[];
             source: string | null;
@@ -1972,7 +1987,7 @@ export interface components {
         RequestMetrics: {
             year: number;
             by_action_type: {
-                /** @description access, erasure or other (by the policy’s rules). */
+                /** @description The weightiest action type of the policy’s rules (erasure, access, update, consent: GET /v1/action-type), or other. */
                 action_type: string;
                 received: number;
                 /** @description Completed, in whole or in part. */
@@ -4576,6 +4591,114 @@ export interface operations {
             };
         };
     };
+    listActionType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description the highest ranked action of a policy names its requests (erasure first) */
+                        rank: number;
+                        /**
+                         * @description what the records count its requests as (CCPA regs §7102)
+                         * @enum {unknown}
+                         */
+                        records_category: "know" | "delete" | "opt_out" | "correct";
+                        /** @description what a rule of this type takes besides its name and key */
+                        rule: {
+                            storage_destination: boolean;
+                            masking_strategy: boolean;
+                            targets: boolean;
+                        };
+                        /** @description the field of a privacy request that gives what this action needs */
+                        request_field: string | null;
+                        /** @description whether a request waits for an operator's approval, from the public and from an operator's client, under this installation's configuration */
+                        needs_person: {
+                            public: boolean;
+                            operator: boolean;
+                        };
+                        /** @description whether the subject of a completed request gets a download link */
+                        yields_download: boolean;
+                    }[];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDsrPolicyByPolicyKey: {
         parameters: {
             query?: never;
@@ -4695,10 +4818,10 @@ export interface operations {
                     name: string;
                     key: string;
                     /**
-                     * @description consent: records the request's consent_preferences for its identities; update: writes the request's corrections (neither takes targets, strategy nor destination)
+                     * @description consent: Records the request's consent_preferences for each of its identities; takes no targets, strategy nor destination. update: Writes the request's corrections to the entities its identities match, after an operator reviewed them; takes no targets, strategy nor destination. access: Collects what the request's identities match in every datastore, filtered by the rule's targets, into the access package at its storage destination; the subject gets a download link. erasure: Masks, deletes or forgets what the request's identities match, by the rule's masking strategy and targets; a request from the public waits for an operator.
                      * @enum {unknown}
                      */
-                    action_type: "access" | "erasure" | "consent" | "update";
+                    action_type: "consent" | "update" | "access" | "erasure";
                     masking_strategy?: {
                         /** @enum {unknown} */
                         strategy: "nullify" | "delete" | "forget" | "hash" | "random_string" | "string_rewrite";
@@ -7580,11 +7703,9 @@ export interface operations {
                         cancel_reason: string | null;
                         /** Format: date-time */
                         canceled_at: string | null;
-                        /** @description Fides' consent_preferences: what the subject consents to or opts out of, per data use. */
+                        /** @description Fides' consent_preferences, as the request gave them (for a consent rule). */
                         consent_preferences: {
-                            /** @example marketing.advertising */
                             data_use: string;
-                            /** @description true: consents to this use; false: opts out of it */
                             opt_in: boolean;
                         }[];
                         source: string | null;

@@ -50,6 +50,8 @@ export type Operator = Ok<'/v1/user', 'get'>[number];
 export type ManagementClient = Ok<'/v1/oauth/client', 'get'>[number];
 /** GET /v1/oauth/scopes: a scope and what it allows, in the service's order. */
 export type ScopeDescription = Ok<'/v1/oauth/scopes', 'get'>[number];
+/** GET /v1/action-type: an action type of the service's registry (what its rules take and do). */
+export type ActionType = Ok<'/v1/action-type', 'get'>[number];
 /** GET /v1/masking/strategy: a masking strategy of the service's registry. */
 export type MaskingStrategy = Ok<'/v1/masking/strategy', 'get'>[number];
 /** GET /v1/datastore/{name}/entity: an entity with its attribute names, never a value. */

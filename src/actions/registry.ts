@@ -203,9 +203,41 @@ export function deletesData(rules: readonly { action_type: string }[]): boolean 
   return definitionsOf(rules).some((definition) => definition.category === 'delete');
 }
 
+/** The names of the registered types counted under `category` (the clock's opt-outs, the excess of requests to know). */
+export function actionTypesIn(category: RecordsCategory): string[] {
+  return actionTypes()
+    .filter((definition) => definition.category === category)
+    .map((definition) => definition.name);
+}
+
 /** The registered types that take an input from the request. */
 export function actionInputs(): { name: string; input: ActionInput<unknown> }[] {
   return actionTypes().flatMap((definition) =>
     definition.input ? [{ name: definition.name, input: definition.input }] : [],
   );
+}
+
+/**
+ * The registry as GET /v1/action-type shows it, in registration order: what a rule of each type takes,
+ * the request field it reads, whether its requests wait for a person (from the public, from an operator's
+ * client, under this installation's configuration), whether they yield a download, and the records category.
+ */
+export function describeActionTypes(config: Pick<Config, 'publicErasureAutoApprove'>) {
+  return actionTypes().map((definition) => ({
+    name: definition.name,
+    description: definition.description,
+    rank: definition.rank,
+    records_category: definition.category,
+    rule: {
+      storage_destination: definition.rule.storageDestination,
+      masking_strategy: definition.rule.maskingStrategy,
+      targets: definition.rule.targets,
+    },
+    request_field: definition.input?.field ?? null,
+    needs_person: {
+      public: definition.needsPerson({ client_id: null }, config),
+      operator: definition.needsPerson({ client_id: 'operator' }, config),
+    },
+    yields_download: definition.yieldsDownload,
+  }));
 }

@@ -1,5 +1,6 @@
 // HTTP face of the DSR policies and rules: schemas, scopes and status codes; the rules live in PolicyService.
 import type { FastifyPluginAsync } from 'fastify';
+import { describeActionTypes } from '../actions/registry.ts';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, Page, PageQuery, security } from '../http/schemas.ts';
 import Type from 'typebox';
@@ -7,6 +8,7 @@ import { describeMaskingStrategies } from '../masking/strategies.ts';
 import type { Services } from '../services.ts';
 import { BulkBody, BulkResponse } from '../validation/bulk.ts';
 import {
+  ActionTypeDescription,
   MaskingStrategyDescription,
   PolicyItem,
   PolicyKeyParams,
@@ -49,6 +51,21 @@ export function policyRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async () => describeMaskingStrategies(),
+    );
+
+    app.get(
+      '/action-type',
+      {
+        onRequest: app.authorize('policy:read'),
+        schema: {
+          tags,
+          summary:
+            'The action types a rule may have (the registry the service runs), with what each takes and does.',
+          security,
+          response: { 200: Type.Array(ActionTypeDescription), ...managementErrors },
+        },
+      },
+      async () => describeActionTypes(services.config),
     );
 
     app.get<{ Params: { policy_key: string } }>(

@@ -51,6 +51,39 @@ export const MaskingStrategyDescription = Type.Object({
   ),
 });
 
+/** An action type as GET /v1/action-type answers it (src/actions/registry.ts). */
+export const ActionTypeDescription = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  rank: Type.Integer({
+    description: 'the highest ranked action of a policy names its requests (erasure first)',
+  }),
+  records_category: Type.Enum(['know', 'delete', 'opt_out', 'correct'], {
+    description: 'what the records count its requests as (CCPA regs §7102)',
+  }),
+  rule: Type.Object(
+    {
+      storage_destination: Type.Boolean(),
+      masking_strategy: Type.Boolean(),
+      targets: Type.Boolean(),
+    },
+    { description: 'what a rule of this type takes besides its name and key' },
+  ),
+  request_field: Nullable(
+    Type.String({ description: 'the field of a privacy request that gives what this action needs' }),
+  ),
+  needs_person: Type.Object(
+    { public: Type.Boolean(), operator: Type.Boolean() },
+    {
+      description:
+        "whether a request waits for an operator's approval, from the public and from an operator's client, under this installation's configuration",
+    },
+  ),
+  yields_download: Type.Boolean({
+    description: 'whether the subject of a completed request gets a download link',
+  }),
+});
+
 /** `*`, `<table>.*` or `<table>.<attribute>`. */
 export const TARGET_PATTERN = '^(\\*|[A-Za-z_][\\w-]*\\.(\\*|[A-Za-z_][\\w-]*))$';
 

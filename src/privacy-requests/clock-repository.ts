@@ -1,6 +1,7 @@
 // SQL for the clock columns of privacy_requests (migration 018): the jurisdiction and due date set at
 // receipt, the acknowledgement, the one extension and the denial's reason. Statuses never change here;
 // the rules that decide these values are in src/deadlines/.
+import { actionTypesIn } from '../actions/registry.ts';
 import type { Queryable } from '../db/database.ts';
 import type { RequestRow } from './repository.ts';
 
@@ -22,9 +23,9 @@ export const clockRepository = {
   async policyClocks(db: Queryable, policyIds: readonly string[]): Promise<Map<string, PolicyClock>> {
     const { rows } = await db.query<PolicyClock & { id: string }>(
       `SELECT id, execution_timeframe, jurisdiction,
-              EXISTS (SELECT 1 FROM rules WHERE rules.policy_id = policies.id AND rules.action_type = 'consent') AS opt_out
+              EXISTS (SELECT 1 FROM rules WHERE rules.policy_id = policies.id AND rules.action_type = ANY($2)) AS opt_out
          FROM policies WHERE id = ANY($1)`,
-      [[...new Set(policyIds)]],
+      [[...new Set(policyIds)], actionTypesIn('opt_out')],
     );
     return new Map(rows.map(({ id, ...clock }) => [id, clock]));
   },
@@ -105,9 +106,13 @@ export const clockRepository = {
                 WHERE r.identity_index = wanted.ix AND r.status = 'complete'
                   AND r.finished_processing_at > now() - interval '12 months'
                   AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id
-                                                  AND rules.action_type = 'access')) AS n
+                                                  AND rules.action_type = ANY($3))) AS n
          FROM (SELECT DISTINCT ix FROM unnest($2::bytea[]) AS ix) AS wanted`,
-      [requests.map((request) => request.id), requests.map((request) => request.index)],
+      [
+        requests.map((request) => request.id),
+        requests.map((request) => request.index),
+        actionTypesIn('know'),
+      ],
     );
     return new Map(rows.map((row) => [row.ix, row.n]));
   },
@@ -137,8 +142,8 @@ export const clockRepository = {
       `SELECT count(*)::int AS n FROM privacy_requests r
         WHERE r.identity_index = $1 AND r.status = 'complete'
           AND r.finished_processing_at > now() - interval '12 months'
-          AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = 'access')`,
-      [index],
+          AND EXISTS (SELECT FROM rules WHERE rules.policy_id = r.policy_id AND rules.action_type = ANY($2))`,
+      [index, actionTypesIn('know')],
     );
     return rows[0]?.n ?? 0;
   },

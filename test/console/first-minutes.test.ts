@@ -171,6 +171,32 @@ describe("the console's first minutes", () => {
       });
     });
     assert.deepEqual(cut, [], 'choices cut off');
+    // The action types and what their rules take are the service's registry (GET /v1/action-type).
+    const actionTypes = (await api('GET', '/v1/action-type')) as {
+      name: string;
+      rule: { masking_strategy: boolean; targets: boolean };
+    }[];
+    const typesOffered = await rule
+      .getByLabel('Action type')
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+    assert.deepEqual(
+      typesOffered,
+      actionTypes.map((type) => type.name),
+    );
+    for (const type of actionTypes) {
+      await rule.getByLabel('Action type').selectOption(type.name);
+      assert.equal(
+        await strategy.isDisabled(),
+        !type.rule.masking_strategy,
+        `${type.name}: masking strategy`,
+      );
+      assert.equal(
+        await rule.getByLabel('Targets').isDisabled(),
+        !type.rule.targets,
+        `${type.name}: targets`,
+      );
+    }
     await rule.getByLabel('Action type').selectOption('access');
     assert.equal(await strategy.isDisabled(), true, 'an access rule masks nothing');
     await rule.getByLabel('Action type').selectOption('erasure');

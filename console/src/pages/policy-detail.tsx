@@ -1,6 +1,7 @@
 // One DSR policy: its rules (add or redefine through PATCH /v1/dsr/policy/{key}/rule) and its ordered
-// pre- and post-execution webhooks. The masking strategies offered are the service's own registry
-// (GET /v1/masking/strategy), never a list kept here.
+// pre- and post-execution webhooks. The action types offered, and what a rule of each takes, are the
+// service's own registry (GET /v1/action-type), as are the masking strategies (GET /v1/masking/strategy):
+// never a list kept here.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { answer, answerOne } from '../api.ts';
@@ -26,22 +27,23 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   const save = useAction();
   const [saved, setSaved] = useState('');
   const strategies = useResource(() => answer(api.GET('/v1/masking/strategy')), 'strategies');
+  const actionTypes = useResource(() => answer(api.GET('/v1/action-type')), 'action types');
   const chosen = strategies.data?.find((entry) => entry.name === strategy);
-  const erasure = actionType === 'erasure';
+  const takes = actionTypes.data?.find((entry) => entry.name === actionType);
+  const masks = takes?.rule.masking_strategy ?? false;
+  const targeted = takes?.rule.targets ?? false;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaved('');
-    const item: RuleItem = {
-      name: name.trim(),
-      key: key.trim(),
-      action_type: actionType,
-      targets: targets
+    const item: RuleItem = { name: name.trim(), key: key.trim(), action_type: actionType };
+    if (targeted) {
+      item.targets = targets
         .split(/[\s,]+/)
         .map((target) => target.trim())
-        .filter(Boolean),
-    };
-    if (actionType === 'erasure') {
+        .filter(Boolean);
+    }
+    if (masks) {
       item.masking_strategy = {
         strategy,
         configuration: strategy === 'string_rewrite' ? { rewrite_value: rewriteValue } : {},
@@ -83,31 +85,36 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             />
           )}
         </Field>
-        <Field label="Action type">
-          {(id) => (
+        <Field label="Action type" hint={takes?.description}>
+          {(id, describedBy) => (
             <select
               id={id}
+              aria-describedby={describedBy}
               value={actionType}
+              disabled={!actionTypes.data}
               onChange={(event) => setActionType(event.target.value as RuleItem['action_type'])}
             >
-              <option value="access">access</option>
-              <option value="erasure">erasure</option>
+              {(actionTypes.data ?? []).map((entry) => (
+                <option key={entry.name} value={entry.name}>
+                  {entry.name}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field
           label="Masking strategy"
-          hint={erasure ? chosen?.description : 'Access rules mask nothing: they collect the data.'}
+          hint={masks ? chosen?.description : `${actionType} rules mask nothing.`}
         >
           {(id, describedBy) => (
             <select
               id={id}
               aria-describedby={describedBy}
-              value={erasure ? strategy : ''}
-              disabled={!erasure || !strategies.data}
+              value={masks ? strategy : ''}
+              disabled={!masks || !strategies.data}
               onChange={(event) => setStrategy(event.target.value as StrategyName)}
             >
-              {erasure ? null : <option value="">none (access)</option>}
+              {masks ? null : <option value="">none ({actionType})</option>}
               {(strategies.data ?? []).map((entry) => (
                 <option key={entry.name} value={entry.name}>
                   {entry.name}
@@ -116,7 +123,7 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             </select>
           )}
         </Field>
-        {erasure && strategy === 'string_rewrite' ? (
+        {masks && strategy === 'string_rewrite' ? (
           <Field label="Rewrite value">
             {(id) => (
               <input
@@ -128,18 +135,26 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             )}
           </Field>
         ) : null}
-        <Field label="Targets" hint="*, table.* or table.attribute; separated by commas or spaces">
+        <Field
+          label="Targets"
+          hint={
+            targeted
+              ? '*, table.* or table.attribute; separated by commas or spaces'
+              : `${actionType} rules take no targets.`
+          }
+        >
           {(id, describedBy) => (
             <input
               id={id}
               aria-describedby={describedBy}
-              required
-              value={targets}
+              required={targeted}
+              disabled={!targeted}
+              value={targeted ? targets : ''}
               onChange={(event) => setTargets(event.target.value)}
             />
           )}
         </Field>
-        <ErrorNotice message={save.error || strategies.error} />
+        <ErrorNotice message={save.error || strategies.error || actionTypes.error} />
         {saved ? <SuccessNotice message={saved} /> : null}
         <button type="submit" className="primary" disabled={save.pending}>
           Save rule
