@@ -1,7 +1,7 @@
-// The moments of a privacy request that the features around the core take part in: after its rules ran,
-// on its completion, on its cancel, on each change of its status, in the periodic sweep, in the stuck flag
-// and in its access results. Tasks, access delivery and verification register their hooks at start
-// (src/runtime/features.ts); the core calls the hooks and never names a feature (a lint zone of
+// The moments of a privacy request that the features around the core take part in: at its receipt, after
+// its rules ran, on its completion, on its cancel, on each change of its status, in the periodic sweep, in
+// the stuck flag and in its access results. Tasks, access delivery, verification and agents register their
+// hooks at start (src/runtime/features.ts; consent and corrections take part as action types); the core calls the hooks and never names a feature (a lint zone of
 // eslint.config.js keeps it so). A hook runs in the transaction of the change it hears of, with the request's
 // facts, or joins the very statement that makes the change (a StatementShare): so what it writes commits if
 // and only if the change does, and a change made by one statement stays one statement.
