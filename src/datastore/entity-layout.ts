@@ -64,16 +64,14 @@ async function moveBatch(db: Database, size: number): Promise<number> {
     // The rows are locked first and built in a second statement, whose snapshot is taken after the locks:
     // it sees every write that held one of them (entity/delete rewrites the children it takes parents
     // from, for this reason).
-    const { rows } = await tx.query<{ datastore: string; id: string }>(
-      `SELECT datastore, id FROM entities WHERE attributes IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    const { rows } = await tx.query<{ address: string }>(
+      `SELECT ctid::text AS address FROM entities WHERE attributes IS NULL LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [size],
     );
     if (rows.length === 0) return 0;
     const { rowCount } = await tx.query(
-      `UPDATE entities e SET ${documentSet('e')}
-         FROM unnest($1::text[], $2::uuid[]) AS picked(datastore, id)
-        WHERE e.datastore = picked.datastore AND e.id = picked.id AND e.attributes IS NULL`,
-      [rows.map((row) => row.datastore), rows.map((row) => row.id)],
+      `UPDATE entities e SET ${documentSet('e')} WHERE e.ctid = ANY($1::tid[])`,
+      [rows.map((row) => row.address)],
     );
     await tx.query(
       `UPDATE entity_layout_migration SET moved = moved + $1, started_at = coalesce(started_at, now())`,
@@ -145,6 +143,15 @@ async function verifyBatch(db: Database, keyring: Keyring, size: number): Promis
     );
     const checkpoint = state[0];
     if (!checkpoint) return 0;
+    // Locked first (never waiting: a write holding one makes the batch start again a moment later), then
+    // read in a second statement whose snapshot sees every write that held them: the document and its
+    // rows as one write left them.
+    const { rows: keys } = await tx.query<{ datastore: string; id: string }>(
+      `SELECT datastore, id FROM entities
+        WHERE ${checkpoint.datastore === null ? '$1::text IS NULL AND $2::uuid IS NULL' : '(datastore, id) > ($1::text, $2::uuid)'}
+        ORDER BY datastore, id LIMIT $3 FOR UPDATE NOWAIT`,
+      [checkpoint.datastore, checkpoint.id, size],
+    );
     const { rows } = await tx.query<VerifiedRow>(
       `SELECT e.datastore, e.id, e.attributes, e.parents, e.files,
               (SELECT coalesce(jsonb_agg(jsonb_build_array(a.name, encode(a.blind_index, 'hex'),
@@ -152,11 +159,10 @@ async function verifyBatch(db: Database, keyring: Keyring, size: number): Promis
                  FROM entity_attributes a WHERE a.datastore = e.datastore AND a.entity_id = e.id) AS index_rows,
               ${earlierParents('e')} AS reference_parents,
               ${earlierFiles('e')} AS bound_files
-         FROM entities e
-        WHERE ${checkpoint.datastore === null ? '$1::text IS NULL AND $2::uuid IS NULL' : '(e.datastore, e.id) > ($1::text, $2::uuid)'}
-        ORDER BY e.datastore, e.id
-        LIMIT $3`,
-      [checkpoint.datastore, checkpoint.id, size],
+         FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(datastore, id, position)
+        CROSS JOIN LATERAL (SELECT * FROM entities WHERE datastore = k.datastore AND id = k.id OFFSET 0) AS e
+        ORDER BY k.position`,
+      [keys.map((key) => key.datastore), keys.map((key) => key.id)],
     );
     const last = rows.at(-1);
     if (!last) {
@@ -181,6 +187,9 @@ async function verifyBatch(db: Database, keyring: Keyring, size: number): Promis
     return rows.length;
   });
 }
+
+/** A verification batch met a row a write holds (FOR UPDATE NOWAIT): it starts again a moment later. */
+const isLockNotAvailable = (error: unknown) => (error as { code?: unknown } | null)?.code === '55P03';
 
 export interface LayoutMigrationOptions {
   batchSize?: number;
@@ -231,8 +240,9 @@ export function runLayoutMigration(
         await pause(pauseMs);
       } catch (error) {
         if (stopping.signal.aborted) break;
-        announce(`entity layout: a batch failed, retrying: ${(error as Error).message}`);
-        await pause(isStoreUnavailable(error) ? 1000 : 5000);
+        if (!isLockNotAvailable(error))
+          announce(`entity layout: a batch failed, retrying: ${(error as Error).message}`);
+        await pause(isStoreUnavailable(error) ? 1000 : isLockNotAvailable(error) ? 50 : 5000);
       }
     }
     return layoutState(db).catch(() => state);

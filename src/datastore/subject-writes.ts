@@ -11,6 +11,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { byteaArray } from '../db/binary-array.ts';
 import type { Queryable } from '../db/database.ts';
 import { documentSet, sealedText } from './entity-document.ts';
+import { changeDocuments, deleteEntityRows, documentChange } from './entity-rows.ts';
 import { blindIndex, sealAttributeValue } from './sealing.ts';
 import { entityIds, isEntityId, subtreeOf, WANTED_IDS } from './subject-store.ts';
 
@@ -45,15 +46,6 @@ async function sealValues(
   return { sealed, indexes };
 }
 
-/**
- * The UPDATE of the entities `$2` of the datastore `$1` (one id, or an array: see loadEntities for why one
- * id goes by equality) that sets their document by `set` (documentSet), answering the ids changed.
- */
-const updateDocuments = (set: string, one: boolean, from = '') => `
-  UPDATE entities e SET ${set} ${from}
-   WHERE e.datastore = $1 AND ${one ? 'e.id = $2::uuid' : 'e.id = ANY($2::uuid[])'}
-  RETURNING e.id`;
-
 /** The blind-index rows of attributes set: NULL for a null value; no value is kept here any more. */
 const UPSERT_INDEX_ROWS = `
   INSERT INTO entity_attributes (entity_id, name, datastore, blind_index)
@@ -61,11 +53,9 @@ const UPSERT_INDEX_ROWS = `
   ON CONFLICT (datastore, entity_id, name) DO UPDATE SET blind_index = EXCLUDED.blind_index, value_sealed = NULL`;
 
 /** The change `$3` ({entity id: {name: sealed | null}}) merged into each entity's attributes. */
-const SET_VALUES = (one: boolean) =>
-  updateDocuments(
-    documentSet('e', { attributes: (current) => `${current} || ($3::jsonb -> e.id::text)` }),
-    one,
-  );
+const SET_VALUES = documentChange(
+  documentSet('e', { attributes: (current) => `${current} || ($3::jsonb -> e.id::text)` }),
+);
 
 /**
  * Sets (or creates) attribute values of entities of the datastore; null keeps the attribute with a null
@@ -91,13 +81,13 @@ export async function setAttributeValues(
     batch.forEach(({ entityId, name }, index) => {
       (change[entityId] ??= {})[name] = sealed[index] ?? null;
     });
-    const ids = Object.keys(change);
-    const { rows: written } = await db.query<{ id: string }>(SET_VALUES(ids.length === 1), [
+    const changed = await changeDocuments(
+      db,
       datastore,
-      ids.length === 1 ? ids[0] : ids,
+      Object.keys(change),
+      SET_VALUES,
       JSON.stringify(change),
-    ]);
-    const changed = new Set(written.map((row) => row.id));
+    );
     const kept = batch.flatMap((row, index) => (changed.has(row.entityId) ? [index] : []));
     if (kept.length > 0) {
       await db.query(UPSERT_INDEX_ROWS, [
@@ -117,27 +107,36 @@ const namesOf = `($3::jsonb -> e.id::text)`;
 const withoutFiles = (current: string) => `
   (SELECT coalesce(jsonb_agg(f.entry), '[]') FROM jsonb_array_elements(${current}) AS f(entry)
     WHERE NOT ${namesOf} ? (f.entry ->> 1))`;
-const DELETE_NAMES = (one: boolean) =>
-  updateDocuments(
-    documentSet('e', {
-      attributes: (current) => `${current} - ARRAY(SELECT jsonb_array_elements_text(${namesOf}))`,
-      files: withoutFiles,
-    }),
-    one,
-  );
-const DELETE_FILE_NAMES = (one: boolean) => updateDocuments(documentSet('e', { files: withoutFiles }), one);
+const DELETE_NAMES = documentChange(
+  documentSet('e', {
+    attributes: (current) => `${current} - ARRAY(SELECT jsonb_array_elements_text(${namesOf}))`,
+    files: withoutFiles,
+  }),
+);
+const DELETE_FILE_NAMES = documentChange(documentSet('e', { files: withoutFiles }));
 
-/** The rows of entity_files bound to these (entity, attribute name) pairs: a file attribute each. */
-const DELETE_FILE_ROWS = `
-  DELETE FROM entity_files f USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
-   WHERE f.datastore = $1 AND f.complete AND f.entity_id = t.entity_id AND f.attribute_name = t.name`;
+/**
+ * DELETE of the rows of `table` named by (entity, attribute name) pairs (`$2`, `$3`) of the datastore `$1`:
+ * one probe per pair in every plan (a DELETE cannot drive its target through a LATERAL probe, and its
+ * generic plan over a join read the whole datastore's rows: test/datastore/generic-plans.test.ts), then
+ * the rows found deleted by their physical address. The address cannot move in between: these rows
+ * change only under their entity's row lock, which the document's UPDATE before took.
+ */
+const deletePairs = (table: string, pair: string) => `
+  DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+    SELECT found.ctid FROM unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
+     CROSS JOIN LATERAL (SELECT ctid FROM ${table} WHERE datastore = $1 AND ${pair} OFFSET 0) AS found))`;
+const DELETE_INDEX_ROWS = deletePairs('entity_attributes', 'entity_id = t.entity_id AND name = t.name');
+const DELETE_FILE_ROWS = deletePairs(
+  'entity_files',
+  'complete AND entity_id = t.entity_id AND attribute_name = t.name',
+);
 
-/** The (entity, name) pairs grouped by entity, and the entities to update as `$2`. */
+/** The (entity, name) pairs grouped by entity: {entity id: [names]}. */
 function namesByEntity(items: readonly { entityId: string; name: string }[]) {
   const names: Record<string, string[]> = {};
   for (const { entityId, name } of items) (names[entityId] ??= []).push(name);
-  const ids = Object.keys(names);
-  return { one: ids.length === 1, ids: ids.length === 1 ? ids[0] : ids, names: JSON.stringify(names) };
+  return names;
 }
 
 /** Removes attributes (value and file attributes of that name) from entities of the datastore. */
@@ -150,14 +149,10 @@ export async function deleteAttributes(
     .filter((item) => isEntityId(item.entityId))
     .map((item) => ({ entityId: item.entityId.toLowerCase(), name: item.name }));
   if (valid.length === 0) return 0;
-  const { one, ids, names } = namesByEntity(valid);
-  await db.query(DELETE_NAMES(one), [datastore, ids, names]);
+  const names = namesByEntity(valid);
+  await changeDocuments(db, datastore, Object.keys(names), DELETE_NAMES, JSON.stringify(names));
   const pairs = [datastore, valid.map((item) => item.entityId), valid.map((item) => item.name)];
-  const values = await db.query(
-    `DELETE FROM entity_attributes a USING unnest($2::uuid[], $3::text[]) AS t(entity_id, name)
-      WHERE a.datastore = $1 AND a.entity_id = t.entity_id AND a.name = t.name`,
-    pairs,
-  );
+  const values = await db.query(DELETE_INDEX_ROWS, pairs);
   const files = await db.query(DELETE_FILE_ROWS, pairs);
   return values.rowCount + files.rowCount;
 }
@@ -172,8 +167,8 @@ export async function deleteFileAttributes(
     .filter((item) => isEntityId(item.entityId))
     .map((item) => ({ entityId: item.entityId.toLowerCase(), name: item.name }));
   if (valid.length === 0) return 0;
-  const { one, ids, names } = namesByEntity(valid);
-  await db.query(DELETE_FILE_NAMES(one), [datastore, ids, names]);
+  const names = namesByEntity(valid);
+  await changeDocuments(db, datastore, Object.keys(names), DELETE_FILE_NAMES, JSON.stringify(names));
   const { rowCount } = await db.query(DELETE_FILE_ROWS, [
     datastore,
     valid.map((item) => item.entityId),
@@ -197,27 +192,28 @@ export async function forgetEntities(
                SELECT 1 FROM entity_files WHERE complete AND datastore = $1 AND entity_id = wanted.id OFFSET 0) AS f)::int AS files`,
     [datastore, ids],
   );
-  const removed = await db.query('DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[])', [
-    datastore,
-    ids,
-  ]);
+  const removed = await deleteEntityRows(db, datastore, ids);
   const counts = rows[0] ?? { attributes: 0, files: 0 };
-  return { entities: removed.rowCount, attributes: Number(counts.attributes), files: Number(counts.files) };
+  return { entities: removed.size, attributes: Number(counts.attributes), files: Number(counts.files) };
 }
 
 /**
- * The children of the entities `$2` (outside them) lose them from their parents. A child still in the
+ * The children of the entities `$3` (outside them) lose them from their parents. A child still in the
  * earlier layout is rewritten unchanged: its row's lock is what keeps the background move
  * (entity-layout.ts) from building its parents from references this transaction is deleting.
  */
-const DROP_DELETED_PARENTS = `
-  UPDATE entities c
-     SET parents = CASE WHEN c.attributes IS NULL THEN c.parents ELSE (
-           SELECT coalesce(jsonb_agg(p.parent ORDER BY p.position), '[]')
-             FROM jsonb_array_elements(c.parents) WITH ORDINALITY AS p(parent, position)
-            WHERE NOT (p.parent ->> 0)::uuid = ANY($2::uuid[])) END
-   WHERE c.datastore = $1 AND NOT c.id = ANY($2::uuid[])
-     AND c.id IN (SELECT r.child_id FROM entity_references r WHERE r.datastore = $1 AND r.parent_id = ANY($2::uuid[]))`;
+const DROP_DELETED_PARENTS = documentChange(`
+  parents = CASE WHEN e.attributes IS NULL THEN e.parents ELSE (
+    SELECT coalesce(jsonb_agg(p.parent ORDER BY p.position), '[]')
+      FROM jsonb_array_elements(e.parents) WITH ORDINALITY AS p(parent, position)
+     WHERE NOT (p.parent ->> 0)::uuid = ANY($3::uuid[])) END`);
+
+/** The children of the entities `$2` of the datastore `$1`, one probe of the references per parent. */
+const CHILDREN = `
+  SELECT DISTINCT r.child_id AS id FROM ${WANTED_IDS}
+   CROSS JOIN LATERAL (
+     SELECT child_id FROM entity_references WHERE datastore = $1 AND parent_id = wanted.id OFFSET 0
+   ) AS r`;
 
 /** Deletes the entities themselves (with their attributes and files; children lose the reference). */
 export async function deleteEntities(
@@ -227,12 +223,10 @@ export async function deleteEntities(
 ): Promise<Set<string>> {
   const wanted = entityIds(ids);
   if (wanted.length === 0) return new Set();
-  await db.query(DROP_DELETED_PARENTS, [datastore, wanted]);
-  const { rows } = await db.query<{ id: string }>(
-    'DELETE FROM entities WHERE datastore = $1 AND id = ANY($2::uuid[]) RETURNING id',
-    [datastore, wanted],
-  );
-  return new Set(rows.map((row) => row.id));
+  const { rows } = await db.query<{ id: string }>(CHILDREN, [datastore, wanted]);
+  const children = rows.map((row) => row.id).filter((id) => !wanted.includes(id));
+  await changeDocuments(db, datastore, children, DROP_DELETED_PARENTS, `{${wanted.join(',')}}`);
+  return deleteEntityRows(db, datastore, wanted);
 }
 
 export interface NewEntity {
