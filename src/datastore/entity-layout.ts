@@ -10,7 +10,7 @@
 //           entity's earlier copies are then cleared (value_sealed NULL), so no value is kept twice.
 //   done    nothing left to do; a failed check is counted and its entity id kept (never a value).
 // Every batch locks the one state row, so several workers take turns instead of doing the work twice.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { isStoreUnavailable } from '../db/database.ts';
@@ -37,6 +37,8 @@ export interface LayoutState {
 /** Entities per batch: one batch is a few tens of milliseconds of work on either side. */
 export const LAYOUT_BATCH = 500;
 const MISMATCHED_IDS_KEPT = 100;
+/** Entities verified between two turns of the event loop (about a millisecond of CPU). */
+const VERIFY_SLICE = 25;
 
 export async function layoutState(db: Queryable): Promise<LayoutState> {
   const { rows } = await db.query<{
@@ -169,8 +171,14 @@ async function verifyBatch(db: Database, keyring: Keyring, size: number): Promis
       await tx.query(`UPDATE entity_layout_migration SET phase = 'done', finished_at = now()`);
       return 0;
     }
-    const good = rows.filter((row) => documentMatches(keyring, row));
-    const bad = rows.filter((row) => !good.includes(row)).map((row) => `${row.datastore}/${row.id}`);
+    const good: VerifiedRow[] = [];
+    const bad: string[] = [];
+    for (const [position, row] of rows.entries()) {
+      // Opening and indexing a batch's values is milliseconds of CPU: the service's requests get turns.
+      if (position > 0 && position % VERIFY_SLICE === 0) await setImmediate();
+      if (documentMatches(keyring, row)) good.push(row);
+      else bad.push(`${row.datastore}/${row.id}`);
+    }
     await tx.query(
       `UPDATE entity_attributes a SET value_sealed = NULL
          FROM unnest($1::text[], $2::uuid[]) AS checked(datastore, id)
