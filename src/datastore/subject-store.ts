@@ -1,5 +1,6 @@
-// The subject data of Area B, in SQL: reading entities, their parent references and their sealed attributes
-// (writes are in subject-writes.ts).
+// The subject data of Area B, in SQL: reading entities, each one row holding its document (its sealed
+// attributes, its parents and its files: entity-document.ts), and walking subtrees (writes are in
+// subject-writes.ts).
 // Every function takes a Queryable so that a caller (the HTTP API, or the privacy-request engine running
 // a whole datastore in one transaction) decides the transaction; values cross this boundary decrypted.
 // It never decides an HTTP status; the audit log it writes only when a caller hands a read its entry, in
@@ -58,8 +59,8 @@ export function tooManyMatches(): Error {
  * of `datastore = $1 AND id = ANY($2)` reads every row of the datastore and filters them, so that reading
  * or erasing one subject costs as much as the datastore is large. A LATERAL probe with OFFSET 0 (which
  * keeps it from being flattened into a join the planner may hash) leaves the planner no such choice;
- * test/datastore/generic-plans.test.ts holds the reads and the value writes to it. The DELETEs by id
- * cannot drive their target table through such a probe and keep `= ANY` (docs/scaling.md).
+ * test/datastore/generic-plans.test.ts holds the reads and the writes to it. An UPDATE or a DELETE cannot
+ * drive its target table through such a probe: entity-rows.ts locks the rows through it first.
  */
 export const WANTED_IDS = '(SELECT DISTINCT unnest($2::uuid[])) AS wanted(id)';
 
