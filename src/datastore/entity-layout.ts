@@ -208,9 +208,9 @@ export interface LayoutMigrationOptions {
 }
 
 export interface RunningLayoutMigration {
-  /** Resolves with the state it left: `done`, or where it stopped. */
-  finished: Promise<LayoutState>;
-  stop(): Promise<LayoutState>;
+  /** Resolves with the state it last read: `done`, or where it stopped (none if it never read one). */
+  finished: Promise<LayoutState | undefined>;
+  stop(): Promise<LayoutState | undefined>;
 }
 
 /**
@@ -223,15 +223,17 @@ export function runLayoutMigration(
   { batchSize = LAYOUT_BATCH, pauseMs = 0, announce = () => {} }: LayoutMigrationOptions = {},
 ): RunningLayoutMigration {
   const stopping = new AbortController();
-  const run = async (): Promise<LayoutState> => {
-    let state = await layoutState(db);
-    if (state.phase === 'done') return state;
-    announce(`entity layout: ${state.phase} (moved ${state.moved}, verified ${state.verified})`);
-    let announcedAt = Date.now();
+  const run = async (): Promise<LayoutState | undefined> => {
+    let state: LayoutState | undefined;
+    let announcedAt = 0;
     while (!stopping.signal.aborted) {
       try {
         state = await layoutState(db);
         if (state.phase === 'done') break;
+        if (Date.now() - announcedAt > 10_000) {
+          announcedAt = Date.now();
+          announce(`entity layout: ${state.phase} (moved ${state.moved}, verified ${state.verified})`);
+        }
         if (state.phase === 'move') {
           if ((await moveBatch(db, batchSize)) === 0 && !(await finishMove(db))) await pause(100);
         } else if ((await verifyBatch(db, keyring, batchSize)) === 0) {
@@ -241,10 +243,6 @@ export function runLayoutMigration(
           );
           break;
         }
-        if (Date.now() - announcedAt > 10_000) {
-          announcedAt = Date.now();
-          announce(`entity layout: ${state.phase} (moved ${state.moved}, verified ${state.verified})`);
-        }
         await pause(pauseMs);
       } catch (error) {
         if (stopping.signal.aborted) break;
@@ -253,7 +251,7 @@ export function runLayoutMigration(
         await pause(isStoreUnavailable(error) ? 1000 : isLockNotAvailable(error) ? 50 : 5000);
       }
     }
-    return layoutState(db).catch(() => state);
+    return state;
   };
   const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => {});
   const finished = run();

@@ -156,9 +156,9 @@ describe('the online move of entities into one document each', () => {
     assert.deepEqual(await read(all.filter((id) => expected.has(id))), [...expected.values()]);
 
     const finished = await runLayoutMigration(db(), service.services.keyring, { batchSize: 50 }).finished;
-    assert.equal(finished.phase, 'done');
-    assert.equal(finished.verified, USERS + ORDERS - 1, 'every entity verified');
-    assert.equal(finished.mismatched, 0, `mismatched: ${finished.mismatchedIds.join(', ')}`);
+    assert.equal(finished?.phase, 'done');
+    assert.equal(finished?.verified, USERS + ORDERS - 1, 'every entity verified');
+    assert.equal(finished?.mismatched, 0, `mismatched: ${finished?.mismatchedIds.join(', ')}`);
     assert.equal(await earlierRows(), 0);
     const { rows: copies } = await db().query<{ count: number }>(
       'SELECT count(*)::int AS count FROM entity_attributes WHERE value_sealed IS NOT NULL',
@@ -195,9 +195,9 @@ describe('the online move of entities into one document each', () => {
     );
     const { rows } = await db().query<{ count: number }>('SELECT count(*)::int AS count FROM entities');
     const finished = await runLayoutMigration(db(), service.services.keyring, { batchSize: 7 }).finished;
-    assert.equal(finished.phase, 'done');
-    assert.equal(finished.verified, rows[0]?.count);
-    assert.equal(finished.mismatched, 1);
-    assert.deepEqual(finished.mismatchedIds, [`corrupt/${ids[5]}`]);
+    assert.equal(finished?.phase, 'done');
+    assert.equal(finished?.verified, rows[0]?.count);
+    assert.equal(finished?.mismatched, 1);
+    assert.deepEqual(finished?.mismatchedIds, [`corrupt/${ids[5]}`]);
   });
 });
