@@ -41,7 +41,7 @@ export async function seedUsers(options: {
       next = end;
       const batch: NewEntity[] = [];
       for (let index = start; index < end; index += 1) {
-        batch.push({ id: randomUUID(), parentIds: [], ...benchUser(index) });
+        batch.push({ id: randomUUID(), parents: [], ...benchUser(index) });
       }
       await db.transaction((tx) => insertEntities(tx, keyring, options.datastore, batch));
     }

@@ -59,7 +59,7 @@ export async function listEntityPage(
     `SELECT e.id, e.name, e.created_at,
             COALESCE((SELECT array_agg(r.parent_id::text ORDER BY r.parent_id)
                         FROM entity_references r WHERE r.child_id = e.id), '{}') AS parents,
-            COALESCE((SELECT jsonb_agg(jsonb_build_array(a.name, a.value_sealed IS NOT NULL) ORDER BY a.name)
+            COALESCE((SELECT jsonb_agg(jsonb_build_array(a.name, a.blind_index IS NOT NULL) ORDER BY a.name)
                         FROM entity_attributes a WHERE a.entity_id = e.id), '[]'::jsonb) AS attributes,
             COALESCE((SELECT jsonb_agg(jsonb_build_array(f.attribute_name, f.size) ORDER BY f.attribute_name)
                         FROM entity_files f WHERE f.entity_id = e.id AND f.complete), '[]'::jsonb) AS files

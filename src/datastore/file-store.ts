@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { notFound, tooLarge } from '../errors.ts';
+import { documentSet, sealedText } from './entity-document.ts';
 import { openFileChunk, openFileName, sealFileChunk, sealFileName } from './sealing.ts';
 
 export const CHUNK_BYTES = 256 * 1024;
@@ -123,10 +124,20 @@ export async function bindStaged(
   staged: StagedFile,
   target: { entityId: string; attributeName: string; fileName: string },
 ) {
-  const owner = await tx.query('SELECT id FROM entities WHERE id = $1 AND datastore = $2 FOR UPDATE', [
-    target.entityId,
-    datastore,
-  ]);
+  const sealedName = sealedText(sealFileName(keyring, datastore, staged.id, target.fileName));
+  // The entity's document first (its row's lock orders concurrent writes: entity-document.ts), the
+  // attribute's previous file replaced by the staged one.
+  const owner = await tx.query(
+    `UPDATE entities e SET ${documentSet('e', {
+      files: (current) => `
+        (SELECT coalesce(jsonb_agg(f.entry), '[]') FROM jsonb_array_elements(${current}) AS f(entry)
+          WHERE f.entry ->> 1 <> $3)
+        || coalesce((SELECT jsonb_build_array(jsonb_build_array(s.id, $3::text, $4::text, s.content_type, s.size))
+                       FROM entity_files s WHERE s.id = $5 AND s.datastore = e.datastore AND NOT s.complete), '[]')`,
+    })}
+      WHERE e.datastore = $1 AND e.id = $2 RETURNING e.id`,
+    [datastore, target.entityId, target.attributeName, sealedName, staged.id],
+  );
   if (owner.rows.length === 0)
     throw notFound(`No entity with id ${target.entityId} in datastore ${datastore}.`);
   await tx.query(
@@ -136,13 +147,7 @@ export async function bindStaged(
   await tx.query(
     `UPDATE entity_files SET entity_id = $2, attribute_name = $3, file_name_sealed = $4, complete = true
       WHERE id = $1 AND datastore = $5 AND NOT complete`,
-    [
-      staged.id,
-      target.entityId,
-      target.attributeName,
-      sealFileName(keyring, datastore, staged.id, target.fileName),
-      datastore,
-    ],
+    [staged.id, target.entityId, target.attributeName, Buffer.from(sealedName, 'base64'), datastore],
   );
 }
 

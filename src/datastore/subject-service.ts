@@ -11,6 +11,7 @@ import { badRequest, notFound } from '../errors.ts';
 import type { SarMailer } from '../mail/access-report-mail.ts';
 import { sealRecipient } from './sealing.ts';
 import {
+  entityHeads,
   entityTables,
   isEntityId,
   loadEntities,
@@ -42,6 +43,30 @@ import {
   type NewEntity,
   setAttributeValues,
 } from './subject-writes.ts';
+
+/**
+ * An item's parents as reads answer them: each once, oldest first (then by id). A parent created earlier
+ * in the same call has no head: it is created now, after every stored one.
+ */
+function oldestFirst(
+  references: readonly { parentId: string; parentName: string }[],
+  heads: ReadonlyMap<string, { createdMicros: bigint }>,
+): { parentId: string; parentName: string }[] {
+  const unique = new Map(
+    references.map((reference) => {
+      const parentId = reference.parentId.toLowerCase();
+      return [parentId, { parentId, parentName: reference.parentName }];
+    }),
+  );
+  const key = ({ parentId }: { parentId: string }) => [heads.get(parentId)?.createdMicros, parentId] as const;
+  const before = (left: bigint | string | undefined, right: bigint | string | undefined) =>
+    left === right ? 0 : left === undefined ? 1 : right === undefined || left < right ? -1 : 1;
+  return [...unique.values()].sort((left, right) => {
+    const [leftTime, leftId] = key(left);
+    const [rightTime, rightId] = key(right);
+    return before(leftTime, rightTime) || before(leftId, rightId);
+  });
+}
 
 export class SubjectService {
   readonly #db: Database;
@@ -174,7 +199,8 @@ export class SubjectService {
       const parentIds = items.flatMap((item) =>
         (item.references ?? []).map((reference) => reference.parentId),
       );
-      const tables = await entityTables(tx, ctx.datastore, parentIds);
+      const heads = await entityHeads(tx, ctx.datastore, parentIds);
+      const tables = new Map([...heads].map(([id, head]) => [id, head.name]));
       const created: string[] = [];
       const toInsert: NewEntity[] = [];
       const results: CreatedItem[] = [];
@@ -201,7 +227,7 @@ export class SubjectService {
           toInsert.push({
             id,
             name: item.name,
-            parentIds: references.map((reference) => reference.parentId.toLowerCase()),
+            parents: oldestFirst(references, heads),
             attributes: item.attributes ?? [],
           });
           taken.add(id);

@@ -1,5 +1,6 @@
-// The subject data of Area B, in SQL: reading entities, their parent references and their sealed attributes
-// (writes are in subject-writes.ts).
+// The subject data of Area B, in SQL: reading entities, each one row holding its document (its sealed
+// attributes, its parents and its files: entity-document.ts), and walking subtrees (writes are in
+// subject-writes.ts).
 // Every function takes a Queryable so that a caller (the HTTP API, or the privacy-request engine running
 // a whole datastore in one transaction) decides the transaction; values cross this boundary decrypted.
 // It never decides an HTTP status; the audit log it writes only when a caller hands a read its entry, in
@@ -8,17 +9,17 @@ import { auditedRead, type ReadAuditEntry } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { badRequest } from '../errors.ts';
-import { blindIndex, openAttributeValue, openFileName } from './sealing.ts';
+import {
+  earlierAttributes,
+  earlierFiles,
+  earlierParents,
+  type EntityRow,
+  openEntity,
+  type SubjectEntity,
+} from './entity-document.ts';
+import { blindIndex } from './sealing.ts';
 
-export interface SubjectEntity {
-  id: string;
-  datastore: string;
-  name: string;
-  parents: { parentId: string; parentName: string }[];
-  attributes: { name: string; value: string | null }[];
-  files: { name: string; fileName: string; contentType: string; size: number }[];
-  createdAt: string;
-}
+export type { SubjectEntity } from './entity-document.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,8 +59,8 @@ export function tooManyMatches(): Error {
  * of `datastore = $1 AND id = ANY($2)` reads every row of the datastore and filters them, so that reading
  * or erasing one subject costs as much as the datastore is large. A LATERAL probe with OFFSET 0 (which
  * keeps it from being flattened into a join the planner may hash) leaves the planner no such choice;
- * test/datastore/generic-plans.test.ts holds the reads and the value writes to it. The DELETEs by id
- * cannot drive their target table through such a probe and keep `= ANY` (docs/scaling.md).
+ * test/datastore/generic-plans.test.ts holds the reads and the writes to it. An UPDATE or a DELETE cannot
+ * drive its target table through such a probe: entity-rows.ts locks the rows through it first.
  */
 export const WANTED_IDS = '(SELECT DISTINCT unnest($2::uuid[])) AS wanted(id)';
 
@@ -168,66 +169,38 @@ export async function subtreeOf(
   return rows;
 }
 
-/** A bytea inside a JSON document, as `encode(value, 'hex')` writes it (whatever the server's bytea_output). */
-type HexBytes = string;
-
-interface EntityRow {
-  id: string;
-  name: string;
-  created_at: Date;
-  /** [parent id, parent table] pairs, oldest parent first. */
-  parents: [string, string][] | null;
-  /** [name, sealed value] pairs by name. */
-  attributes: [string, HexBytes | null][] | null;
-  /** [file id, attribute name, sealed file name, content type, size] by attribute name. */
-  files: [string, string, HexBytes, string, number][] | null;
-}
-
-const fromHex = (text: HexBytes) => Buffer.from(text, 'hex');
-
 /**
- * An entity with its references, attributes and files, each gathered into one JSON array by a scalar
- * subquery, so that reading entities is one statement whatever they hold. JSON rather than PostgreSQL
- * arrays: one aggregate (and one sort) per relation instead of one per column, and the client parses a
- * json column natively instead of one array literal per column in JavaScript (bench/README.md: about a
- * third less database CPU and client CPU per get-by-id). `$1` is the datastore; `source` must bind the
+ * Entities as the reads answer them: one row each, its document whole (entity-document.ts), so that
+ * reading an entity is one probe of the primary key. `$1` is the datastore; `source` must bind the
  * entities as `e`.
  */
 const entitySelect = (source: string) => `
-  SELECT e.id, e.name, e.created_at,
-         (SELECT json_agg(json_build_array(r.parent_id, p.name) ORDER BY p.created_at, p.id)
-            FROM entity_references r JOIN entities p ON p.datastore = r.datastore AND p.id = r.parent_id
-           WHERE r.datastore = e.datastore AND r.child_id = e.id) AS parents,
-         (SELECT json_agg(json_build_array(a.name, encode(a.value_sealed, 'hex')) ORDER BY a.name)
-            FROM entity_attributes a WHERE a.datastore = e.datastore AND a.entity_id = e.id) AS attributes,
-         (SELECT json_agg(json_build_array(f.id, f.attribute_name, encode(f.file_name_sealed, 'hex'), f.content_type, f.size)
-                          ORDER BY f.attribute_name)
-            FROM entity_files f WHERE f.complete AND f.datastore = e.datastore AND f.entity_id = e.id) AS files
-    FROM ${source}`;
+  SELECT e.id, e.name, e.created_at, e.attributes, e.parents, e.files FROM ${source}`;
 
 const ONE_ENTITY_SELECT = entitySelect('entities e WHERE e.datastore = $1 AND e.id = $2::uuid');
 const ENTITIES_SELECT = entitySelect(`${WANTED_IDS} ${entityProbe('wanted.id')}`);
 const AUDITED_ONE_ENTITY_SELECT = auditedRead(ONE_ENTITY_SELECT, 2);
 const AUDITED_ENTITIES_SELECT = auditedRead(ENTITIES_SELECT, 2);
 
-function openEntity(keyring: Keyring, datastore: string, row: EntityRow): SubjectEntity {
-  return {
-    id: row.id,
-    datastore,
-    name: row.name,
-    parents: (row.parents ?? []).map(([parentId, parentName]) => ({ parentId, parentName })),
-    attributes: (row.attributes ?? []).map(([name, sealed]) => ({
-      name,
-      value: sealed === null ? null : openAttributeValue(keyring, datastore, row.id, name, fromHex(sealed)),
-    })),
-    files: (row.files ?? []).map(([fileId, name, sealedName, contentType, size]) => ({
-      name,
-      fileName: openFileName(keyring, datastore, fileId, fromHex(sealedName)),
-      contentType,
-      size: Number(size),
-    })),
-    createdAt: new Date(row.created_at).toISOString(),
-  };
+/** The same rows, those still in the earlier layout built from it (entity-document.ts). */
+const EARLIER_LAYOUT_SELECT = `
+  SELECT e.id, e.name, e.created_at,
+         coalesce(e.attributes, ${earlierAttributes('e')}) AS attributes,
+         CASE WHEN e.attributes IS NULL THEN ${earlierParents('e')} ELSE e.parents END AS parents,
+         CASE WHEN e.attributes IS NULL THEN ${earlierFiles('e')} ELSE e.files END AS files
+    FROM ${WANTED_IDS} ${entityProbe('wanted.id')}`;
+
+/**
+ * The rows read, those of entities not moved to the document yet (while entity-layout.ts moves them) read
+ * again through the earlier layout: one more statement only then, and only for them. A row that went
+ * away in between (deleted) is left out.
+ */
+async function fromEitherLayout(db: Queryable, datastore: string, rows: EntityRow[]): Promise<EntityRow[]> {
+  const earlier = rows.filter((row) => row.attributes === null).map((row) => row.id);
+  if (earlier.length === 0) return rows;
+  const { rows: moved } = await db.query<EntityRow>(EARLIER_LAYOUT_SELECT, [datastore, earlier]);
+  const byId = new Map(moved.map((row) => [row.id, row]));
+  return rows.flatMap((row) => (row.attributes === null ? (byId.get(row.id) ?? []) : [row]));
 }
 
 /**
@@ -253,21 +226,23 @@ export async function loadEntities(
     ? (one ? AUDITED_ONE_ENTITY_SELECT : AUDITED_ENTITIES_SELECT)(params, audit)
     : { sql: one ? ONE_ENTITY_SELECT : ENTITIES_SELECT, params };
   const { rows } = await db.query<EntityRow>(statement.sql, statement.params);
-  const byId = new Map(rows.map((row) => [row.id, openEntity(keyring, datastore, row)]));
+  const read = await fromEitherLayout(db, datastore, rows);
+  const byId = new Map(read.map((row) => [row.id, openEntity(keyring, datastore, row)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
+/**
+ * The entities holding the blind indexes `$2` (at most `$3` hits), each once with the indexes it matched,
+ * and the number of hits: one probe of the blind index per value, then one of the primary key per entity.
+ */
 const IDENTITY_READ = `
   WITH hits AS MATERIALIZED (${IDENTITY_HITS})
-  SELECT found.*, m.matched, (SELECT count(*) FROM hits)::int AS hits
-    FROM (${entitySelect('entities e')}
-           WHERE e.datastore = $1 AND e.id IN (SELECT entity_id FROM hits)) AS found
-    JOIN LATERAL (
-      SELECT array_agg(DISTINCT blind_index) AS matched FROM entity_attributes
-       WHERE datastore = $1 AND entity_id = found.id AND blind_index = ANY($2::bytea[])
-    ) m ON true`;
+  SELECT e.id, e.name, e.created_at, e.attributes, e.parents, e.files, h.matched,
+         (SELECT count(*) FROM hits)::int AS hits
+    FROM (SELECT entity_id, array_agg(DISTINCT blind_index) AS matched FROM hits GROUP BY entity_id) AS h
+    ${entityProbe('h.entity_id')}`;
 
-const IDENTITY_READ_OLDEST_FIRST = `${IDENTITY_READ} ORDER BY found.created_at, found.id`;
+const IDENTITY_READ_OLDEST_FIRST = `${IDENTITY_READ} ORDER BY e.created_at, e.id`;
 const AUDITED_IDENTITY_READ = auditedRead(IDENTITY_READ, 3, {
   recordIf: `coalesce((SELECT max(hits) FROM read), 0) <= ${MAX_IDENTITY_MATCHES}`,
   orderBy: 'ORDER BY created_at, id',
@@ -296,10 +271,12 @@ export async function loadEntitiesByIdentity(
     statement.params,
   );
   if ((rows[0]?.hits ?? 0) > MAX_IDENTITY_MATCHES) throw tooManyMatches();
+  const read = await fromEitherLayout(db, datastore, rows);
+  const matched = new Map(rows.map((row) => [row.id, row.matched]));
   const byIndex = new Map<string, SubjectEntity[]>();
-  for (const row of rows) {
+  for (const row of read) {
     const entity = openEntity(keyring, datastore, row);
-    for (const index of row.matched) {
+    for (const index of matched.get(row.id) ?? []) {
       const key = Buffer.from(index).toString('hex');
       const holders = byIndex.get(key) ?? [];
       holders.push(entity);
@@ -349,19 +326,33 @@ function levelByLevel(entities: SubjectEntity[], roots: Set<string>): SubjectEnt
   return ordered;
 }
 
+/**
+ * The table and the creation time (in microseconds since 1970, as PostgreSQL orders it: a Date keeps only
+ * milliseconds) of each entity of the datastore among `ids`, by lower-case id.
+ */
+export async function entityHeads(
+  db: Queryable,
+  datastore: string,
+  ids: readonly string[],
+): Promise<Map<string, { name: string; createdMicros: bigint }>> {
+  const wanted = entityIds(ids);
+  if (wanted.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; name: string; created_us: string }>(
+    `SELECT e.id, e.name, (extract(epoch FROM e.created_at) * 1000000)::bigint::text AS created_us
+       FROM ${WANTED_IDS} ${entityProbe('wanted.id')}`,
+    [datastore, wanted],
+  );
+  return new Map(rows.map((row) => [row.id, { name: row.name, createdMicros: BigInt(row.created_us) }]));
+}
+
 /** The table name of each entity of the datastore among `ids`, by lower-case id (non-UUIDs match nothing). */
 export async function entityTables(
   db: Queryable,
   datastore: string,
   ids: readonly string[],
 ): Promise<Map<string, string>> {
-  const wanted = entityIds(ids);
-  if (wanted.length === 0) return new Map();
-  const { rows } = await db.query<{ id: string; name: string }>(
-    `SELECT e.id, e.name FROM ${WANTED_IDS} ${entityProbe('wanted.id')}`,
-    [datastore, wanted],
-  );
-  return new Map(rows.map((row) => [row.id, row.name]));
+  const heads = await entityHeads(db, datastore, ids);
+  return new Map([...heads].map(([id, head]) => [id, head.name]));
 }
 
 /** Ids already taken by an entity of the datastore (ids are scoped to their datastore: another's are free). */

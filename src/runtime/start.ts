@@ -9,6 +9,7 @@ import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
 import { logDeliveryAttempt } from '../privacy-requests/messages/delivery-log.ts';
 import { startRetentionJob } from '../reports/retention.ts';
+import { runLayoutMigration } from '../datastore/entity-layout.ts';
 import { createServices } from './create-services.ts';
 import type { Services } from '../services.ts';
 
@@ -52,6 +53,8 @@ export async function startService(config: Config, options: StartOptions): Promi
     ? startOutboxWorker(services, logDeliveryAttempt, logError)
     : undefined;
   const retention = options.worker ? await startRetentionJob(services, logError) : undefined;
+  // Entities stored before migration 029 move to their documents in the background (docs/area-b.md).
+  const layout = options.worker ? runLayoutMigration(services.db, services.keyring, { announce }) : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -68,6 +71,7 @@ export async function startService(config: Config, options: StartOptions): Promi
     stopping ??= (async () => {
       clearInterval(upkeep);
       retention?.stop();
+      await layout?.stop();
       await app?.close();
       await services.queue.stop();
       await worker?.stop();

@@ -9,7 +9,12 @@ import {
   matchIdentities,
   takenEntityIds,
 } from '../../src/datastore/subject-store.ts';
-import { setAttributeValues } from '../../src/datastore/subject-writes.ts';
+import {
+  deleteAttributes,
+  deleteEntities,
+  deleteFileAttributes,
+  setAttributeValues,
+} from '../../src/datastore/subject-writes.ts';
 import { matchIdentitiesByKind, matchedSubtrees } from '../../src/datastore/identity-match.ts';
 import { DEFAULT_IDENTITY_ATTRIBUTES } from '../../src/datastore/identity-attributes.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -104,6 +109,32 @@ describe('Area B statements by id or identity: one index probe per value in ever
           wanted().map((entityId) => ({ entityId, name: 'email', value: 'changed@example.com' })),
         ),
     ],
+    [
+      'setAttributeValues of one entity',
+      (db) =>
+        setAttributeValues(db, keyring(), 'plans', [
+          { entityId: created[7] as string, name: 'email', value: 'changed@example.com' },
+        ]),
+    ],
+    [
+      'deleteAttributes (the documents)',
+      (db) =>
+        deleteAttributes(
+          db,
+          'plans',
+          wanted().map((entityId) => ({ entityId, name: 'email' })),
+        ),
+    ],
+    [
+      'deleteFileAttributes (the documents)',
+      (db) =>
+        deleteFileAttributes(
+          db,
+          'plans',
+          wanted().map((entityId) => ({ entityId, name: 'scan' })),
+        ),
+    ],
+    ['deleteEntities (their children first)', (db) => deleteEntities(db, 'plans', wanted())],
   ];
 
   for (const [name, run] of cases) {
@@ -134,6 +165,46 @@ describe('Area B statements by id or identity: one index probe per value in ever
         return scans;
       });
       assert.ok(examined.length > 0, 'the statements read entities or attributes');
+    });
+  }
+
+  // Migration 029: an entity is one row holding its document, so the API's reads touch nothing else.
+  const readShapes: [string, (db: Queryable) => Promise<unknown>, string[]][] = [
+    [
+      'get-by-id reads one row of entities by its primary key, and records its audit entry',
+      (db) => loadEntities(db, keyring(), 'plans', [created[7] as string], readEntry),
+      ['audit_log', 'entities', 'entities_pkey'],
+    ],
+    [
+      'get-by-identity probes the blind index, then reads one row of entities by its primary key',
+      (db) => loadEntitiesByIdentity(db, keyring(), 'plans', ['PLAN7@example.com'], readEntry),
+      ['audit_log', 'entities', 'entities_pkey', 'entity_attributes', 'entity_attributes_blind_index_idx'],
+    ],
+  ];
+  for (const [name, run, touched] of readShapes) {
+    it(name, async () => {
+      const found = await rolledBack(async (tx) => {
+        await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
+        const { queryable, statements } = recordingStatements(tx);
+        await run(queryable);
+        assert.equal(statements.length, 1, 'one statement');
+        const [{ sql, params }] = statements as [{ sql: string; params: readonly unknown[] }];
+        await tx.exec(`PREPARE read_under_test AS ${sql}`);
+        const { rows } = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE read_under_test(${parameterLiterals(sql, params).join(', ')})`,
+        );
+        await tx.exec('DEALLOCATE read_under_test');
+        const nodes = planNodes(rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode);
+        for (const node of nodes.filter((node) => node['Relation Name'] === 'entities')) {
+          assert.equal(node['Node Type'], 'Index Scan', 'entities is read by its primary key');
+          assert.equal(node['Actual Rows'], 1, 'one row');
+        }
+        return nodes.flatMap((node) => [node['Relation Name'], node['Index Name']]);
+      });
+      const names = new Set(
+        found.filter((name) => name !== undefined).map((name) => name.replace(/_\d+$/, '')),
+      );
+      assert.deepEqual([...names].sort(), touched);
     });
   }
 
