@@ -21,6 +21,7 @@ import {
   policyWithWebhooks,
   type Receiver,
   startReceiver,
+  waitForMessageLogged,
   waitForStatus,
 } from '../privacy-requests/support.ts';
 
@@ -111,6 +112,7 @@ describe('authorized agents', () => {
     assert.equal(call.body.privacy_request.submitted_by, 'authorized_agent');
     assert.equal(call.body.identity.email, subject, "the subject's email is trusted once they confirmed");
     await mail.waitFor(isKind('your request is complete', subject));
+    await waitForMessageLogged(service, id, 'completed');
 
     const logBefore = (await logOf(service, id)).length;
     const again = await fetch(link, { method: 'POST', headers: { origin: service.url } });

@@ -228,6 +228,26 @@ export async function waitForStatus(
   throw new Error(`request ${id} stayed ${last?.status}, expected ${status}; log: ${log.text}`);
 }
 
+/**
+ * Polls the request's log until the outbox has logged a message of `kind` as sent. The subject's mail
+ * server holds a message before the outbox writes "sent" on the log, so a test that counts log entries
+ * after a mail arrived waits for this first.
+ */
+export async function waitForMessageLogged(
+  service: TestService,
+  id: string,
+  kind: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const log = await logOf(service, id);
+    if (log.some((entry) => entry.details?.message_kind === kind && entry.error === null)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`request ${id}: no "${kind}" message logged as sent within ${timeoutMs} ms`);
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- log entries are inspected field by field
 export async function logOf(service: TestService, id: string): Promise<any[]> {
   const answer = await service.call('GET', `/v1/privacy-request/${id}/log`, {
