@@ -30,6 +30,7 @@ import { authorizePlugin } from '../http/authorize.ts';
 import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
 import { registerOpenApi } from '../http/openapi/register.ts';
+import { acceptEmptyJsonBodies } from '../http/json-body.ts';
 import { SchemasCompiledOnFirstUse } from '../http/compile-on-first-use.ts';
 import { compileValidator } from '../http/validation.ts';
 import { terminalLogStream } from '../http/log-format.ts';
@@ -85,6 +86,7 @@ export async function buildApp(
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(schemas.validators(compileValidator));
   app.decorate('compileAllSchemas', () => schemas.compileAll());
   app.setErrorHandler(answerError);

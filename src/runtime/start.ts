@@ -69,14 +69,18 @@ export async function startService(config: Config, options: StartOptions): Promi
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      clearInterval(upkeep);
-      retention?.stop();
-      await layout?.stop();
-      await app?.close();
-      await services.queue.stop();
-      await worker?.stop();
-      await outbox?.stop();
-      await services.db.close();
+      // The store closes whatever failed before it: its close is what stops the embedded PostgreSQL.
+      try {
+        clearInterval(upkeep);
+        retention?.stop();
+        await layout?.stop();
+        await app?.close();
+        await services.queue.stop();
+        await worker?.stop();
+        await outbox?.stop();
+      } finally {
+        await services.db.close();
+      }
     })();
     return stopping;
   };
