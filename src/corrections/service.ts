@@ -14,7 +14,9 @@ import type { SubjectEntity } from '../datastore/subject-store.ts';
 import { listDatastoreNames } from '../datastore/subject-store.ts';
 import { setAttributeValues } from '../datastore/subject-writes.ts';
 import type { CorrectionPreview } from './schemas.ts';
-import type { Correction } from './sealing.ts';
+import { type Correction, openCorrections } from './sealing.ts';
+import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
+import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 
 /** The rule action that writes corrections. */
 export const UPDATE_ACTION_TYPE = 'update';
@@ -76,6 +78,25 @@ function changesIn(entities: readonly SubjectEntity[], corrections: readonly Cor
           : [];
       });
   });
+}
+
+/**
+ * The preview of request `id`'s corrections (undefined when it asks for none): its identity and its
+ * corrections opened here, by their owners, so the route never holds a key.
+ */
+export async function previewRequestCorrections(
+  services: { db: Queryable; keyring: Keyring },
+  id: string,
+): Promise<CorrectionPreview | undefined> {
+  const row = await privacyRequestRepository.find(services.db, id);
+  if (!row?.corrections_sealed) return undefined;
+  const identity = row.identity_sealed ? openIdentity(services.keyring, row.id, row.identity_sealed) : {};
+  return previewCorrections(
+    services.db,
+    services,
+    typedIdentities(identity),
+    openCorrections(services.keyring, row.id, row.corrections_sealed),
+  );
 }
 
 /** What approving would write now, entity by entity: for the operator's review. */

@@ -6,11 +6,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
 import {
+  type Correction,
   Correction as CorrectionSchema,
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
-import type { Correction } from '../corrections/sealing.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';

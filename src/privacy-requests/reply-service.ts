@@ -21,6 +21,9 @@ import { privacyRequestRepository as repo, type RequestRow } from './repository.
 import type { Status } from './statuses.ts';
 import { stepRepository } from './step-repository.ts';
 
+/** What an opened resume token grants (reply-token.ts owns its key; the routes read the claims from here). */
+export type { ReplyTokenClaims };
+
 export class ReplyToService {
   readonly #services: Services;
 

@@ -15,6 +15,9 @@ import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { pageOf } from '../validation/page.ts';
 import { type TaskFilter, type TaskRow, taskRepository } from './repository.ts';
+
+/** A task's status, as the CLI and the routes name it (the repository's column). */
+export type { TaskStatus } from './repository.ts';
 import type { TaskView } from './schemas.ts';
 import { sealTaskData, type TaskData } from './task-data.ts';
 
