@@ -4,6 +4,7 @@ import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import letheRules from './tools/eslint-secret-owners.js';
+import trustRules from './tools/eslint-trusted-identity.js';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -122,6 +123,18 @@ const SECRET_OWNERS = {
   corrections: 'src/corrections/sealing.ts',
 };
 
+/**
+ * Each function that makes a TrustedIdentity (src/privacy-requests/trusted-identity.ts) and the modules that
+ * hold its proof (DECISIONS.md, "Trust by construction"): nothing else may import it.
+ */
+const TRUST_MINTERS = {
+  provedByCode: ['src/verification/service.ts'],
+  provedByAgentConfirmation: ['src/agents/service.ts'],
+  establishedByPowerOfAttorney: ['src/agents/service.ts'],
+  givenByOperator: ['src/privacy-requests/service.ts'],
+  derivedByWebhook: ['src/privacy-requests/engine/executor.ts', 'src/privacy-requests/reply-service.ts'],
+};
+
 const houseZones = [
   {
     target: ['./src/!(jobs)/**', './src/*.ts'],
@@ -211,6 +224,18 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { lethe: letheRules },
     rules: { 'lethe/secret-owners': ['error', SECRET_OWNERS] },
+  },
+  {
+    // Trust is a type only proof makes: each minting function is imported by its proving module only, and
+    // nothing casts to the trusted types but identity.ts, which opens the trusted set it sealed.
+    files: ['src/**/*.ts'],
+    plugins: { trust: trustRules },
+    rules: {
+      'trust/trusted-identity': [
+        'error',
+        { minters: TRUST_MINTERS, casters: ['src/privacy-requests/identity.ts'] },
+      ],
+    },
   },
   {
     files: ['console/src/**/*.{ts,tsx}'],

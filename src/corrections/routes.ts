@@ -4,7 +4,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { notFound } from '../errors.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
-import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
+import { NOTHING_PROVED, trustedMatches } from '../privacy-requests/trusted-identity.ts';
 import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { CorrectionPreview } from './schemas.ts';
@@ -32,11 +33,11 @@ export function correctionRoutes(services: Services): FastifyPluginAsync {
           throw notFound(`No privacy request with id ${request.params.id} asks for corrections.`);
         const identity = row.identity_sealed
           ? openIdentity(services.keyring, row.id, row.identity_sealed)
-          : {};
+          : NOTHING_PROVED;
         return previewCorrections(
           services.db,
           services,
-          typedIdentities(identity),
+          trustedMatches(identity),
           openCorrections(services.keyring, row.id, row.corrections_sealed),
         );
       },

@@ -8,11 +8,11 @@ import { recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { knownAttributeNames } from '../datastore/attribute-catalog.ts';
-import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import { matchedSubtrees } from '../datastore/identity-match.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import { listDatastoreNames } from '../datastore/subject-store.ts';
 import { setAttributeValues } from '../datastore/subject-writes.ts';
+import type { TrustedMatch } from '../privacy-requests/trusted-identity.ts';
 import type { CorrectionPreview } from './schemas.ts';
 import type { Correction } from './sealing.ts';
 
@@ -82,7 +82,7 @@ function changesIn(entities: readonly SubjectEntity[], corrections: readonly Cor
 export async function previewCorrections(
   db: Queryable,
   services: { keyring: Keyring },
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<CorrectionPreview> {
   const changes: CorrectionPreview['changes'] = [];
@@ -112,7 +112,7 @@ export async function applyCorrections(
   services: { db: Database; keyring: Keyring },
   privacyRequestId: string,
   datastores: readonly string[],
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<number> {
   let written = 0;
