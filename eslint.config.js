@@ -5,6 +5,7 @@ import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import letheRules from './tools/eslint-secret-owners.js';
+import trustRules from './tools/eslint-trusted-identity.js';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -158,6 +159,17 @@ const SECRET_MODULES = [
   ...new Set(Object.values(SECRET_OWNERS).filter((owner) => !KEYS_BEHIND_A_SERVICE.includes(owner))),
 ].map((owner) => (owner.startsWith('./') ? owner : `./${owner}`));
 
+/**
+ * Each function that makes a TrustedIdentity (src/privacy-requests/trusted-identity.ts) and the modules that
+ * hold its proof (DECISIONS.md, "Trust by construction"): nothing else may import it.
+ */
+const TRUST_MINTERS = {
+  provedByCode: ['src/verification/service.ts'],
+  provedByAgentConfirmation: ['src/agents/service.ts'],
+  establishedByPowerOfAttorney: ['src/agents/service.ts'],
+  givenByOperator: ['src/privacy-requests/service.ts'],
+  derivedByWebhook: ['src/privacy-requests/engine/executor.ts', 'src/privacy-requests/reply-service.ts'],
+};
 const houseZones = [
   {
     target: ['./src/!(jobs)/**', './src/*.ts'],
@@ -292,6 +304,18 @@ export const houseRuleBlocks = [
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
     },
     rules: { 'import-x/no-restricted-paths': ['error', { zones: consoleZones }] },
+  },
+  {
+    // Trust is a type only proof makes: each minting function is imported by its proving module only, and
+    // nothing casts to the trusted types but identity.ts, which opens the trusted set it sealed.
+    files: ['src/**/*.ts'],
+    plugins: { trust: trustRules },
+    rules: {
+      'trust/trusted-identity': [
+        'error',
+        { minters: TRUST_MINTERS, casters: ['src/privacy-requests/identity.ts'] },
+      ],
+    },
   },
 ];
 

@@ -921,7 +921,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation; the request goes on (400 when it is not awaiting its agent's authorisation). */
+        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation, naming the identities the document establishes; the request goes on (400 when it is not awaiting its agent's authorisation, 422 when it does not carry a named identity). */
         post: operations["createPrivacyRequestAgentAccept"];
         delete?: never;
         options?: never;
@@ -10086,6 +10086,8 @@ export interface operations {
                         /** @description "subject", or the operator who accepted a power of attorney */
                         authorized_by: string | null;
                         reason: string | null;
+                        /** @description the identity keys an operator's power of attorney established beside the subject's address (empty otherwise) */
+                        identities: string[];
                     };
                 };
             };
@@ -10186,6 +10188,8 @@ export interface operations {
                 "application/json": {
                     /** @description what the operator saw */
                     reason: string;
+                    /** @description Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email; every other value stays unverified and is never matched. Naming one the request does not carry: 422. */
+                    identities: string[];
                 };
             };
         };

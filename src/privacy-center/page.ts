@@ -2,6 +2,7 @@
 // any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected).
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
@@ -129,7 +130,7 @@ function agentFields(index: number, mine: FormProblem | undefined): string {
   return `<details class="agent"${open}><summary>I am an authorized agent acting for this person</summary>
 <p class="hint">We send the code to you, then email the person you act for a link to confirm you. Nothing happens until they do.</p>
 <p class="field"><label for="agent_name-${index}">Your name (agent)</label>
-<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
+<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="${AGENT_NAME_MAX_LENGTH}" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
 <p class="field"><label for="agent_email-${index}">Your email (agent)</label>
 <input id="agent_email-${index}" name="agent_email" type="email" autocomplete="email" maxlength="320" value="${escapeHtml(mine?.values.agent_email ?? '')}"></p>
 </details>`;

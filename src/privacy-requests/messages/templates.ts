@@ -157,7 +157,8 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
       ]);
     case 'agent_confirmation':
       return render('confirm who acts for you', context, [
-        `${context.agent?.name ?? 'Someone'} says they are your authorized agent and asked ${context.organizationName} on your behalf for: ${context.actionTitle}.`,
+        // The name is the agent's own words, never the organisation's: quoted, and said to be theirs.
+        `Someone who gave the name "${context.agent?.name ?? ''}" (their words, not ${context.organizationName}'s) says they are your authorized agent and asked ${context.organizationName} on your behalf for: ${context.actionTitle}.`,
         {
           text: 'If you gave them permission, confirm it here (nothing happens until you do):',
           url: context.agent?.confirmUrl ?? '',
