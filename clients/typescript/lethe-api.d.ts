@@ -1170,7 +1170,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the human labels of the datastore's entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels. */
+        /** Set the human labels of the datastore's entity names and attributes ({"users": "Your account", "users.email": "Email address"}), shown in access reports instead of the names; replaces the previous labels. */
         put: operations["replaceDatastoreLabels"];
         post?: never;
         delete?: never;
@@ -1824,6 +1824,8 @@ export interface components {
             instructions: string;
             assignee: string | null;
             respondent_email: string | null;
+            /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+            identities: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8258,6 +8260,8 @@ export interface operations {
                      * @description someone outside the company who answers through a link (POST /v1/task/{id}/invite)
                      */
                     respondent_email?: string | null;
+                    /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+                    identities?: string[];
                 };
             };
         };
@@ -13147,6 +13151,10 @@ export interface operations {
                         entity_count: number;
                         /** @description true: more entities than entity_count */
                         entity_count_capped: boolean;
+                        /** @description display names the access report shows: an entity name, or <entity name>.<attribute>, to its label */
+                        labels: {
+                            [key: string]: string;
+                        };
                     })[];
                 };
             };

@@ -8,7 +8,15 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { apiClient } from '../helpers/area-b.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { type MailServer, startMailServer, subjectSideConfig } from '../helpers/subject-side.ts';
+import { readFile } from 'node:fs/promises';
+import {
+  downloadLinkIn,
+  isKind,
+  type MailServer,
+  readZip,
+  startMailServer,
+  subjectSideConfig,
+} from '../helpers/subject-side.ts';
 import { submit } from '../privacy-requests/support.ts';
 import { putManualSystem } from '../tasks/support.ts';
 import { ensureConsoleBuilt, launchBrowser, screenshot, signIn, watchForPageProblems } from './browser.ts';
@@ -176,6 +184,121 @@ describe('a DPO who uses only the console', () => {
     await dialog.getByRole('button', { name: 'Approve erasure' }).click();
     await page.getByRole('button', { name: `Approve ${request.id}` }).waitFor({ state: 'detached' });
     await page.context().close();
+  });
+
+  test('disclosure and display names set in the console, a respondent invited from the task, and the report reads them', async () => {
+    const store = await apiClient(service, 'members');
+    await store.call('/api/entity/create', {
+      json: [
+        {
+          name: 'accounts',
+          attributes: [
+            { name: 'email', value: 'nina@example.com' },
+            { name: 'phone_number', value: '+15550001111' },
+            { name: 'tier', value: 'gold' },
+          ],
+        },
+      ],
+    });
+    await setUp('PATCH', '/v1/dsr/policy', [
+      { name: 'Members access', key: 'members_access', drp_action: 'access' },
+    ]);
+    await setUp('PATCH', '/v1/dsr/policy/members_access/rule', [
+      { name: 'Everything', key: 'everything', action_type: 'access' },
+    ]);
+    const page = await newPage();
+    await signIn(page, service, '/console/manual-systems');
+
+    // The manual system names the identifier its respondent needs: the email, not the phone number.
+    const system = page.getByRole('form', { name: 'Create or replace a manual system' });
+    await system.getByLabel('Key').fill('loyalty_cards');
+    await system.getByLabel('Name').fill('Loyalty cards');
+    await system.getByLabel('Fields').fill('card_number: Card number');
+    await system.getByLabel('Identifiers the system needs').fill('email');
+    await system.getByRole('button', { name: 'Save' }).click();
+    await page.locator('tr[data-system-key="loyalty_cards"]').waitFor();
+
+    // What every report says of the datastore, and its display names.
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Datastores & keys' })
+      .click();
+    await page.getByLabel('Datastore of the report').selectOption('members');
+    const disclosure = page.getByRole('form', { name: 'How members uses the data' });
+    await disclosure
+      .getByLabel('Purposes')
+      .fill('Running your membership\nSending the newsletter you asked for');
+    await disclosure.getByLabel('Recipients').fill('Our mailing service');
+    await disclosure.getByLabel('Retention').fill('Two years after the membership ends');
+    await disclosure.getByRole('button', { name: 'Save disclosure' }).click();
+    await disclosure.getByText('What reports say of members is saved.').waitFor();
+    const names = page.getByRole('form', { name: 'Display names of members' });
+    await names
+      .getByLabel('Names shown in reports')
+      .fill('accounts: Your membership\naccounts.tier: Membership level');
+    await names.getByRole('button', { name: 'Save display names' }).click();
+    await names.getByText('Display names saved.').waitFor();
+    await page.reload();
+    await page.getByLabel('Datastore of the report').selectOption('members');
+    assert.equal(
+      await page
+        .getByRole('form', { name: 'How members uses the data' })
+        .getByLabel('Retention')
+        .inputValue(),
+      'Two years after the membership ends',
+    );
+
+    // The subject asks; the DPO approves, then sends the task's link to the loyalty-card vendor.
+    const request = await submit(service, {
+      policy_key: 'members_access',
+      identity: { email: 'nina@example.com', phone_number: '+15550001111' },
+    });
+    await page.goto(`${service.url}/console/requests/${request.id}`);
+    await page.getByRole('button', { name: `Approve ${request.id}` }).click();
+    await page.getByRole('button', { name: `Approve ${request.id}` }).waitFor({ state: 'detached' });
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Tasks', exact: true })
+      .click();
+    const row = page.locator('tr', { hasText: request.id });
+    await row.getByRole('button', { name: 'Open' }).click({ timeout: 60_000 });
+    const invite = row.getByRole('form', { name: 'Invite a respondent for Loyalty cards' });
+    await invite.getByLabel("Respondent's email").fill('cards@vendor.example');
+    await invite.getByRole('button', { name: 'Send the link' }).click();
+    await invite.getByText(/Link sent; it works once/).waitFor();
+
+    const invited = await mail.waitFor((candidate) => candidate.to.includes('cards@vendor.example'));
+    const link = /(http:\/\/[^\s"<]+\/respond\/[A-Za-z0-9_-]{43})/.exec(invited.text)?.[1];
+    assert.ok(link, 'the invitation holds the link');
+    const respondent = await newPage();
+    await respondent.goto(link);
+    const whose = respondent.getByRole('region', { name: 'Whose record to look for' });
+    assert.deepEqual(await whose.locator('dd').allTextContents(), ['nina@example.com']);
+    assert.doesNotMatch(
+      await respondent.locator('main').innerText(),
+      /5550001111/,
+      'only the identifiers named',
+    );
+    await respondent.getByLabel('Card number').fill('LC-2231');
+    await respondent.getByRole('button', { name: 'Send the answer' }).click();
+    await respondent.getByRole('heading', { name: 'Thank you' }).waitFor();
+
+    // The subject's package: readable names, the disclosure, the manual system's answer in data.csv.
+    const done = await mail.waitFor(isKind('your request is complete', 'nina@example.com'), 60_000);
+    const subject = await newPage();
+    const [download] = await Promise.all([
+      subject.waitForEvent('download'),
+      subject.goto(downloadLinkIn(done)).catch(() => undefined),
+    ]);
+    const entries = await readZip(await readFile((await download.path()) as string));
+    const report = (entries.get('report.html') as Buffer).toString('utf8');
+    assert.match(report, /<h3>Your membership /);
+    assert.match(report, /<th scope="row">Membership level<\/th><td>gold<\/td>/);
+    assert.match(report, /<li>Running your membership<\/li>/);
+    assert.match(report, /Two years after the membership ends/);
+    const csv = (entries.get('data.csv') as Buffer).toString('utf8');
+    assert.match(csv, /"Loyalty cards","","","card_number","LC-2231"/);
+    await Promise.all([page.context().close(), respondent.context().close(), subject.context().close()]);
   });
 
   test('no page threw a script error or had anything blocked by its CSP', () => {
