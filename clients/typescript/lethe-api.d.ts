@@ -982,6 +982,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/privacy-request/{id}/erasure-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What approving this request would erase: per datastore the entities its proven identities match and what each erasure rule would change, the manual systems and the webhooks it would involve. Changes nothing. */
+        get: operations["getPrivacyRequestErasurePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dsr/policy/{policy_key}/webhook/pre_execution": {
         parameters: {
             query?: never;
@@ -1153,7 +1170,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the human labels of the datastore's entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels. */
+        /** Set the human labels of the datastore's entity names and attributes ({"users": "Your account", "users.email": "Email address"}), shown in access reports instead of the names; replaces the previous labels. */
         put: operations["replaceDatastoreLabels"];
         post?: never;
         delete?: never;
@@ -1807,6 +1824,8 @@ export interface components {
             instructions: string;
             assignee: string | null;
             respondent_email: string | null;
+            /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+            identities: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8241,6 +8260,8 @@ export interface operations {
                      * @description someone outside the company who answers through a link (POST /v1/task/{id}/invite)
                      */
                     respondent_email?: string | null;
+                    /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+                    identities?: string[];
                 };
             };
         };
@@ -10879,6 +10900,152 @@ export interface operations {
             };
         };
     };
+    getPrivacyRequestErasurePreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        privacy_request_id: string;
+                        policy_key: string;
+                        /** @description how many of the policy's rules are erasure rules */
+                        erasure_rules: number;
+                        datastores: {
+                            datastore: string;
+                            /** @description entities the request's identities match, with their descendants */
+                            matched_entities: number;
+                            /** @description each erasure rule on the data as it is now, in the order they run */
+                            rules: {
+                                rule_key: string;
+                                strategy: string;
+                                /** @enum {unknown} */
+                                effect: "rewrite" | "delete" | "forget";
+                                entities: number;
+                                /** @description attribute values the rule would mask or delete (forget: those its entities hold) */
+                                attributes: number;
+                                files: number;
+                            }[];
+                        }[];
+                        /** @description the manual systems that would get an erasure task */
+                        manual_systems: {
+                            key: string;
+                            name: string;
+                        }[];
+                        /** @description the policy's pre- and post-execution webhooks, in the order they are called */
+                        webhooks: {
+                            key: string;
+                            name: string;
+                            /** @description pre or post (execution) */
+                            timing: string;
+                            connection_key: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listFidesDsrPolicyWebhookPreExecution: {
         parameters: {
             query?: {
@@ -12988,6 +13155,10 @@ export interface operations {
                         entity_count: number;
                         /** @description true: more entities than entity_count */
                         entity_count_capped: boolean;
+                        /** @description display names the access report shows: an entity name, or <entity name>.<attribute>, to its label */
+                        labels: {
+                            [key: string]: string;
+                        };
                     })[];
                 };
             };

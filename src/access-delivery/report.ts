@@ -2,7 +2,8 @@
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
 // Written for a person: dates in words in the report's language (English: neither the privacy center nor
 // a request records a language yet; the locale is a parameter for when one does), each entity under the
-// label its datastore gives its name (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
+// label its datastore gives its name and each attribute under the label of `<entity>.<attribute>`
+// (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
 import type { DisclosureView } from '../disclosure/schemas.ts';
@@ -29,7 +30,7 @@ export function fileEntryName(
 export interface ReportOptions {
   /** A BCP 47 language tag for the page and its dates; English when absent. */
   locale?: string;
-  /** Per datastore, the human label of each entity name. */
+  /** Per datastore, the human label of each entity name and of each `<entity name>.<attribute>`. */
   labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** What the organisation says of each datastore, and of each receiver (connection) that holds the data. */
   disclosures?: {
@@ -96,13 +97,17 @@ export function renderAccessReport(
         `<h3>${escapeHtml(label ?? entity.name)} <small><code>${escapeHtml(entity.id)}</code></small></h3>`,
       );
       parts.push('<table><tbody>');
+      const attributeLabel = (name: string) => {
+        const key = `${entity.name}.${name}`;
+        return Object.hasOwn(labels, key) ? (labels[key] as string) : name;
+      };
       for (const attribute of entity.attributes)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attribute.name)}</th><td>${attribute.value === null ? '<em>empty</em>' : escapeHtml(attribute.value)}</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? '<em>empty</em>' : escapeHtml(attribute.value)}</td></tr>`,
         );
       for (const file of entity.files)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(file.name)}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(file.name))}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
         );
       if (entity.attributes.length === 0 && entity.files.length === 0)
         parts.push('<tr><td colspan="2"><em>no attributes</em></td></tr>');

@@ -12,6 +12,7 @@ import { jurisdictionRoutes } from '../deadlines/routes.ts';
 import { reportRoutes } from '../reports/routes.ts';
 import { correctionRoutes } from '../corrections/routes.ts';
 import { disclosureRoutes } from '../disclosure/routes.ts';
+import { erasurePreviewRoutes } from '../erasure-preview/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { registerHumanSteps } from './register-human-steps.ts';
@@ -148,6 +149,7 @@ export async function buildApp(
   await registerManagementRoutes(app, agentRoutes(services));
   await registerManagementRoutes(app, correctionRoutes(services));
   await registerManagementRoutes(app, disclosureRoutes(services));
+  await registerManagementRoutes(app, erasurePreviewRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

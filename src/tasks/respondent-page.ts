@@ -1,8 +1,10 @@
 // The respondent's page /respond/{token}, rendered on the server as one plain HTML form, without script,
 // in the privacy center's style and under its Content-Security-Policy: the task's instructions and one
-// labelled field per field of its system. It shows nothing of the data subject.
+// labelled field per field of its system. Of the data subject it shows only the identifiers the system
+// names (its `identities`: what the person answering needs to find the record), nothing else.
 import { escapeHtml } from '../validation/html.ts';
 import type { TaskRow } from './repository.ts';
+import type { Identifier } from './respondent.ts';
 import { MAX_VALUE_LENGTH } from './schemas.ts';
 
 function layout(title: string, organization: string, body: string): string {
@@ -25,7 +27,25 @@ ${body}
 `;
 }
 
-export function renderRespondentForm(organization: string, task: TaskRow, token: string): string {
+const KIND_NAMES: Record<string, string> = { email: 'Email address', phone_number: 'Phone number' };
+
+function renderIdentifiers(identifiers: readonly Identifier[]): string {
+  if (identifiers.length === 0) return '';
+  const rows = identifiers
+    .map(
+      (identifier) =>
+        `<dt>${escapeHtml(KIND_NAMES[identifier.kind] ?? identifier.kind)}</dt><dd>${escapeHtml(identifier.value)}</dd>`,
+    )
+    .join('');
+  return `<section class="action" aria-labelledby="whose"><h2 id="whose">Whose record to look for</h2><dl>${rows}</dl></section>`;
+}
+
+export function renderRespondentForm(
+  organization: string,
+  task: TaskRow,
+  token: string,
+  identifiers: readonly Identifier[] = [],
+): string {
   const fields = task.fields
     .map(
       (
@@ -40,6 +60,7 @@ export function renderRespondentForm(organization: string, task: TaskRow, token:
     organization,
     `<h1>A question about a privacy request</h1>
 <p>${escapeHtml(organization)} handles a privacy request and asks for your help with <strong>${escapeHtml(task.system_name)}</strong>.</p>
+${renderIdentifiers(identifiers)}
 ${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">Instructions</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
 <form method="post" action="/respond/${escapeHtml(token)}" class="action">
 ${fields}

@@ -36,7 +36,7 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           return html(
             reply,
             200,
-            renderRespondentForm(await organization(), state.task, request.params.token),
+            renderRespondentForm(await organization(), state.task, request.params.token, state.identifiers),
           );
         }
         return html(reply, STATUS_OF[state.kind], renderRespondentEnding(await organization(), state.kind));
