@@ -5,6 +5,7 @@ import type { Keyring } from './crypto/keyring.ts';
 import type { Database } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { OperatorService } from './operators/service.ts';
+import type { RoleService } from './operators/role-service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 
 export interface Services {
@@ -13,6 +14,7 @@ export interface Services {
   keyring: Keyring;
   auth: AuthService;
   operators: OperatorService;
+  roles: RoleService;
   queue: Queue;
   /** This process's Prometheus instruments (GET /metrics). */
   metrics: Metrics;

@@ -18,6 +18,7 @@ import { registerHumanSteps } from './register-human-steps.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
+import { roleRoutes } from '../operators/role-routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from './register-privacy-center.ts';
@@ -135,6 +136,7 @@ export async function buildApp(
   await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, operatorRoutes(services.operators));
+  await registerManagementRoutes(app, roleRoutes(services.roles));
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));

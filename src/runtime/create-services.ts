@@ -10,6 +10,7 @@ import { Queue } from '../jobs/queue.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { storeReadings } from './store-readings.ts';
 import { OperatorService } from '../operators/service.ts';
+import { RoleService } from '../operators/role-service.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import { registerFeatures } from './features.ts';
 import type { Services } from '../services.ts';
@@ -37,7 +38,8 @@ export async function createServices(config: Config, announce: (message: string)
     db,
     keyring,
     auth,
-    operators: new OperatorService(db, auth),
+    operators: new OperatorService(db, auth, { passwordLogin: config.passwordLogin }),
+    roles: new RoleService(db),
     queue,
     metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };
