@@ -69,6 +69,8 @@ const DOMAIN_ROOMS = [
   'privacy-requests',
   'reports',
   'runtime',
+  'scim',
+  'sso',
   'subject-api',
   'tasks',
   'verification',
@@ -120,6 +122,7 @@ const SECRET_OWNERS = {
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
   corrections: 'src/corrections/sealing.ts',
+  'oidc-sign-in': 'src/sso/service.ts',
 };
 
 const houseZones = [

@@ -105,6 +105,13 @@ export interface OidcConfig {
   roleMap: Record<string, string[]>;
   /** The provider's name on the console's button ("Sign in with Okta"). */
   name: string;
+  /** LETHE_OIDC_SCOPES: the scopes asked for (default `openid email profile`; Okta's groups need `groups`). */
+  scopes: string;
+  /**
+   * Seconds Lethe's clock is taken to be ahead when checking ID tokens (not an environment variable: tests
+   * set it to see an expired token refused without waiting).
+   */
+  clockSkewSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -235,6 +242,8 @@ function oidcConfig(env: Env): OidcConfig | undefined {
     rolesClaim: env.LETHE_OIDC_ROLES_CLAIM?.trim() || 'groups',
     roleMap: roleMap(env),
     name: env.LETHE_OIDC_NAME?.trim() || 'your identity provider',
+    scopes: env.LETHE_OIDC_SCOPES?.trim() || 'openid email profile',
+    clockSkewSeconds: 0,
   };
 }
 

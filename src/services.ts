@@ -6,6 +6,7 @@ import type { Database } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { OperatorService } from './operators/service.ts';
 import type { RoleService } from './operators/role-service.ts';
+import type { SsoService } from './sso/service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 
 export interface Services {
@@ -15,6 +16,8 @@ export interface Services {
   auth: AuthService;
   operators: OperatorService;
   roles: RoleService;
+  /** OpenID Connect sign-in; undefined unless LETHE_OIDC_ISSUER is set. */
+  sso: SsoService | undefined;
   queue: Queue;
   /** This process's Prometheus instruments (GET /metrics). */
   metrics: Metrics;

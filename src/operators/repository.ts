@@ -176,6 +176,16 @@ export const operatorRepository = {
     return rows[0]?.email ?? null;
   },
 
+  /** The display names of the SCIM groups the operator is a member of. */
+  async scimGroupsOf(db: Queryable, username: string): Promise<string[]> {
+    const { rows } = await db.query<{ display_name: string }>(
+      `SELECT g.display_name FROM scim_groups g JOIN scim_group_members m ON m.group_id = g.id
+        WHERE m.username = $1 ORDER BY g.display_name`,
+      [username],
+    );
+    return rows.map((row) => row.display_name);
+  },
+
   /** Deletes the operator (their tokens go with them: ON DELETE CASCADE). */
   async remove(db: Queryable, username: string): Promise<boolean> {
     return (await db.query('DELETE FROM operators WHERE username = $1', [username])).rowCount > 0;

@@ -143,6 +143,30 @@ export async function knownRoles(db: Queryable, roles: readonly string[], field:
   ];
 }
 
+/**
+ * The roles the role map gives to these groups (LETHE_OIDC_ROLE_MAP), built-in first; a mapped role that
+ * does not exist (a custom role deleted since) gives nothing.
+ */
+export async function rolesOfGroups(
+  db: Queryable,
+  groups: readonly string[],
+  roleMap: Readonly<Record<string, readonly string[]>>,
+): Promise<string[]> {
+  const mapped = [...new Set(groups.flatMap((group) => roleMap[group] ?? []))];
+  const custom = new Set(
+    (
+      await roleRepository.findMany(
+        db,
+        mapped.filter((role) => !isBuiltInRole(role)),
+      )
+    ).map((role) => role.name),
+  );
+  return [
+    ...ROLES.filter((role) => mapped.includes(role)),
+    ...mapped.filter((role) => custom.has(role)).sort(),
+  ];
+}
+
 function toView(row: RoleRow): RoleView {
   return {
     name: row.name,

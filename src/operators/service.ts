@@ -18,7 +18,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { conflict, forbidden, invalid, notFound, tooManyRequests, unauthorized } from '../errors.ts';
 import { isEmailAddress } from '../validation/email.ts';
 import { type OperatorRow, operatorRepository } from './repository.ts';
-import { knownRoles, scopesOfRoles } from './role-service.ts';
+import { knownRoles, rolesOfGroups, scopesOfRoles } from './role-service.ts';
 
 /** RFC 5321's practical bound on a path (254), tighter than the service-wide MAX_EMAIL_LENGTH. */
 export const MAX_OPERATOR_EMAIL_LENGTH = 254;
@@ -50,15 +50,143 @@ export class OperatorService {
   readonly #db: Database;
   readonly #auth: AuthService;
   readonly #passwordLogin: boolean;
+  readonly #roleMap: Readonly<Record<string, readonly string[]>>;
 
   constructor(
     db: Database,
     auth: AuthService,
-    options: { passwordLogin: boolean } = { passwordLogin: true },
+    options: { passwordLogin?: boolean; roleMap?: Record<string, string[]> } = {},
   ) {
     this.#db = db;
     this.#auth = auth;
-    this.#passwordLogin = options.passwordLogin;
+    this.#passwordLogin = options.passwordLogin ?? true;
+    this.#roleMap = options.roleMap ?? {};
+  }
+
+  /**
+   * The account of a person the identity provider vouched for (src/sso/): found by the provider's subject,
+   * else a SCIM-provisioned account of the same username not yet linked (linked now), else made now, just
+   * in time. Groups and roles are replaced by what the provider says at every sign-in (the groups of the
+   * ID token with the SCIM groups). No mapped role refuses, and an existing account then loses its roles
+   * and sessions; so does a deactivated one. A password account of the same name is never taken over.
+   * Each outcome is audited; the person's claims are not.
+   */
+  async admitFromProvider(
+    person: {
+      subject: string;
+      username: string;
+      email: string | null;
+      displayName: string | null;
+      groups: string[];
+    },
+    origin: AuditOrigin,
+  ): Promise<{ admitted: true; username: string } | { admitted: false; reason: string }> {
+    const outcome = await this.#db.transaction(async (tx) => {
+      const row =
+        (await operatorRepository.findBySubject(tx, person.subject)) ??
+        (await operatorRepository.lock(tx, person.username));
+      if (row && row.provider_subject !== null && row.provider_subject !== person.subject) {
+        return {
+          admitted: false as const,
+          username: person.username,
+          reason: `The username ${person.username} here belongs to another person at the identity provider. Ask your administrator.`,
+        };
+      }
+      if (row && row.provider_subject === null && row.provider !== 'scim') {
+        return {
+          admitted: false as const,
+          username: person.username,
+          reason: `An operator named ${person.username} already exists here with a password; it is not linked to the identity provider. Ask an owner to delete or rename it.`,
+        };
+      }
+      if (row && !row.active) {
+        return {
+          admitted: false as const,
+          username: row.username,
+          reason: 'Your account here is deactivated. Ask your administrator.',
+        };
+      }
+      const username = row?.username ?? person.username;
+      const scimGroups = row ? await operatorRepository.scimGroupsOf(tx, row.username) : [];
+      const roles = await rolesOfGroups(tx, [...person.groups, ...scimGroups], this.#roleMap);
+      if (roles.length === 0) {
+        if (row) {
+          await operatorRepository.update(tx, row.username, { roles: [], groups: person.groups });
+          await operatorAccess.revoke(tx, row.username);
+        }
+        return {
+          admitted: false as const,
+          username,
+          reason: `None of your groups at the identity provider gives a role in Lethe${
+            person.groups.length > 0 ? ` (your groups: ${person.groups.join(', ')})` : ' (it named no groups)'
+          }. Ask your administrator to add you to a group that does.`,
+        };
+      }
+      if (!row) {
+        if (!new RegExp(USERNAME_PATTERN).test(username)) {
+          return {
+            admitted: false as const,
+            username,
+            reason:
+              'The name the identity provider gives you cannot be a username here (lower-case letters, digits, ".", "_", "@", "-").',
+          };
+        }
+        const created = await operatorRepository.insert(tx, {
+          username,
+          passwordHash: null,
+          roles,
+          email: person.email,
+          createdBy: 'oidc',
+          provider: 'oidc',
+          providerSubject: person.subject,
+          groups: person.groups,
+          displayName: person.displayName,
+        });
+        if (!created) throw conflict(`An operator named ${username} already exists.`);
+        await recordAudit(tx, {
+          action: 'operator.create',
+          actor: 'oidc',
+          ...origin,
+          details: { username, roles, provider: 'oidc' },
+        });
+        return { admitted: true as const, username };
+      }
+      const before = row.roles.join(',');
+      await operatorRepository.update(tx, row.username, {
+        roles,
+        groups: person.groups,
+        providerSubject: person.subject,
+      });
+      if (before !== roles.join(',')) {
+        await operatorAccess.rescope(tx, row.username, await scopesOfRoles(tx, roles));
+        await recordAudit(tx, {
+          action: 'operator.update',
+          actor: 'oidc',
+          ...origin,
+          details: { username: row.username, roles },
+        });
+      }
+      return { admitted: true as const, username: row.username };
+    });
+    if (!outcome.admitted) {
+      await recordAudit(this.#db, {
+        action: 'operator.login.refused',
+        actor: 'oidc',
+        ...origin,
+        details: { username: outcome.username, reason: outcome.reason },
+      });
+      return { admitted: false, reason: outcome.reason };
+    }
+    return outcome;
+  }
+
+  /** The session of a provider's operator whose one-time hand-off was just spent (src/sso/). */
+  async startProviderSession(username: string, origin: AuditOrigin): Promise<LoginAnswer> {
+    const row = await operatorRepository.find(this.#db, username);
+    if (!row || !row.active || row.roles.length === 0) {
+      throw unauthorized('This sign-in is no longer valid. Sign in again.');
+    }
+    return this.startSession(row.username, row.roles, 'oidc', origin);
   }
 
   /** Whether POST /v1/login takes passwords (LETHE_PASSWORD_LOGIN). */
