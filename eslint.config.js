@@ -95,6 +95,8 @@ const DOMAIN_ROOMS = [
   'privacy-requests',
   'reports',
   'runtime',
+  'scim',
+  'sso',
   'subject-api',
   'tasks',
   'verification',
@@ -147,6 +149,7 @@ const SECRET_OWNERS = {
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
   corrections: 'src/corrections/sealing.ts',
+  'oidc-sign-in': 'src/sso/service.ts',
 };
 
 /**

@@ -151,7 +151,7 @@ export interface paths {
         /** List operator accounts (never their passwords). */
         get: operations["listUser"];
         put?: never;
-        /** Create an operator account with roles (owner, approver, contributor, viewer). */
+        /** Create an operator account with roles (owner, approver, contributor, viewer, or custom). */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -173,8 +173,43 @@ export interface paths {
         delete: operations["deleteUserByUsername"];
         options?: never;
         head?: never;
-        /** Change an operator account's email (where their overdue-task reminders go). */
+        /** Change an operator account's email (where their overdue-task reminders go) or roles. */
         patch: operations["updateUserByUsername"];
+        trace?: never;
+    };
+    "/v1/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the roles: the four built in, then the custom ones, each with its scopes. */
+        get: operations["listRole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/role/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Define or change a custom role: a named set of scopes (at most your own); its holders get the new scopes at once. */
+        put: operations["replaceRoleByName"];
+        post?: never;
+        /** Delete a custom role that no operator holds. */
+        delete: operations["deleteRoleByName"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/connection": {
@@ -2430,6 +2465,13 @@ export interface operations {
                         client_id: string;
                         name: string;
                         scopes: string[];
+                        /** @description The person this client acts for (`user:<username>` of the operator who made it): two-person rules count the client as that person. */
+                        acts_for: string;
+                        /**
+                         * Format: date-time
+                         * @description When the client was disabled (its operator was deactivated); a disabled client gets no token.
+                         */
+                        disabled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                     }[];
@@ -2526,6 +2568,13 @@ export interface operations {
                         client_id: string;
                         name: string;
                         scopes: string[];
+                        /** @description The person this client acts for (`user:<username>` of the operator who made it): two-person rules count the client as that person. */
+                        acts_for: string;
+                        /**
+                         * Format: date-time
+                         * @description When the client was disabled (its operator was deactivated); a disabled client gets no token.
+                         */
+                        disabled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                     } & {
@@ -2810,7 +2859,7 @@ export interface operations {
                     "application/json": {
                         user_data: {
                             username: string;
-                            roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                            roles: string[];
                         };
                         token_data: {
                             access_token: string;
@@ -2832,6 +2881,15 @@ export interface operations {
             };
             /** @description No valid credentials (see the security schemes). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2903,8 +2961,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -2989,7 +3053,7 @@ export interface operations {
                     username: string;
                     /** @description at least 12 characters */
                     password: string;
-                    roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                    roles: string[];
                     /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
                     email?: string | null;
                 };
@@ -3004,8 +3068,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3201,6 +3271,8 @@ export interface operations {
                 "application/json": {
                     /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
                     email?: string | null;
+                    /** @description replaces the operator's roles */
+                    roles?: string[];
                 };
             };
         };
@@ -3213,8 +3285,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3250,6 +3328,351 @@ export interface operations {
             };
             /** @description Not found: what the path names does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    }[];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceRoleByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Created; the answer below. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRoleByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

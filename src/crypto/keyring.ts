@@ -20,7 +20,8 @@ export type KeyPurpose =
   | 'consent-index'
   | 'authorized-agent'
   | 'corrections'
-  | 'request-notes';
+  | 'request-notes'
+  | 'oidc-sign-in';
 
 export class Keyring {
   readonly #master: Buffer;

@@ -19,6 +19,9 @@ import { registerHumanSteps } from './register-human-steps.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
+import { roleRoutes } from '../operators/role-routes.ts';
+import { ssoRoutes } from '../sso/routes.ts';
+import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from './register-privacy-center.ts';
@@ -138,6 +141,15 @@ export async function buildApp(
   await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, operatorRoutes(services.operators));
+  await registerManagementRoutes(app, roleRoutes(services.roles));
+  await app.register(
+    ssoRoutes({
+      sso: services.sso,
+      operators: services.operators,
+      publicBaseUrl: () => publicBaseUrl(services.config),
+    }),
+    { prefix: '/v1' },
+  );
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
