@@ -17,15 +17,19 @@ const WORKER_CODE = [
   './src/privacy-requests/rules/erasure.ts',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
+  './src/events/delivery.ts',
+  './src/events/delivery-repository.ts',
+  './src/events/worker.ts',
 ];
 /** Folders whose code runs behind the API: routes, the HTTP kit and the services they call. */
 const API_SIDE = [
-  './src/!(runtime|cli|privacy-requests|outbox)/**',
+  './src/!(runtime|cli|privacy-requests|outbox|events)/**',
   './src/privacy-requests/*.ts',
   // The action types' own modules hold their part of the run: runtime/ registers them, the API reads the registry.
   './src/privacy-requests/rules/!(runner|erasure|*-action).ts',
   './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
+  './src/events/!(worker|delivery|delivery-repository).ts',
 ];
 /** Where domain rules and SQL live: they run the same from a route, the worker or the CLI. */
 const HTTP_FREE = [
@@ -43,6 +47,7 @@ const HTTP_FREE = [
   './src/privacy-requests/rules/**',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
+  './src/events/!(routes).ts',
 ];
 const DOMAIN_ROOMS = [
   'access-delivery',
@@ -55,6 +60,7 @@ const DOMAIN_ROOMS = [
   'corrections',
   'disclosure',
   'datastore',
+  'events',
   'deadlines',
   'fides-compat',
   'health',
@@ -88,6 +94,7 @@ const CORE_FEATURES = [
   'console',
   'corrections',
   'disclosure',
+  'events',
   'fides-compat',
   'manual-systems',
   'metrics',
@@ -115,6 +122,7 @@ const SECRET_OWNERS = {
   outbox: 'src/outbox/content.ts',
   'task-data': 'src/tasks/task-data.ts',
   'request-notes': 'src/notes/sealing.ts',
+  'event-signing': 'src/events/secrets.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',

@@ -20,7 +20,8 @@ export type KeyPurpose =
   | 'consent-index'
   | 'authorized-agent'
   | 'corrections'
-  | 'request-notes';
+  | 'request-notes'
+  | 'event-signing';
 
 export class Keyring {
   readonly #master: Buffer;
