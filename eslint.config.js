@@ -28,6 +28,9 @@ const WORKER_CODE = [
   './src/privacy-requests/rules/erasure.ts',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
+  './src/events/delivery.ts',
+  './src/events/delivery-repository.ts',
+  './src/events/worker.ts',
 ];
 /**
  * Folders whose code runs behind the API: routes, the HTTP kit and the services they call; runtime/ too,
@@ -38,13 +41,14 @@ const WORKER_CODE = [
  * registration may import an action type's module, never the engine, the runner or erasure itself.
  */
 const API_SIDE = [
-  './src/!(runtime|cli|privacy-requests|outbox)/**',
+  './src/!(runtime|cli|privacy-requests|outbox|events)/**',
   './src/runtime/!(start).ts',
   './src/privacy-requests/*.ts',
   // The action types' own modules hold their part of the run: runtime/ registers them, the API reads the registry.
   './src/privacy-requests/rules/!(runner|erasure|*-action).ts',
   './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
+  './src/events/!(worker|delivery|delivery-repository).ts',
 ];
 /**
  * The HTTP faces, the only code that may import Fastify: the folders whose every file faces HTTP, every
@@ -80,6 +84,7 @@ const DOMAIN_ROOMS = [
   'disclosure',
   'datastore',
   'erasure-preview',
+  'events',
   'deadlines',
   'fides-compat',
   'health',
@@ -117,6 +122,7 @@ const CORE_FEATURES = [
   'corrections',
   'disclosure',
   'erasure-preview',
+  'events',
   'fides-compat',
   'manual-systems',
   'metrics',
@@ -144,6 +150,7 @@ const SECRET_OWNERS = {
   outbox: 'src/outbox/content.ts',
   'task-data': 'src/tasks/task-data.ts',
   'request-notes': 'src/notes/sealing.ts',
+  'event-signing': 'src/events/secrets.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',

@@ -90,6 +90,14 @@ export interface Config {
   outboxPollIntervalSeconds: number;
   /** Longest wait between two delivery tries of a message; the wait doubles up to it (not an environment variable). */
   outboxRetryMaxSeconds: number;
+  /** An open request due within this many days gets its privacy_request.due_soon event (docs/events.md). */
+  dueSoonDays: number;
+  /** The operators' time zone (IANA name): the daily digest goes out in its morning. */
+  timeZone: string;
+  /** The local hour from which the day's digest goes out (not an environment variable). */
+  digestHour: number;
+  /** How often the worker looks for event deliveries that are due (not an environment variable). */
+  eventPollIntervalSeconds: number;
 }
 
 export interface OidcConfig {
@@ -168,6 +176,15 @@ function addressList(env: Env, name: string): string[] {
     }
   }
   return entries;
+}
+
+function timeZone(env: Env, name: string): string {
+  const raw = env[name]?.trim() || 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone such as Europe/Berlin; got "${raw}".`);
+  }
 }
 
 function withoutTrailingSlashes(value: string | undefined): string | undefined {
@@ -310,5 +327,9 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidcConfig(env),
     outboxPollIntervalSeconds: 2,
     outboxRetryMaxSeconds: 300,
+    dueSoonDays: integer(env, 'LETHE_DUE_SOON_DAYS', 7, 1),
+    timeZone: timeZone(env, 'LETHE_TIME_ZONE'),
+    digestHour: 8,
+    eventPollIntervalSeconds: 1,
   };
 }

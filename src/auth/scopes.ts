@@ -28,6 +28,8 @@ export const SCOPES = [
   'manual-system:update',
   'task:read',
   'task:update',
+  'event-subscription:read',
+  'event-subscription:update',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -64,6 +66,10 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'manual-system:update': 'Create, change and delete manual systems.',
   'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
   'task:update': 'Complete, skip, assign tasks and invite their respondents.',
+  'event-subscription:read':
+    'See event subscriptions (URLs masked, never their secrets) and their delivery logs.',
+  'event-subscription:update':
+    'Create, change and delete event subscriptions, rotate their secrets, redeliver.',
 };
 
 /** The built-in roles; custom roles (src/operators/role-service.ts) add named sets of scopes beside them. */
@@ -92,6 +98,7 @@ const READ_SCOPES: readonly Scope[] = [
   'audit-log:read',
   'manual-system:read',
   'task:read',
+  'event-subscription:read',
 ];
 
 const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*'];

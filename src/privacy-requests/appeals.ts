@@ -16,6 +16,7 @@ import { appealUrl } from '../privacy-center-settings/public-url.ts';
 import type { Services } from '../services.ts';
 import { approveRequest } from './approval.ts';
 import { type AppealRow, appealRepository } from './appeal-repository.ts';
+import { noticeChange } from './lifecycle.ts';
 import { logRepository } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 
@@ -87,6 +88,7 @@ export async function submitAppeal(
     await logRepository.appendLog(tx, row.id, [
       { kind: 'note', message: `appeal received; to be decided by ${dayOf(dueAt)}` },
     ]);
+    await noticeChange(tx, services, row, { kind: 'appeal_submitted', dueAt });
     return { privacy_request_id: row.id, due_date: dueAt };
   });
 }
@@ -117,6 +119,7 @@ export async function decideAppeal(
       privacy_request_id: id,
       outcome: decision.outcome,
     });
+    await noticeChange(tx, services, row, { kind: 'appeal_decided', outcome: decision.outcome });
     if (decision.outcome === 'reversed') {
       await repo.transition(tx, {
         id,

@@ -28,6 +28,7 @@ import { registerPrivacyCenter } from './register-privacy-center.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../services.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { eventSubscriptionRoutes } from '../events/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { unavailable } from '../errors.ts';
 import { authorizePlugin } from '../http/authorize.ts';
@@ -159,6 +160,7 @@ export async function buildApp(
   await registerManagementRoutes(app, jurisdictionRoutes());
   await registerManagementRoutes(app, reportRoutes(services));
   await registerManagementRoutes(app, agentRoutes(services));
+  await registerManagementRoutes(app, eventSubscriptionRoutes(services));
   await registerManagementRoutes(app, correctionRoutes(services));
   await registerManagementRoutes(app, disclosureRoutes(services));
   await registerManagementRoutes(app, erasurePreviewRoutes(services));

@@ -1,7 +1,7 @@
 // The messages Lethe sends a data subject, in plain text and in simple HTML, each signed with the
 // organisation's name. Every value placed in HTML is escaped. No template names the person: they are
 // addressed as "you".
-import type { MessageKind } from '../../outbox/repository.ts';
+import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { escapeHtml } from '../../validation/html.ts';
 
 export interface ErasedInDatastore {
@@ -100,7 +100,7 @@ function erasureLines(erased: readonly ErasedInDatastore[]): string[] {
   );
 }
 
-export function renderMessage(kind: MessageKind, context: MessageContext): RenderedMessage {
+export function renderMessage(kind: RequestMessageKind, context: MessageContext): RenderedMessage {
   const follow = { text: 'You can follow your request here:', url: context.statusUrl };
   switch (kind) {
     case 'verification_code':
