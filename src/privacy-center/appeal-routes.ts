@@ -14,7 +14,7 @@ import { appealPath, renderAppealForm, renderAppealReceived, STATEMENT_MAX_LENGT
 import { crossSiteProblem, refuseCrossSite } from './cross-site.ts';
 import { refusalSentence, visitorLanguage } from './language.ts';
 import { PAGE_CSP, renderProblem } from './page.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 const TOKEN_PATTERN = '^[A-Za-z0-9_-]{43}$';
@@ -73,7 +73,8 @@ function statusOf(error: unknown): number {
 
 /** The page and its form. */
 export function appealPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
@@ -86,7 +87,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
     const problem = async (reply: FastifyReply, error: unknown, page: { language: string; path: string }) => {
       const status = statusOf(error);
       const message = refusalSentence(page.language, error as DomainError);
-      return html(reply, status, renderProblem(await settings(), status, message, page));
+      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
     const unknownLink = () =>
       new DomainError('not_found', 'This appeal link is unknown or was already used.', {
@@ -106,7 +107,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
           return html(
             reply,
             200,
-            renderAppealForm(await settings(), token, appeal.window_ends_at, undefined, language),
+            renderAppealForm(await settings(language), token, appeal.window_ends_at, undefined, language),
           );
         } catch (error) {
           return problem(reply, error, page);
@@ -125,7 +126,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
           return html(
             reply,
             403,
-            renderProblem(await settings(), 403, translate(language, 'refusal.cross_site'), page),
+            renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
           );
         try {
           await throttle(request, reply);
@@ -138,7 +139,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
               reply,
               422,
               renderAppealForm(
-                await settings(),
+                await settings(language),
                 token,
                 appeal.window_ends_at,
                 {
@@ -150,7 +151,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
             );
           }
           const received = await submitAppeal(services, token, statement);
-          return html(reply, 200, renderAppealReceived(await settings(), received.due_date, page));
+          return html(reply, 200, renderAppealReceived(await settings(language), received.due_date, page));
         } catch (error) {
           return problem(reply, error, page);
         }

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { translate } from '../i18n/catalogue.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { refusalSentence, visitorLanguage } from './language.ts';
@@ -49,7 +49,8 @@ export function renderConfirmation(
 }
 
 export function agentPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
@@ -62,7 +63,7 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
     const problem = async (reply: FastifyReply, error: unknown, page: PageContext) => {
       const status = statusOf(error);
       const message = refusalSentence(page.language, error as DomainError);
-      return html(reply, status, renderProblem(await settings(), status, message, page));
+      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
 
     app.get<{ Params: { token: string } }>(
@@ -73,7 +74,11 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
         const language = visitorLanguage(request, services.config);
         try {
           const view = await readConfirmation(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token, language));
+          return html(
+            reply,
+            200,
+            renderConfirmation(await settings(language), view, request.params.token, language),
+          );
         } catch (error) {
           return problem(reply, error, { language, path: '/privacy-center' });
         }
@@ -90,11 +95,15 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
           return html(
             reply,
             403,
-            renderProblem(await settings(), 403, translate(language, 'refusal.cross_site'), page),
+            renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
           );
         try {
           const view = await confirmAgent(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token, language));
+          return html(
+            reply,
+            200,
+            renderConfirmation(await settings(language), view, request.params.token, language),
+          );
         } catch (error) {
           return problem(reply, error, page);
         }

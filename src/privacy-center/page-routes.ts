@@ -28,7 +28,7 @@ import {
   renderProblem,
   renderStanding,
 } from './page.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { itemValidator, type ItemCheck } from '../validation/bulk.ts';
@@ -91,7 +91,8 @@ const requestPath = (id: string) => `/privacy-center/requests/${encodeURICompone
 export function privacyCenterPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const submissions = new PublicSubmissionService(services);
   const verification = new IdentityVerificationService(services);
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
 
   /** The page's answer to a cross-site or throttled form: a page with the problem (403, 429). */
   const throttleForm = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -100,7 +101,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     if (crossSiteProblem(request, services.config)) {
       reply.status(403).type('text/html; charset=utf-8');
       return reply.send(
-        renderProblem(await settings(), 403, translate(language, 'refusal.cross_site'), page),
+        renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
       );
     }
     try {
@@ -108,7 +109,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     } catch (error) {
       const { status, message } = refused(error, language);
       reply.status(status).type('text/html; charset=utf-8');
-      return reply.send(renderProblem(await settings(), status, message, page));
+      return reply.send(renderProblem(await settings(language), status, message, page));
     }
     return undefined;
   };
@@ -132,9 +133,13 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       status = 200,
       notice?: { kind: 'problem' | 'info'; message: string },
     ) => {
-      const current = await settings();
+      const current = await settings(language);
       try {
-        return html(reply, status, renderStanding(current, await submissions.standing(id), notice, language));
+        return html(
+          reply,
+          status,
+          renderStanding(current, await submissions.standing(id, language), notice, language),
+        );
       } catch (error) {
         const refusal = refused(error, language);
         return html(
@@ -146,7 +151,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     };
 
     const home = async (language: string, problem?: Parameters<typeof renderHome>[1]) => {
-      const current = await settings();
+      const current = await settings(language);
       return renderHome(current, problem, await submissions.formKinds(current), language);
     };
 
@@ -265,7 +270,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           return html(
             reply,
             status,
-            renderProblem(await settings(), status, message, { language, path: HOME }),
+            renderProblem(await settings(language), status, message, { language, path: HOME }),
           );
         };
         if (request.method === 'HEAD') {

@@ -34,7 +34,12 @@ import type { Services } from '../services.ts';
 import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
-import { publishedAction, readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import {
+  publishedAction,
+  readPrivacyCenterSettings,
+  settingsIn,
+} from '../privacy-center-settings/settings.ts';
+import { REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';
 
 export type Stage = 'received' | 'verified' | 'in_progress' | 'done' | 'denied' | 'canceled';
 
@@ -260,17 +265,20 @@ export class PublicSubmissionService {
   }
 
   /** Where a request stands, for the page and its subject: no identity, no operator data. */
-  async standing(id: string): Promise<PublicRequestView> {
+  async standing(id: string, language?: string): Promise<PublicRequestView> {
     const { db } = this.#services;
     const row = await requests.find(db, id);
     if (!row) throw notFound(`No privacy request with id ${id}.`);
-    const settings = await readPrivacyCenterSettings(db);
+    const written = await readPrivacyCenterSettings(db);
+    const settings = language ? settingsIn(written, language) : written;
     const policyKey = (await loadPolicyEmbeds(db, [row.policy_id])).get(row.policy_id)?.key;
     return {
       id: row.id,
       status: row.status,
       stage: stageOf(row),
-      action_title: (policyKey && publishedAction(settings, policyKey)?.title) || 'Privacy request',
+      action_title:
+        (policyKey && publishedAction(settings, policyKey)?.title) ||
+        translate(language ?? REFERENCE_LANGUAGE, 'page.default_action'),
       requested_at: row.requested_at.toISOString(),
       identity_verified: row.identity_verified_at !== null,
       awaiting_agent_confirmation: await awaitsAgentConfirmation(db, row),

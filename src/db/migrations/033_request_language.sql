@@ -3,3 +3,7 @@
 -- made through the API, or before this migration) means LETHE_DEFAULT_LANGUAGE at the time of writing.
 -- The code checks the value against the catalogues; the table keeps only its shape.
 ALTER TABLE privacy_requests ADD COLUMN language text CHECK (language ~ '^[a-z]{2,3}$');
+
+-- The privacy center's title in other languages ({language: {title: text}}); each action's translations
+-- live inside `actions`. Checked in code against the catalogues (src/i18n/operator-texts.ts).
+ALTER TABLE privacy_center_settings ADD COLUMN translations jsonb NOT NULL DEFAULT '{}';

@@ -8,7 +8,11 @@ import type { Queryable } from '../../db/database.ts';
 import { type AddressedMessage, enqueueMessages } from '../../outbox/enqueue.ts';
 import type { MessageKind } from '../../outbox/repository.ts';
 import { requestStatusUrl } from '../../privacy-center-settings/public-url.ts';
-import { publishedAction, readPrivacyCenterSettings } from '../../privacy-center-settings/settings.ts';
+import {
+  publishedAction,
+  readPrivacyCenterSettings,
+  settingsIn,
+} from '../../privacy-center-settings/settings.ts';
 import type { Services } from '../../services.ts';
 import { isLanguage, translate } from '../../i18n/catalogue.ts';
 import { contactEmail } from '../identity.ts';
@@ -98,7 +102,7 @@ export async function addressSubjectMessages(
       services.config.defaultLanguage,
     );
     const actionTitle =
-      (policy && publishedAction(settings, policy.key)?.title) ??
+      (policy && publishedAction(settingsIn(settings, language), policy.key)?.title) ??
       policy?.name ??
       translate(language, 'mail.default_action');
     const rendered = renderMessage(message.kind, {
