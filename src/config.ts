@@ -2,6 +2,7 @@
 // sentence naming the variable; nothing else in the code reads process.env.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { LANGUAGES, REFERENCE_LANGUAGE } from './i18n/catalogue.ts';
 
 export interface Config {
   port: number;
@@ -79,6 +80,11 @@ export interface Config {
   publicErasureAutoApprove: boolean;
   /** Base of the links mailed to subjects; absent means the address the API listens on. */
   publicUrl: string | undefined;
+  /**
+   * LETHE_DEFAULT_LANGUAGE: the language of a visitor whose browser asks for none Lethe speaks, and of every
+   * message of a request that stored none (one made through the API); one of src/i18n/catalogues/.
+   */
+  defaultLanguage: string;
   accessPackageTtlSeconds: number;
   /** A public request still unverified after this long is canceled by the sweep (not an environment variable). */
   unverifiedRequestSeconds: number;
@@ -321,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
     identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),
     publicErasureAutoApprove: boolean(env, 'LETHE_PUBLIC_ERASURE_AUTO_APPROVE', false),
     publicUrl: withoutTrailingSlashes(url(env, 'LETHE_PUBLIC_URL', ['http', 'https'])),
+    defaultLanguage: oneOf(env, 'LETHE_DEFAULT_LANGUAGE', LANGUAGES, REFERENCE_LANGUAGE),
     accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
     unverifiedRequestSeconds: 86400,
     passwordLogin: boolean(env, 'LETHE_PASSWORD_LOGIN', true),

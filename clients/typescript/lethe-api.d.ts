@@ -1665,7 +1665,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code. */
+        /** Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). Its messages are written in the language of `?lang=`, else Accept-Language, else LETHE_DEFAULT_LANGUAGE. An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code. */
         post: operations["submitPrivacyCenterRequest"];
         delete?: never;
         options?: never;
@@ -18586,7 +18586,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -18675,7 +18687,19 @@ export interface operations {
                             email?: "required" | "optional";
                             phone_number?: "required" | "optional";
                         };
+                        /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     }[];
+                    /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                    translations?: {
+                        [key: string]: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };
@@ -18697,7 +18721,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -18792,7 +18828,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };

@@ -180,7 +180,10 @@ async function lockConfirmation(tx: Queryable, services: Pick<Services, 'keyring
   const found = /^[A-Za-z0-9_-]{43}$/.test(token)
     ? await agentRepository.lockByToken(tx, tokenHash(token))
     : undefined;
-  if (!found) throw notFound('This confirmation link is not known. Use the link from the most recent email.');
+  if (!found)
+    throw notFound('This confirmation link is not known. Use the link from the most recent email.', {
+      key: 'refusal.agent_link_unknown',
+    });
   const view: ConfirmationView = {
     privacyRequestId: found.privacy_request_id,
     agentName: openAgent(services.keyring, found.privacy_request_id, found.agent_sealed).name,
@@ -202,12 +205,18 @@ export async function confirmAgent(services: AgentServices, token: string): Prom
   return services.db.transaction(async (tx) => {
     const { found, view } = await lockConfirmation(tx, services, token);
     if (view.state === 'confirmed')
-      throw conflict('This link was already used: you confirmed your agent before.');
+      throw conflict('This link was already used: you confirmed your agent before.', {
+        key: 'refusal.agent_link_used',
+      });
     if (view.state === 'expired')
-      throw badRequest('This link has expired; your agent can submit the request again.');
+      throw badRequest('This link has expired; your agent can submit the request again.', {
+        key: 'refusal.agent_link_expired',
+      });
     const row = await requests.lock(tx, found.privacy_request_id);
     if (row?.status !== 'identity_unverified')
-      throw badRequest(`This request can no longer be confirmed; it is ${row?.status ?? 'gone'}.`);
+      throw badRequest(`This request can no longer be confirmed; it is ${row?.status ?? 'gone'}.`, {
+        key: 'refusal.agent_request_closed',
+      });
     await agentRepository.authorise(tx, row.id, 'subject_confirmed', 'subject', null);
     await admitVerified(
       tx,

@@ -35,7 +35,12 @@ import type { Services } from '../services.ts';
 import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
-import { publishedAction, readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import {
+  publishedAction,
+  readPrivacyCenterSettings,
+  settingsIn,
+} from '../privacy-center-settings/settings.ts';
+import { REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';
 
 export type Stage = 'received' | 'verified' | 'in_progress' | 'done' | 'denied' | 'canceled';
 
@@ -56,6 +61,7 @@ export interface FormKinds {
 }
 
 const IDENTITY_FIELDS = ['email', 'phone_number'] as const;
+const NOT_PUBLISHED = { key: 'refusal.not_published' } as const;
 
 export function stageOf(row: Pick<RequestRow, 'status' | 'identity_verified_at'>): Stage {
   switch (row.status) {
@@ -84,31 +90,56 @@ export class PublicSubmissionService {
   /**
    * `signals.gpc`: the browser sent `Sec-GPC: 1`, which records an opt-out of sale and sharing for the
    * identities given, whatever the request is for (a GPC signal is an opt-out in itself: CCPA §7025).
+   * `signals.language`: the language the visitor reads, stored with the request for every later message.
    */
   async submit(
     submission: PublicSubmission,
-    signals: { gpc: boolean } = { gpc: false },
+    signals: { gpc: boolean; language?: string } = { gpc: false },
   ): Promise<{ id: string; status: string }> {
     const { db, config, keyring } = this.#services;
     const settings = await readPrivacyCenterSettings(db);
     const action = publishedAction(settings, submission.policy_key);
-    if (!action) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
+    if (!action)
+      throw notFound(
+        `Policy ${submission.policy_key} is not published in the privacy center.`,
+        NOT_PUBLISHED,
+      );
     const identity: Identity = {};
     for (const field of IDENTITY_FIELDS) {
       const value = submission.identity[field]?.trim();
       const asked = action.identity_inputs[field];
-      if (value && !asked) throw invalid(`identity.${field} is not asked for by this action.`);
-      if (!value && asked === 'required') throw invalid(`identity.${field} is required by this action.`);
+      if (value && !asked)
+        throw invalid(`identity.${field} is not asked for by this action.`, {
+          key: 'refusal.field_not_asked',
+          values: { field },
+        });
+      if (!value && asked === 'required')
+        throw invalid(`identity.${field} is required by this action.`, {
+          key: 'refusal.field_required',
+          values: { field },
+        });
       if (value) identity[field] = value;
     }
     if (Object.keys(identity).length === 0)
-      throw invalid('identity must give at least one of the fields this action asks for.');
+      throw invalid('identity must give at least one of the fields this action asks for.', {
+        key: 'refusal.identity_missing',
+      });
     const problem = identityProblem(identity);
-    if (problem) throw invalid(problem);
+    if (problem)
+      throw invalid(problem, {
+        key:
+          identity.email && !isEmailAddress(identity.email)
+            ? 'refusal.email_invalid'
+            : 'refusal.phone_invalid',
+      });
     const policyId = (await policyRepository.idsByKey(db, [submission.policy_key])).get(
       submission.policy_key,
     );
-    if (!policyId) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
+    if (!policyId)
+      throw notFound(
+        `Policy ${submission.policy_key} is not published in the privacy center.`,
+        NOT_PUBLISHED,
+      );
     const rules = await policyRepository.rulesOf(db, [policyId]);
     const consentOnly = isConsentOnly(rules);
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
@@ -120,12 +151,18 @@ export class PublicSubmissionService {
       email: submission.agent.email.trim(),
     };
     // The page's form reaches here without the schema: its agent fields are checked as the schema would.
-    if (agent && !agent.email) throw invalid('agent.email is required: the agent verifies their own email.');
-    if (agent && !isEmailAddress(agent.email)) throw invalid('agent.email must be an email address.');
-    if (agent && !agent.name) throw invalid('agent.name is required.');
+    if (agent && !agent.email)
+      throw invalid('agent.email is required: the agent verifies their own email.', {
+        key: 'refusal.agent_email_required',
+      });
+    if (agent && !isEmailAddress(agent.email))
+      throw invalid('agent.email must be an email address.', { key: 'refusal.agent_email_invalid' });
+    if (agent && !agent.name)
+      throw invalid('agent.name is required.', { key: 'refusal.agent_name_required' });
     if (agent && !identity.email)
       throw invalid(
         'identity.email is required with an agent: the subject confirms the agent through a link mailed there.',
+        { key: 'refusal.agent_needs_subject_email' },
       );
     const agentRefusal = agent && agentProblem(agent, identity.email);
     if (agentRefusal) throw invalid(agentRefusal);
@@ -136,6 +173,7 @@ export class PublicSubmissionService {
     if (verify && !identity.email)
       throw invalid(
         'An identity without an email address cannot be verified; give an email address to receive the code.',
+        { key: 'refusal.email_needed' },
       );
 
     const id = `pri_${randomUUID()}`;
@@ -149,6 +187,7 @@ export class PublicSubmissionService {
         externalId: null,
         source: 'privacy_center',
         location: null,
+        ...(signals.language ? { language: signals.language } : {}),
         customFields: [],
         ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
         identitySealed: sealIdentity(keyring, id, NOTHING_PROVED),
@@ -227,17 +266,20 @@ export class PublicSubmissionService {
   }
 
   /** Where a request stands, for the page and its subject: no identity, no operator data. */
-  async standing(id: string): Promise<PublicRequestView> {
+  async standing(id: string, language?: string): Promise<PublicRequestView> {
     const { db } = this.#services;
     const row = await requests.find(db, id);
     if (!row) throw notFound(`No privacy request with id ${id}.`);
-    const settings = await readPrivacyCenterSettings(db);
+    const written = await readPrivacyCenterSettings(db);
+    const settings = language ? settingsIn(written, language) : written;
     const policyKey = (await loadPolicyEmbeds(db, [row.policy_id])).get(row.policy_id)?.key;
     return {
       id: row.id,
       status: row.status,
       stage: stageOf(row),
-      action_title: (policyKey && publishedAction(settings, policyKey)?.title) || 'Privacy request',
+      action_title:
+        (policyKey && publishedAction(settings, policyKey)?.title) ||
+        translate(language ?? REFERENCE_LANGUAGE, 'page.default_action'),
       requested_at: row.requested_at.toISOString(),
       identity_verified: row.identity_verified_at !== null,
       awaiting_agent_confirmation: await awaitsAgentConfirmation(db, row),

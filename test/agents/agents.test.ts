@@ -258,7 +258,7 @@ describe('authorized agents', () => {
       }).toString(),
     });
     assert.equal(form.status, 422);
-    assert.match(await form.text(), /agent\.email is required/);
+    assert.match(await form.text(), /Give your own email address as the agent: you receive the code\./);
     assert.equal(await count(), before);
 
     const unknown = await fetch(`${service.url}/privacy-center/confirm-agent/${'x'.repeat(43)}`);
