@@ -3,14 +3,19 @@
 // ignored and never echoed. A refusal (a DomainError) reads in the catalogue's words when the service gave
 // it a `wording`; otherwise an English page shows the service's own sentence and any other language the
 // catalogue's sentence for its kind, so no page mixes languages.
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { DomainError, DomainErrorKind } from '../errors.ts';
 import { type MessageKey, REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';
 import { chooseLanguage } from '../i18n/choose.ts';
 import { formatDay } from '../i18n/dates.ts';
 
-export function visitorLanguage(request: FastifyRequest, config: Pick<Config, 'defaultLanguage'>): string {
+/** What of a page's request picks its language: its query and headers (a Fastify request is one). */
+interface PageRequest {
+  query?: unknown;
+  headers: { 'accept-language'?: string | undefined };
+}
+
+export function visitorLanguage(request: PageRequest, config: Pick<Config, 'defaultLanguage'>): string {
   const query = (request.query as Record<string, unknown> | undefined)?.lang;
   return chooseLanguage(
     { query, acceptLanguage: request.headers['accept-language'] },

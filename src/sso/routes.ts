@@ -9,7 +9,8 @@ import { auditOriginOf } from '../http/authorize.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { OperatorService } from '../operators/service.ts';
-import { OidcUnavailable, SignInRefused, type SsoService } from './service.ts';
+import { OidcUnavailable, SignInRefused } from './errors.ts';
+import type { Services } from '../services.ts';
 
 const COOKIE = 'lethe_oidc';
 const COOKIE_PATH = '/v1/oidc';
@@ -58,7 +59,7 @@ function refusalPage(reply: FastifyReply, status: number, reason: string) {
 }
 
 export function ssoRoutes(deps: {
-  sso: SsoService | undefined;
+  sso: Services['sso'];
   operators: OperatorService;
   publicBaseUrl: () => string;
 }): FastifyPluginAsync {

@@ -12,25 +12,13 @@ import type { Database } from '../db/database.ts';
 import type { LoginAnswer, OperatorService } from '../operators/service.ts';
 import { USERNAME_PATTERN } from '../operators/service.ts';
 import { OidcClient, OidcRefusal } from './oidc-client.ts';
+import { SignInRefused } from './errors.ts';
 import { handoffRepository, signInRepository } from './repository.ts';
 
 /** How long a started sign-in waits for the provider's answer. */
 const SIGN_IN_TTL_SECONDS = 600;
 /** How long the console has to trade its hand-off code. */
 const HANDOFF_TTL_SECONDS = 60;
-
-export { OidcRefusal, OidcUnavailable } from './oidc-client.ts';
-
-/** A sign-in that ends on a page for the person, never in the console: the reason and an HTTP status. */
-export class SignInRefused extends Error {
-  override name = 'SignInRefused';
-  readonly status: 400 | 403;
-
-  constructor(message: string, status: 400 | 403) {
-    super(message);
-    this.status = status;
-  }
-}
 
 export class SsoService {
   readonly #db: Database;

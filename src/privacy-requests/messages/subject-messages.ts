@@ -66,7 +66,11 @@ export async function queueSubjectMessages(
  * organisation's (LETHE_DEFAULT_LANGUAGE) for those to its own people (a manual system's respondent, the
  * operators told of an overdue task), who need not read the subject's language.
  */
-function languageOf(kind: RequestMessageKind, requestLanguage: string | null | undefined, defaultLanguage: string) {
+function languageOf(
+  kind: RequestMessageKind,
+  requestLanguage: string | null | undefined,
+  defaultLanguage: string,
+) {
   if (STAFF_KINDS.has(kind)) return defaultLanguage;
   return isLanguage(requestLanguage) ? requestLanguage : defaultLanguage;
 }
