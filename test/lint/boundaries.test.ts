@@ -1,6 +1,7 @@
-// The house's boundaries are lint rules (eslint.config.js); a rule that no test exercises can be switched
-// off by a merge without anyone noticing. Each case plants one violation in a real file's place and checks
-// that lint names it with the expected rule, and that the file as committed has no such complaint.
+// The house's boundaries are lint rules (eslint.config.js), and so is the rule that no test reads today's
+// date for a calendar expectation; a rule that no test exercises can be switched off by a merge without
+// anyone noticing. Each case plants one violation in a real file's place and checks that lint names it
+// with the expected rule, and that the file as committed has no such complaint.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -137,6 +138,24 @@ const planted: Planted[] = [
     file: 'src/datastore/entity-import.ts',
     line: 'export const stolen = (keyring: { key(p: string): Buffer }, d: string) => keyring.key(`datastore-values:${d}`);',
     rule: 'lethe/secret-owners',
+  },
+  {
+    boundary: "a test reading today's date",
+    file: 'test/reports/records.test.ts',
+    line: 'export const today = new Date().toISOString().slice(0, 10);',
+    rule: 'no-restricted-syntax',
+  },
+  {
+    boundary: 'a test building a date from the wall clock',
+    file: 'test/audit/list-audit.test.ts',
+    line: 'export const tomorrow = new Date(Date.now() + 86_400_000);',
+    rule: 'no-restricted-syntax',
+  },
+  {
+    boundary: "a test reading today's date as a string",
+    file: 'test/deadlines/calendar.test.ts',
+    line: 'export const today = Date();',
+    rule: 'no-restricted-syntax',
   },
 ];
 
