@@ -329,6 +329,37 @@ export const houseRuleBlocks = [
       ],
     },
   },
+  {
+    // No test depends on the day it runs (issue 37: a retention test failed on some days of the month). A
+    // calendar expectation is computed from a clock the test passes in, or from fixed dates; the wall
+    // clock stays for what is not a date: deadlines of a wait, unique names. A read that must stay (a
+    // value Lethe stamps with its own clock, compared within a margin) says why in its disable comment.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message:
+            "new Date() reads today's date: pass the code a clock and expect dates computed from it (or from fixed dates).",
+        },
+        {
+          selector:
+            "NewExpression[callee.name='Date'] CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message:
+            'A date built from Date.now() depends on the day the test runs: use a fixed date, or the clock the test passes in.',
+        },
+        {
+          selector: "CallExpression[callee.type='Identifier'][callee.name='Date']",
+          message: "Date() reads today's date: use a fixed date, or the clock the test passes in.",
+        },
+        {
+          selector: "MemberExpression[object.name='Temporal'][property.name='Now']",
+          message: "Temporal.Now reads today's date: use a fixed date, or the clock the test passes in.",
+        },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(

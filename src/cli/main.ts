@@ -8,6 +8,7 @@ import { DomainError } from '../errors.ts';
 import type { RunningService } from '../runtime/start.ts';
 import type { Services } from '../services.ts';
 import { ROOT_CLIENT_ANNOUNCEMENT } from '../runtime/data-dir.ts';
+import { OperatorRefused, takeActingOperator } from './acting-operator.ts';
 import { parseCommandArguments } from './arguments.ts';
 import { cliActor, framed } from './output.ts';
 
@@ -39,11 +40,15 @@ const USAGE = `Usage: lethe <command> [--help]
   report requests [--from DATE] [--to DATE]
                              the records of requests as CSV (no identity value)
   task list [--status S] [--assignee A] [--overdue] | task complete ID [--data JSON]
-  task skip ID --reason R    tasks of manual systems (docs/human-steps.md)
+  task skip ID --reason R | task assign ID --to USERNAME | task invite ID [--email ADDRESS]
+                             tasks of manual systems (docs/human-steps.md)
   policy list | connection list
                              DSR policies, connections (secrets masked)
 
 Listing commands print a table, or JSON with --json.
+
+task, request and user commands act as the operator --as USERNAME (or LETHE_OPERATOR) names, with that
+operator's roles, and are audited as that operator; without it, as the host's root (audited as cli).
 
 Every command uses DATABASE_URL, or else the embedded PostgreSQL of LETHE_DATA_DIR: the server a running
 lethe serve started, or one started for the duration of the command.
@@ -140,13 +145,20 @@ async function createClient(config: Config, argv: string[]): Promise<number> {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The commands that act as the operator `--as` names (acting-operator.ts); the others act as the host's root. */
+const ACTING_COMMANDS = ['task', 'request', 'user'];
+
+async function main(commandLine: string[]): Promise<number> {
+  const { as, flagged, rest: argv } = takeActingOperator(commandLine);
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
   const [command, subcommand] = positionals;
   if (argv.includes('--help') || argv.includes('-h') || command === 'help') {
     const help = command ? HELP[command] : undefined;
     process.stdout.write(help ? await help() : USAGE);
     return 0;
+  }
+  if (flagged && !ACTING_COMMANDS.includes(command as string)) {
+    throw new OperatorRefused(`--as applies to the ${ACTING_COMMANDS.join(', ')} commands only.`);
   }
   const config = loadConfig();
   const rest = argv.slice(argv.indexOf(command as string) + 1);
@@ -214,7 +226,7 @@ async function main(argv: string[]): Promise<number> {
       const { parseUserCommand, runUserCommand } = await import('./user-command.ts');
       const parsed = parseUserCommand(rest);
       process.stdout.write(
-        await withServices(config, (services) => runUserCommand(services, parsed, firstLineOfStdin)),
+        await withServices(config, (services) => runUserCommand(services, parsed, firstLineOfStdin, as)),
       );
       return 0;
     }
@@ -225,7 +237,7 @@ async function main(argv: string[]): Promise<number> {
       const { output, ok } = await withServices(config, async (services) => {
         await services.queue.start((error) => process.stderr.write(`queue error: ${error.message}\n`));
         try {
-          return await runRequestCommand(services, parsed);
+          return await runRequestCommand(services, parsed, as);
         } finally {
           await services.queue.stop();
         }
@@ -246,7 +258,7 @@ async function main(argv: string[]): Promise<number> {
       const output = await withServices(config, async (services) => {
         await services.queue.start((error) => process.stderr.write(`queue error: ${error.message}\n`));
         try {
-          return await runTaskCommand(services, parsed);
+          return await runTaskCommand(services, parsed, as);
         } finally {
           await services.queue.stop();
         }
@@ -279,10 +291,11 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     // EmbeddedStoreError by its name: importing its module would load the store for every command.
     const embedded = error instanceof Error && error.name === 'EmbeddedStoreError';
-    if (error instanceof ConfigError || error instanceof DomainError || embedded) {
-      process.stderr.write(`lethe: ${error.message}\n`);
-      // Bad arguments or environment: 2, like usage errors; a refused action (unknown id, taken name): 1.
-      process.exit(error instanceof ConfigError ? 2 : 1);
+    const usage = error instanceof ConfigError || error instanceof OperatorRefused;
+    if (usage || error instanceof DomainError || embedded) {
+      process.stderr.write(`lethe: ${(error as Error).message}\n`);
+      // Bad arguments, environment or operator: 2, like usage errors; a refused action (unknown id, taken name): 1.
+      process.exit(usage ? 2 : 1);
     }
     const taken = error as { code?: string; address?: string; port?: number } | null;
     if (taken?.code === 'EADDRINUSE') {

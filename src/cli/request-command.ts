@@ -1,6 +1,6 @@
 // `lethe request list|show|approve|deny|extend|cancel`: privacy requests for an operator on the host, through the same
-// service as /v1/privacy-request (approvals, denials and cancels are audited with the actor `client:cli` and
-// logged on the request as by `cli`). Tables never show identities; `show --json` answers what
+// service as /v1/privacy-request (approvals, denials and cancels are made as the operator `--as` names,
+// acting-operator.ts, else audited with the actor `client:cli` and logged on the request as by `cli`). Tables never show identities; `show --json` answers what
 // GET /v1/privacy-request/{id} answers an operator, identities included.
 import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { type Status, STATUSES } from '../privacy-requests/statuses.ts';
@@ -8,7 +8,8 @@ import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../services.ts';
 import type { BulkResult } from '../validation/bulk.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
-import { cliActor, formatJson, formatTable } from './output.ts';
+import { actingOperator } from './acting-operator.ts';
+import { formatJson, formatTable } from './output.ts';
 
 export const REQUEST_USAGE = `Usage:
   lethe request list [--status STATUS] [--page N] [--size N] [--json]
@@ -130,8 +131,18 @@ function reviewOutput(verb: string, result: BulkResult<{ id: string; status: str
 export async function runRequestCommand(
   services: Services,
   command: RequestCommand,
+  as: string | undefined = undefined,
 ): Promise<{ output: string; ok: boolean }> {
   const requests = new PrivacyRequestService(services);
+  const by = (
+    await actingOperator(
+      services,
+      as,
+      command.action === 'list' || command.action === 'show'
+        ? 'privacy-request:read'
+        : 'privacy-request:review',
+    )
+  ).change;
   switch (command.action) {
     case 'list': {
       const page = await requests.list({ status: command.status }, command.page, command.size);
@@ -180,15 +191,15 @@ export async function runRequestCommand(
       return { output: `${fields}\n${entries}`, ok: true };
     }
     case 'approve': {
-      const result = await requests.approve(command.ids, cliActor());
+      const result = await requests.approve(command.ids, by);
       return { output: reviewOutput('approved', result, command.json), ok: result.failed.length === 0 };
     }
     case 'deny': {
-      const result = await requests.deny(command.ids, command.reason, cliActor());
+      const result = await requests.deny(command.ids, command.reason, by);
       return { output: reviewOutput('denied', result, command.json), ok: result.failed.length === 0 };
     }
     case 'extend': {
-      const extended = await requests.extend(command.id, command.reason, cliActor());
+      const extended = await requests.extend(command.id, command.reason, by);
       const { identity: _identity, unverified_identity: _unverified, ...view } = extended;
       return {
         output: command.json ? formatJson(view) : `extended ${extended.id} to ${extended.due_date}\n`,
@@ -196,7 +207,7 @@ export async function runRequestCommand(
       };
     }
     case 'cancel': {
-      await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, cliActor());
+      await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, by);
       const canceled = await requests.get(command.id);
       const { identity: _identity, unverified_identity: _unverified, ...view } = canceled;
       return {

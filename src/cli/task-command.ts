@@ -1,10 +1,13 @@
-// `lethe task list|complete|skip`: the task inbox for an operator on the host, through the same service as
-// /v1/task (changes are audited with the actor `client:cli` and logged on the request as by `cli`).
-// Tables show no task data: completing takes it as --data JSON and prints the task without it.
-import { completeTask, listTasks, skipTask, type TaskStatus } from '../tasks/service.ts';
+// `lethe task list|complete|skip|assign|invite`: the task inbox for an operator on the host, through the
+// same services as /v1/task. Changes are made as the operator `--as` names (acting-operator.ts), else as
+// the host's root (`client:cli` in the audit log, `cli` in the request's log). Tables show no task data:
+// completing takes it as --data JSON and prints the task without it.
+import { inviteRespondent } from '../tasks/respondent.ts';
+import { assignTask, completeTask, listTasks, skipTask, type TaskStatus } from '../tasks/service.ts';
 import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
-import { cliActor, formatJson, formatTable } from './output.ts';
+import { actingOperator } from './acting-operator.ts';
+import { formatJson, formatTable } from './output.ts';
 
 const TASK_STATUSES: readonly TaskStatus[] = ['open', 'done', 'skipped', 'canceled'];
 
@@ -15,12 +18,21 @@ export const TASK_USAGE = `Usage:
       complete an open task; JSON maps the system's field names to values (access tasks)
   lethe task skip ID --reason TEXT [--json]
       skip an open task, saying why
+  lethe task assign ID --to USERNAME|--nobody [--json]
+      give the task to an operator, or to nobody
+  lethe task invite ID [--email ADDRESS] [--json]
+      mail a respondent a link to answer the task (default: its manual system's respondent)
+
+Changes are made as the operator --as USERNAME (or LETHE_OPERATOR) names, with that operator's roles;
+without it, as the host's root.
 `;
 
 export type TaskCommand =
   | { action: 'list'; status?: TaskStatus; assignee?: string; overdue: boolean; json: boolean }
   | { action: 'complete'; id: string; data?: Record<string, string>; json: boolean }
-  | { action: 'skip'; id: string; reason: string; json: boolean };
+  | { action: 'skip'; id: string; reason: string; json: boolean }
+  | { action: 'assign'; id: string; assignee: string | null; json: boolean }
+  | { action: 'invite'; id: string; email?: string; json: boolean };
 
 function parseData(text: string): Record<string, string> {
   let parsed: unknown;
@@ -49,6 +61,9 @@ export function parseTaskCommand(argv: string[]): TaskCommand {
       overdue: { type: 'boolean' },
       data: { type: 'string' },
       reason: { type: 'string' },
+      to: { type: 'string' },
+      nobody: { type: 'boolean' },
+      email: { type: 'string' },
       json: { type: 'boolean' },
     },
     TASK_USAGE,
@@ -93,6 +108,24 @@ export function parseTaskCommand(argv: string[]): TaskCommand {
       if (!reason) throw usageError(TASK_USAGE, 'a skip needs --reason.');
       return { action, id, reason, json };
     }
+    case 'assign': {
+      onlyFor(['to', 'nobody']);
+      const id = oneId();
+      const to = values.to?.trim();
+      if (values.nobody === true) {
+        if (to !== undefined) throw usageError(TASK_USAGE, 'give --to USERNAME or --nobody, not both.');
+        return { action, id, assignee: null, json };
+      }
+      if (!to) throw usageError(TASK_USAGE, 'an assignment needs --to USERNAME (or --nobody).');
+      return { action, id, assignee: to, json };
+    }
+    case 'invite': {
+      onlyFor(['email']);
+      const id = oneId();
+      const email = values.email?.trim();
+      if (values.email !== undefined && !email) throw usageError(TASK_USAGE, '--email needs an address.');
+      return email === undefined ? { action, id, json } : { action, id, email, json };
+    }
     default:
       throw usageError(
         TASK_USAGE,
@@ -101,9 +134,14 @@ export function parseTaskCommand(argv: string[]): TaskCommand {
   }
 }
 
-export async function runTaskCommand(services: Services, command: TaskCommand): Promise<string> {
+export async function runTaskCommand(
+  services: Services,
+  command: TaskCommand,
+  as: string | undefined = undefined,
+): Promise<string> {
   switch (command.action) {
     case 'list': {
+      await actingOperator(services, as, 'task:read');
       const page = await listTasks(
         services.db,
         { status: command.status, assignee: command.assignee, overdue: command.overdue },
@@ -125,9 +163,23 @@ export async function runTaskCommand(services: Services, command: TaskCommand): 
       );
       return `${table}${page.items.length} of ${page.total}\n`;
     }
+    case 'assign': {
+      const by = await actingOperator(services, as, 'task:update');
+      const task = await assignTask(services.db, by.change, command.id, command.assignee);
+      return command.json
+        ? formatJson(task)
+        : `assigned ${task.id} (${task.action} in ${task.system}) to ${task.assignee ?? 'nobody'}\n`;
+    }
+    case 'invite': {
+      const by = await actingOperator(services, as, 'task:update');
+      const answer = await inviteRespondent(services, by.change, command.id, command.email);
+      return command.json
+        ? formatJson(answer)
+        : `invited a respondent to task ${command.id}; the link expires at ${answer.expires_at}\n`;
+    }
     case 'complete':
     case 'skip': {
-      const by = { name: 'cli', change: cliActor() };
+      const by = await actingOperator(services, as, 'task:update');
       const task =
         command.action === 'complete'
           ? await completeTask(services, by, command.id, command.data)

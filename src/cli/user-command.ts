@@ -1,11 +1,13 @@
 // `lethe user create|list|delete`: operator accounts for an operator on the host, through the same
-// service (and the same audit entries, actor `client:cli`) as /v1/user. The password is the first line
+// service (and the same audit entries: the operator `--as` names, acting-operator.ts, else `client:cli`) as
+// /v1/user. The password is the first line
 // of standard input (a prompt, a pipe or a file), never an argument, where other local users could read
 // it in the process list.
 import { ROLES } from '../auth/scopes.ts';
 import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
-import { cliActor, formatJson, formatTable } from './output.ts';
+import { actingOperator } from './acting-operator.ts';
+import { formatJson, formatTable } from './output.ts';
 
 export const USER_USAGE = `Usage:
   lethe user create USERNAME --role ROLE [--role ROLE ...] [--email ADDRESS] [--json]
@@ -60,10 +62,12 @@ export async function runUserCommand(
   services: Pick<Services, 'operators'>,
   command: UserCommand,
   readPassword: () => Promise<string>,
+  as: string | undefined = undefined,
 ): Promise<string> {
+  const by = (await actingOperator(services, as, command.action === 'list' ? 'user:read' : 'user:*')).change;
   switch (command.action) {
     case 'create': {
-      const created = await services.operators.create(cliActor(), {
+      const created = await services.operators.create(by, {
         username: command.username,
         password: await readPassword(),
         roles: command.roles,
@@ -87,7 +91,7 @@ export async function runUserCommand(
       );
     }
     case 'delete':
-      await services.operators.remove(cliActor(), command.username);
+      await services.operators.remove(by, command.username);
       return `deleted operator ${command.username}\n`;
   }
 }

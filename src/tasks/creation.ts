@@ -10,6 +10,7 @@ import { manualSystemRepository, type ManualSystemRow } from '../manual-systems/
 import type { ManualAction } from '../manual-systems/schemas.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import type { PolicyWithRulesAsRead } from '../policies/repository.ts';
+import type { RequestRow } from '../privacy-requests/facts.ts';
 import { type NewTask, taskRepository } from './repository.ts';
 
 const DAY_MS = 86_400_000;
@@ -21,17 +22,32 @@ export function actionsOfPolicy(policy: Pick<PolicyWithRulesAsRead, 'rules' | 'd
   return MANUAL_ACTIONS.filter((action) => named.includes(action));
 }
 
+/**
+ * When a task falls due: `marginDays` before the earlier of the request's legal due date (its
+ * jurisdiction's, when it has one) and the policy's own timeframe, so that a task never falls due after
+ * the request does (a policy of 45 days on a GDPR request due in a month, issue 37).
+ */
+export function taskDueAt(
+  request: Pick<RequestRow, 'requested_at' | 'due_at'>,
+  executionTimeframeDays: number,
+  marginDays: number,
+): Date {
+  const policyDue = request.requested_at.getTime() + executionTimeframeDays * DAY_MS;
+  const requestDue = request.due_at ? Math.min(request.due_at.getTime(), policyDue) : policyDue;
+  return new Date(requestDue - marginDays * DAY_MS);
+}
+
 /** The tasks a request calls for, not yet stored: what the systems listing its actions ask of it. */
 export async function plannedTasks(
   db: Queryable,
   policy: Pick<PolicyWithRulesAsRead, 'rules' | 'drp_action' | 'execution_timeframe'>,
-  requestedAt: Date,
+  request: Pick<RequestRow, 'requested_at' | 'due_at'>,
   marginDays: number,
 ): Promise<NewTask[]> {
   const actions = actionsOfPolicy(policy);
   if (actions.length === 0) return [];
   const systems = await manualSystemRepository.systemsFor(db, actions);
-  const dueAt = new Date(requestedAt.getTime() + (policy.execution_timeframe - marginDays) * DAY_MS);
+  const dueAt = taskDueAt(request, policy.execution_timeframe, marginDays);
   return systems.flatMap((system: ManualSystemRow) =>
     actions
       .filter((action) => system.actions.includes(action))

@@ -11,7 +11,7 @@ import { cancelTasksOf } from './service.ts';
 
 export const taskHooks: LifecycleHooks = {
   async afterRules(db, services, { row, policy }) {
-    const tasks = await plannedTasks(db, policy, row.requested_at, services.config.taskMarginDays);
+    const tasks = await plannedTasks(db, policy, row, services.config.taskMarginDays);
     if (tasks.length === 0) return undefined;
     return { description: `${tasks.length} manual task(s)`, open: (tx) => openTasks(tx, row.id, tasks) };
   },

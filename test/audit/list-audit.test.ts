@@ -73,7 +73,8 @@ describe('listAudit at scale: statements that stay fast and a total that does no
       index: /Bitmap Index Scan on audit_log_\d{6}_actor_action_seq_idx/,
     },
     {
-      filter: { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000) },
+      // Any period around the entry recorded: a generic plan is the same for every value.
+      filter: { from: new Date('2000-01-01T00:00:00Z'), to: new Date('2100-01-01T00:00:00Z') },
       index: /Bitmap Index Scan on audit_log_\d{6}_at_idx/,
     },
   ];

@@ -1,8 +1,9 @@
 // `npm start` stops cleanly on the signals a process manager or `kill` sends to the pid it started (npm's
 // own): npm forwards SIGTERM and SIGINT to the script's shell, and the script `exec`s node so that the
-// shell is node; node then stops the API, the worker and its embedded PostgreSQL. Within 5 s the port is
-// closed and no process of the tree (npm, node, postgres and its backends) is left. Both runs share one
-// data dir, so the second one skips initdb. The first start's generated root client comes last, framed.
+// shell is node; node then stops the API, the worker and its embedded PostgreSQL. Then the port is closed
+// and no process of the tree (npm, node, postgres and its backends) is left, waited for up to 60 s (a
+// bound, not a timing: a loaded machine stops slowly). Both runs share one data dir, so the second one
+// skips initdb. The first start's generated root client comes last, framed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { SLOW, waitForOutput } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Only keeps a failure from hanging the run. */
+const STOP_BOUND_MS = 60_000;
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -31,6 +34,8 @@ function processes(): Map<number, [number, string]> {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // A zombie has exited; reaping it is its parent's business (in a container, whatever runs as pid 1).
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       table.set(Number(entry), [parent, command]);
@@ -65,7 +70,7 @@ describe('npm start on SIGTERM and SIGINT', () => {
   after(async () => rm(dir, { recursive: true, force: true }));
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    it(`stops node and its PostgreSQL within 5 s of ${signal} to npm's pid`, SLOW, async () => {
+    it(`stops node and its PostgreSQL after ${signal} to npm's pid`, SLOW, async () => {
       const port = await freePort();
       const env: Record<string, string | undefined> = {
         ...process.env,
@@ -106,7 +111,7 @@ describe('npm start on SIGTERM and SIGINT', () => {
         process.kill(npm.pid as number, signal);
         let left: number[] = started;
         let open = true;
-        while (Date.now() - signalled < 5000) {
+        while (Date.now() - signalled < STOP_BOUND_MS) {
           const table = processes();
           left = started.filter((pid) => table.has(pid));
           for (const [pid, [, command]] of table)
@@ -115,11 +120,11 @@ describe('npm start on SIGTERM and SIGINT', () => {
           if (left.length === 0 && !open) break;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        assert.equal(open, false, `port ${port} still open 5 s after ${signal}`);
+        assert.equal(open, false, `port ${port} still open after ${signal}`);
         assert.deepEqual(
           left.map((pid) => processes().get(pid)?.[1]),
           [],
-          `processes left 5 s after ${signal}`,
+          `processes left after ${signal}`,
         );
         await exited;
         passed = true;

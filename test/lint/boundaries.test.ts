@@ -1,7 +1,8 @@
-// The house's boundaries are lint rules (eslint.config.js); a rule that no test exercises can be switched
-// off by a merge without anyone noticing. Each case plants one violation in a real file's place and checks
-// that lint names it with the expected rule, and that the file as committed has no such complaint; a last
-// case fails when a rule or a zone of the config has no plant that set it off.
+// The house's boundaries are lint rules (eslint.config.js), and so is the rule that no test reads today's
+// date for a calendar expectation; a rule that no test exercises can be switched off by a merge without
+// anyone noticing. Each case plants one violation in a real file's place and checks that lint names it
+// with the expected rule, and that the file as committed has no such complaint; a last case fails when a
+// rule or a zone of the config has no plant that set it off.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -307,6 +308,24 @@ const planted: Planted[] = [
     file: 'src/privacy-requests/engine/executor.ts',
     line: 'export const forged = (given: object[]) => <TrustedMatch[]>given;',
     rule: 'trust/trusted-identity',
+  },
+  {
+    boundary: "a test reading today's date",
+    file: 'test/reports/records.test.ts',
+    line: 'export const today = new Date().toISOString().slice(0, 10);',
+    rule: 'no-restricted-syntax',
+  },
+  {
+    boundary: 'a test building a date from the wall clock',
+    file: 'test/audit/list-audit.test.ts',
+    line: 'export const tomorrow = new Date(Date.now() + 86_400_000);',
+    rule: 'no-restricted-syntax',
+  },
+  {
+    boundary: "a test reading today's date as a string",
+    file: 'test/deadlines/calendar.test.ts',
+    line: 'export const today = Date();',
+    rule: 'no-restricted-syntax',
   },
 ];
 

@@ -14,6 +14,11 @@ describe('records of requests', () => {
   let service: TestService;
   let root: string;
   const ids: Record<string, string> = {};
+  /**
+   * The UTC day Lethe stamped the first requests with (the report's days are UTC): the periods below are
+   * computed from it, not from the day the test runs, which may be the next one by the time they are asked.
+   */
+  let receivedDay: string;
   before(async () => {
     service = await startTestService({ ...engineConfig, requireManualApproval: true }, { worker: true });
     root = await service.rootToken();
@@ -35,6 +40,7 @@ describe('records of requests', () => {
     });
     assert.deepEqual(created.body.failed, []);
     [ids.complete, ids.denied, ids.extended] = created.body.succeeded.map((item: { id: string }) => item.id);
+    receivedDay = String(created.body.succeeded[0].requested_at).slice(0, 10);
     const approved = await service.call('PATCH', '/v1/privacy-request/administrate/approve', {
       token: root,
       json: { request_ids: [ids.complete] },
@@ -54,7 +60,6 @@ describe('records of requests', () => {
   });
   after(() => service.stop());
 
-  const today = () => new Date().toISOString().slice(0, 10);
   const rowsOf = (csv: string) =>
     csv
       .trimEnd()
@@ -62,9 +67,13 @@ describe('records of requests', () => {
       .map((line) => line.split(','));
 
   it('answers one CSV row per request received in the period, with no identity value', async () => {
-    const answer = await service.call('GET', `/v1/report/requests.csv?from=${today()}&to=${today()}`, {
-      token: root,
-    });
+    const answer = await service.call(
+      'GET',
+      `/v1/report/requests.csv?from=${receivedDay}&to=${receivedDay}`,
+      {
+        token: root,
+      },
+    );
     assert.equal(answer.status, 200, answer.text);
     assert.match(answer.headers.get('content-type') ?? '', /^text\/csv/);
     assert.equal(answer.text.includes('@example.com'), false, 'no identity value');
@@ -98,8 +107,8 @@ describe('records of requests', () => {
       [extended?.[2], extended?.[4], extended?.[5], extended?.[8]],
       ['erasure', 'pending', '', 'true'],
     );
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const before = await service.call('GET', `/v1/report/requests.csv?to=${yesterday}`, { token: root });
+    const dayBefore = new Date(Date.parse(receivedDay) - 86_400_000).toISOString().slice(0, 10);
+    const before = await service.call('GET', `/v1/report/requests.csv?to=${dayBefore}`, { token: root });
     assert.equal(rowsOf(before.text).length, 1, 'only the header before the requests were received');
   });
 
@@ -132,8 +141,8 @@ describe('records of requests', () => {
         done();
       },
     });
-    await runReportCommand(service.services, parseReportCommand(['requests', '--from', today()]), out);
-    const api = await service.call('GET', `/v1/report/requests.csv?from=${today()}`, { token: root });
+    await runReportCommand(service.services, parseReportCommand(['requests', '--from', receivedDay]), out);
+    const api = await service.call('GET', `/v1/report/requests.csv?from=${receivedDay}`, { token: root });
     assert.equal(chunks.join(''), api.text);
     assert.throws(() => parseReportCommand(['requests', '--from', 'yesterday']), /--from must be a date/);
     assert.throws(
@@ -143,7 +152,7 @@ describe('records of requests', () => {
   });
 
   it('answers the year’s figures per action type', async () => {
-    const year = new Date().getUTCFullYear();
+    const year = Number(receivedDay.slice(0, 4));
     const answer = await service.call('GET', `/v1/report/metrics?year=${year}`, { token: root });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.year, year);
@@ -210,7 +219,7 @@ describe('records of requests', () => {
     assert.deepEqual(stored.rows[0], { sealed: null, indexed: null });
     const kept = (await service.call('GET', `/v1/privacy-request/${ids.complete}`, { token: root })).body;
     assert.deepEqual(kept.identity, { email: 'complete@example.com' }, 'a recent closure keeps its identity');
-    const csv = await service.call('GET', `/v1/report/requests.csv?from=${today()}`, { token: root });
+    const csv = await service.call('GET', `/v1/report/requests.csv?from=${receivedDay}`, { token: root });
     assert.ok(csv.text.includes(ids.denied as string), 'the record stays');
     assert.equal(await purgeRetainedIdentities(service.services), 0, 'a purged request is not purged again');
   });
