@@ -5,7 +5,8 @@
 // the audit log name that operator (`user:<name>`), as after a sign-in to the console.
 import { randomUUID } from 'node:crypto';
 import type { ChangeActor } from '../audit/audit-log.ts';
-import { grants, type Scope, scopesOfRoles } from '../auth/scopes.ts';
+import { grants, type Scope } from '../auth/scopes.ts';
+import { scopesOfRoles } from '../operators/role-service.ts';
 import type { Services } from '../services.ts';
 import { cliActor } from './output.ts';
 
@@ -48,14 +49,14 @@ export function takeActingOperator(
 
 /** The actor for a command needing `scope`: the root of the host, or the operator named, if allowed. */
 export async function actingOperator(
-  services: Pick<Services, 'operators'>,
+  services: Pick<Services, 'operators' | 'db'>,
   username: string | undefined,
   scope: Scope,
 ): Promise<ActingOperator> {
   if (username === undefined) return { name: 'cli', change: cliActor() };
   const operator = (await services.operators.list()).find((candidate) => candidate.username === username);
   if (!operator) throw new OperatorRefused(`--as: no operator named ${JSON.stringify(username)}.`);
-  const scopes = scopesOfRoles(operator.roles);
+  const scopes = await scopesOfRoles(services.db, operator.roles);
   if (!grants(scopes, scope)) {
     throw new OperatorRefused(
       `--as: the operator ${JSON.stringify(username)} (${operator.roles.join(', ')}) may not do this: it needs ${scope}.`,
@@ -64,7 +65,7 @@ export async function actingOperator(
   return {
     name: username,
     change: {
-      principal: { clientId: `user:${username}`, username, scopes },
+      principal: { clientId: `user:${username}`, username, scopes, actsFor: `user:${username}` },
       requestId: `cli-${randomUUID()}`,
     },
   };

@@ -59,7 +59,7 @@ export function parseUserCommand(argv: string[]): UserCommand {
 }
 
 export async function runUserCommand(
-  services: Pick<Services, 'operators'>,
+  services: Pick<Services, 'operators' | 'db'>,
   command: UserCommand,
   readPassword: () => Promise<string>,
   as: string | undefined = undefined,
