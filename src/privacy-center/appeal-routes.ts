@@ -5,13 +5,13 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { DomainError } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { appealOfLink, submitAppeal } from '../privacy-requests/appeals.ts';
 import type { Services } from '../services.ts';
 import { renderAppealForm, renderAppealReceived, STATEMENT_MAX_LENGTH } from './appeal-page.ts';
 import { crossSiteProblem, refuseCrossSite } from './cross-site.ts';
-import { PAGE_CSP, renderProblem } from './page.ts';
+import { privacyCenterFrame, renderProblem } from '../public-pages/layout.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import type { PublicThrottle } from './throttle.ts';
 
@@ -64,26 +64,18 @@ export function appealRoutes(services: Services, throttle: PublicThrottle): Fast
   };
 }
 
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
-
 /** The page and its form. */
 export function appealPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const settings = () => readPrivacyCenterSettings(services.db);
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
     const problem = async (reply: FastifyReply, error: unknown) => {
-      const status = statusOf(error);
-      return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+      const status = pageStatusOf(error);
+      return sendPage(
+        reply,
+        status,
+        renderProblem(privacyCenterFrame(await settings()), status, (error as Error).message),
+      );
     };
     const unknownLink = () =>
       new DomainError('not_found', 'This appeal link is unknown or was already used.');
@@ -96,7 +88,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
         try {
           if (!TOKEN_SHAPE.test(token)) throw unknownLink();
           const appeal = await appealOfLink(services, token);
-          return html(reply, 200, renderAppealForm(await settings(), token, appeal.window_ends_at));
+          return sendPage(reply, 200, renderAppealForm(await settings(), token, appeal.window_ends_at));
         } catch (error) {
           return problem(reply, error);
         }
@@ -108,7 +100,8 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
       { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
         const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderProblem(await settings(), 403, crossSite));
+        if (crossSite)
+          return sendPage(reply, 403, renderProblem(privacyCenterFrame(await settings()), 403, crossSite));
         const { token } = request.params;
         try {
           await throttle(request, reply);
@@ -117,7 +110,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
           const statement = typeof raw === 'string' ? raw.trim() : '';
           if (statement === '' || statement.length > STATEMENT_MAX_LENGTH) {
             const appeal = await appealOfLink(services, token);
-            return html(
+            return sendPage(
               reply,
               422,
               renderAppealForm(await settings(), token, appeal.window_ends_at, {
@@ -127,7 +120,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
             );
           }
           const received = await submitAppeal(services, token, statement);
-          return html(reply, 200, renderAppealReceived(await settings(), received.due_date));
+          return sendPage(reply, 200, renderAppealReceived(await settings(), received.due_date));
         } catch (error) {
           return problem(reply, error);
         }

@@ -1,22 +1,16 @@
 // The subject's page to confirm an authorized agent, /privacy-center/confirm-agent/{token}: server-rendered
-// without script like the privacy center. Opening the link only shows what it is about (mail scanners open
+// without script like the privacy center (the public pages' kit). Opening the link only shows what it is about (mail scanners open
 // links); the subject's button posts the confirmation. A link used before says so and changes nothing.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { DomainError } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { crossSiteProblem } from './cross-site.ts';
-import { layout, PAGE_CSP, renderProblem } from './page.ts';
+import { layout, privacyCenterFrame, renderProblem } from '../public-pages/layout.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
 import type { PublicThrottle } from './throttle.ts';
 import type { Services } from '../services.ts';
 import { escapeHtml } from '../validation/html.ts';
 import { confirmAgent, type ConfirmationView, readConfirmation } from '../agents/service.ts';
-
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
 
 const statusLink = (view: ConfirmationView) =>
   `<p><a href="/privacy-center/requests/${encodeURIComponent(view.privacyRequestId)}">Follow the request</a></p>`;
@@ -40,23 +34,20 @@ ${statusLink(view)}`
 <p><button type="submit">Yes, ${agent} acts for me</button></p>
 </form>
 <p>If you did not give anyone permission, close this page: the request will not go on.</p>`;
-  return layout('Confirm your authorized agent', settings, body);
+  return layout('Confirm your authorized agent', privacyCenterFrame(settings), body);
 }
 
 export function agentPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const settings = () => readPrivacyCenterSettings(services.db);
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
     const problem = async (reply: FastifyReply, error: unknown) => {
-      const status = statusOf(error);
-      return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+      const status = pageStatusOf(error);
+      return sendPage(
+        reply,
+        status,
+        renderProblem(privacyCenterFrame(await settings()), status, (error as Error).message),
+      );
     };
 
     app.get<{ Params: { token: string } }>(
@@ -66,7 +57,7 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
       async (request, reply) => {
         try {
           const view = await readConfirmation(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token));
+          return sendPage(reply, 200, renderConfirmation(await settings(), view, request.params.token));
         } catch (error) {
           return problem(reply, error);
         }
@@ -78,10 +69,11 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
       { schema: { hide: true }, logLevel: 'warn', onRequest: throttle },
       async (request, reply) => {
         const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderProblem(await settings(), 403, crossSite));
+        if (crossSite)
+          return sendPage(reply, 403, renderProblem(privacyCenterFrame(await settings()), 403, crossSite));
         try {
           const view = await confirmAgent(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token));
+          return sendPage(reply, 200, renderConfirmation(await settings(), view, request.params.token));
         } catch (error) {
           return problem(reply, error);
         }

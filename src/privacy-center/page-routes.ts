@@ -2,7 +2,7 @@
 // page with the code form, the stylesheet, and the access-package download. Forms post here and are
 // answered with a redirect (so reloading never posts twice) or, when something is wrong, the same page
 // with the problem and the right 4xx status; a cross-site post is refused (403) before anything is done.
-// Every answer carries PAGE_CSP and is never cached.
+// Every answer is a public page of the kit (src/public-pages/): PAGE_CSP, never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
 import {
@@ -11,18 +11,17 @@ import {
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
-import { DomainError, invalid } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
+import { invalid } from '../errors.ts';
+import { renderProblem, privacyCenterFrame } from '../public-pages/layout.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
+import { PAGE_STYLE } from '../public-pages/style.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
 import {
   CORRECTION_FIELDS,
   CORRECTION_ROWS,
   type CorrectionRow,
-  PAGE_CSP,
-  PAGE_STYLE,
   renderHome,
-  renderProblem,
   renderStanding,
 } from './page.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
@@ -67,11 +66,6 @@ function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined
   return corrections.length > 0 ? corrections : undefined;
 }
 
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
-
 export function privacyCenterPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const submissions = new PublicSubmissionService(services);
   const verification = new IdentityVerificationService(services);
@@ -80,31 +74,23 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
   /** The page's answer to a cross-site or throttled form: a page with the problem (403, 429). */
   const throttleForm = async (request: FastifyRequest, reply: FastifyReply) => {
     const crossSite = crossSiteProblem(request, services.config);
-    if (crossSite) {
-      reply.status(403).type('text/html; charset=utf-8');
-      return reply.send(renderProblem(await settings(), 403, crossSite));
-    }
+    if (crossSite)
+      return sendPage(reply, 403, renderProblem(privacyCenterFrame(await settings()), 403, crossSite));
     try {
       await throttle(request, reply);
     } catch (error) {
-      const status = statusOf(error);
-      reply.status(status).type('text/html; charset=utf-8');
-      return reply.send(renderProblem(await settings(), status, (error as Error).message));
+      const status = pageStatusOf(error);
+      return sendPage(
+        reply,
+        status,
+        renderProblem(privacyCenterFrame(await settings()), status, (error as Error).message),
+      );
     }
     return undefined;
   };
 
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      // Forms posted from the page then carry its origin (no-referrer makes it "null"): see cross-site.ts.
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
 
     const standingPage = async (
       reply: FastifyReply,
@@ -114,10 +100,14 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     ) => {
       const current = await settings();
       try {
-        return html(reply, status, renderStanding(current, await submissions.standing(id), notice));
+        return sendPage(reply, status, renderStanding(current, await submissions.standing(id), notice));
       } catch (error) {
-        const status = statusOf(error);
-        return html(reply, status, renderProblem(current, status, (error as Error).message));
+        const status = pageStatusOf(error);
+        return sendPage(
+          reply,
+          status,
+          renderProblem(privacyCenterFrame(current), status, (error as Error).message),
+        );
       }
     };
 
@@ -127,7 +117,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     };
 
     app.get('/privacy-center', { schema: { hide: true } }, async (_request, reply) =>
-      html(reply, 200, await home()),
+      sendPage(reply, 200, await home()),
     );
 
     app.get('/privacy-center/privacy-center.css', { schema: { hide: true } }, async (_request, reply) =>
@@ -166,9 +156,9 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           );
           return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
         } catch (error) {
-          return html(
+          return sendPage(
             reply,
-            statusOf(error),
+            pageStatusOf(error),
             await home({
               policyKey,
               message: (error as Error).message,
@@ -206,7 +196,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
         try {
           await verification.verify(request.params.id, code);
         } catch (error) {
-          return standingPage(reply, request.params.id, statusOf(error), {
+          return standingPage(reply, request.params.id, pageStatusOf(error), {
             kind: 'problem',
             message: (error as Error).message,
           });
@@ -223,7 +213,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           await verification.resend(request.params.id);
         } catch (error) {
           if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfterSeconds));
-          return standingPage(reply, request.params.id, statusOf(error), {
+          return standingPage(reply, request.params.id, pageStatusOf(error), {
             kind: 'problem',
             message: (error as Error).message,
           });
@@ -249,8 +239,12 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
               .header('content-disposition', `attachment; filename="access-package-${privacyRequestId}.zip"`)
               .send();
           } catch (error) {
-            const status = statusOf(error);
-            return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+            const status = pageStatusOf(error);
+            return sendPage(
+              reply,
+              status,
+              renderProblem(privacyCenterFrame(await settings()), status, (error as Error).message),
+            );
           }
         }
         let download: Awaited<ReturnType<typeof openPackageDownload>>;
@@ -260,8 +254,12 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
             clientAddress: request.ip,
           });
         } catch (error) {
-          const status = statusOf(error);
-          return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+          const status = pageStatusOf(error);
+          return sendPage(
+            reply,
+            status,
+            renderProblem(privacyCenterFrame(await settings()), status, (error as Error).message),
+          );
         }
         return reply
           .type('application/zip')

@@ -1,20 +1,14 @@
-// The privacy center page, rendered on the server as plain HTML forms: no script at all, so it works with
-// any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
-// shows the published actions, a request's stage and the code form; never operator data, and no identity
-// except the one the visitor has just typed (given back when a form must be corrected).
+// The privacy center page, rendered on the server as plain HTML forms through the public pages' kit
+// (src/public-pages/): no script at all, so it works with any browser, keyboard and screen reader, and its
+// Content-Security-Policy can forbid every script. It shows the published actions, a request's stage and
+// the code form; never operator data, and no identity except the one the visitor has just typed (given back
+// when a form must be corrected).
 import { escapeHtml } from '../validation/html.ts';
+import { notice as noticeOf, problemNotice } from '../public-pages/forms.ts';
+import { layout, privacyCenterFrame } from '../public-pages/layout.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
 import type { FormKinds, PublicRequestView, Stage } from './submission.ts';
-
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** How many rows a correction form offers (CORRECTION_FIELDS names their fields). */
 export const CORRECTION_ROWS = 3;
@@ -42,28 +36,6 @@ export interface FormProblem {
   };
 }
 
-/** A whole page of the privacy center around `body` (already HTML, its values escaped by the caller). */
-export function layout(title: string, settings: PrivacyCenterSettings, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/privacy-center/privacy-center.css">
-</head>
-<body>
-<header class="banner"><p class="organization">${escapeHtml(settings.organization_name)}</p></header>
-<main id="main">
-${body}
-</main>
-<footer><p><a href="/privacy-center">${escapeHtml(settings.title)}</a></p></footer>
-</body>
-</html>
-`;
-}
-
 function actionForm(
   action: PrivacyCenterAction,
   index: number,
@@ -87,7 +59,7 @@ ${hint}<input id="${id}" name="${name}" type="${type}" autocomplete="${autocompl
 <h2 id="action-${index}">${escapeHtml(action.title)}</h2>
 ${action.description ? `<p>${escapeHtml(action.description)}</p>` : ''}
 ${optOut ? '<p class="hint">No code is needed: we stop selling or sharing your personal information within 15 business days. A Global Privacy Control signal from your browser counts as this request too.</p>' : ''}
-${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(mine.message)}</p>` : ''}
+${mine ? problemNotice(mine.message, `problem-${index}`) : ''}
 <form method="post" action="/privacy-center/requests">
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
 ${field('email', 'Email address', 'email', 'email')}
@@ -146,13 +118,13 @@ export function renderHome(
   const general = problem && !settings.actions.some((action) => action.policy_key === problem.policyKey);
   const body = `<h1>${escapeHtml(settings.title)}</h1>
 <p>Ask ${escapeHtml(settings.organization_name)} about the personal data it holds about you. Choose what you want, give the contact details it asks for, and we will send you a code to confirm that they are yours.</p>
-${general ? `<p class="problem" role="alert">${escapeHtml(problem.message)}</p>` : ''}
+${general ? problemNotice(problem.message) : ''}
 ${
   settings.actions.length === 0
     ? '<p>No request can be made here yet.</p>'
     : settings.actions.map((action, index) => actionForm(action, index, problem, kinds)).join('\n')
 }`;
-  return layout(settings.title, settings, body);
+  return layout(settings.title, privacyCenterFrame(settings), body);
 }
 
 const STAGES: readonly { stage: Stage; label: string }[] = [
@@ -205,47 +177,11 @@ export function renderStanding(
       : '';
   const body = `<h1>Your request</h1>
 <p class="summary">${escapeHtml(request.action_title)}, sent ${escapeHtml(request.requested_at.slice(0, 16).replace('T', ' '))} UTC</p>
-${notice ? `<p class="${notice.kind}" role="${notice.kind === 'problem' ? 'alert' : 'status'}">${escapeHtml(notice.message)}</p>` : ''}
+${notice ? noticeOf(notice.kind, notice.message) : ''}
 <p class="stage" id="stage">Status: <strong>${escapeHtml(STAGE_SENTENCES[request.stage])}</strong></p>
 ${progress}
 ${verification}
 <p>Keep the address of this page to follow your request. Reference: <code>${escapeHtml(request.id)}</code></p>
 <p><a href="/privacy-center/requests/${encodeURIComponent(request.id)}">Refresh the status</a></p>`;
-  return layout(`Your request: ${request.action_title}`, settings, body);
+  return layout(`Your request: ${request.action_title}`, privacyCenterFrame(settings), body);
 }
-
-/** A page that only says what went wrong: a link or address that leads nowhere, or too many requests. */
-export function renderProblem(settings: PrivacyCenterSettings, status: number, message: string): string {
-  const heading =
-    status === 404 ? 'Not found' : status === 429 ? 'Please wait a moment' : 'Something is wrong';
-  return layout(heading, settings, `<h1>${heading}</h1><p role="alert">${escapeHtml(message)}</p>`);
-}
-
-export const PAGE_STYLE = `:root{color-scheme:light;--ink:#1b1b1b;--accent:#1d4ed8;--muted:#4b5563;--bad:#991b1b}
-*{box-sizing:border-box}
-body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:1.0625rem;line-height:1.5;color:var(--ink);background:#f8fafc}
-.banner{background:#0f172a;color:#fff;padding:.75rem 1rem}.banner p{margin:0;font-weight:600}
-main{max-width:40rem;margin:0 auto;padding:1rem}
-footer{max-width:40rem;margin:0 auto;padding:1rem}
-h1{font-size:1.75rem;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:0 0 .5rem}
-.action{background:#fff;border:1px solid #cbd5e1;border-radius:.5rem;padding:1rem;margin:1rem 0}
-.field{display:flex;flex-direction:column;gap:.25rem}
-label{font-weight:600}.hint{color:var(--muted);font-size:.95rem}
-input{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%;max-width:24rem;min-height:2.75rem}
-textarea{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%}
-button{font:inherit;font-weight:600;padding:.6rem 1.1rem;min-height:2.75rem;border-radius:.375rem;border:2px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:var(--accent)}
-a{color:var(--accent)}
-:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-.problem{color:var(--bad);border-left:4px solid var(--bad);padding:.25rem .75rem;background:#fef2f2}
-.info{border-left:4px solid var(--accent);padding:.25rem .75rem;background:#eff6ff}
-.stages{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0}
-.stages li{padding:.3rem .7rem;border-radius:1rem;border:2px solid #94a3b8;color:var(--muted)}
-.stages li.past{border-color:#15803d;color:#14532d}
-.stages li.current{border-color:var(--accent);background:var(--accent);color:#fff;font-weight:600}
-code{word-break:break-all}
-fieldset.corrections{border:1px solid #cbd5e1;border-radius:.375rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
-fieldset.corrections legend{font-weight:600;padding:0 .25rem}.correction{margin:.5rem 0}
-details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-`;

@@ -1,29 +1,11 @@
 // The respondent's page /respond/{token}, rendered on the server as one plain HTML form, without script,
-// in the privacy center's style and under its Content-Security-Policy: the task's instructions and one
-// labelled field per field of its system. It shows nothing of the data subject.
+// through the public pages' kit (src/public-pages/), in the privacy center's style and under its
+// Content-Security-Policy: the task's instructions and one labelled field per field of its system. It
+// shows nothing of the data subject.
 import { escapeHtml } from '../validation/html.ts';
+import { layout, plainFrame } from '../public-pages/layout.ts';
 import type { TaskRow } from './repository.ts';
 import { MAX_VALUE_LENGTH } from './schemas.ts';
-
-function layout(title: string, organization: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/privacy-center/privacy-center.css">
-</head>
-<body>
-<header class="banner"><p class="organization">${escapeHtml(organization)}</p></header>
-<main id="main">
-${body}
-</main>
-</body>
-</html>
-`;
-}
 
 export function renderRespondentForm(organization: string, task: TaskRow, token: string): string {
   const fields = task.fields
@@ -37,7 +19,7 @@ export function renderRespondentForm(organization: string, task: TaskRow, token:
   const verb = task.action === 'erasure' ? 'Confirm the erasure' : 'Send the answer';
   return layout(
     `A question from ${organization}`,
-    organization,
+    plainFrame(organization),
     `<h1>A question about a privacy request</h1>
 <p>${escapeHtml(organization)} handles a privacy request and asks for your help with <strong>${escapeHtml(task.system_name)}</strong>.</p>
 ${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">Instructions</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
@@ -66,7 +48,7 @@ export function renderRespondentEnding(organization: string, kind: keyof typeof 
   const [heading, text] = ENDINGS[kind];
   return layout(
     heading,
-    organization,
+    plainFrame(organization),
     `<h1>${heading}</h1><p role="${kind === 'done' ? 'status' : 'alert'}">${text}</p>`,
   );
 }

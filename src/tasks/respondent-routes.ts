@@ -1,10 +1,10 @@
 // The respondent's page: GET /respond/{token} shows the task's form, POST answers it (a plain form post,
 // no script). A link that is spent, expired or unknown gets a page saying so (410 or 404) and changes
-// nothing; a cross-site post is refused (403) before anything is done. Every answer carries the privacy
-// center's Content-Security-Policy and is never cached. The token never reaches a log line.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+// nothing; a cross-site post is refused (403) before anything is done. Every answer is a public page of
+// the kit (src/public-pages/): the privacy center's Content-Security-Policy, never cached. The token never reaches a log line.
+import type { FastifyPluginAsync } from 'fastify';
 import { crossSiteProblem } from '../privacy-center/cross-site.ts';
-import { PAGE_CSP } from '../privacy-center/page.ts';
+import { answerAsPublicPages, sendPage } from '../public-pages/replies.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import type { Services } from '../services.ts';
 import { renderRespondentEnding, renderRespondentForm } from './respondent-page.ts';
@@ -15,16 +15,9 @@ const STATUS_OF = { done: 200, used: 410, expired: 410, answered: 409, unknown: 
 
 export function respondentRoutes(services: Services): FastifyPluginAsync {
   const organization = async () => (await readPrivacyCenterSettings(services.db)).organization_name;
-  const html = (reply: FastifyReply, status: number, text: string) =>
-    reply.status(status).type('text/html; charset=utf-8').send(text);
 
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
+    answerAsPublicPages(app);
 
     // Pages, not API: like the privacy center's, they stay out of the OpenAPI document.
     app.get<{ Params: { token: string } }>(
@@ -33,13 +26,17 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
       async (request, reply) => {
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind === 'form') {
-          return html(
+          return sendPage(
             reply,
             200,
             renderRespondentForm(await organization(), state.task, request.params.token),
           );
         }
-        return html(reply, STATUS_OF[state.kind], renderRespondentEnding(await organization(), state.kind));
+        return sendPage(
+          reply,
+          STATUS_OF[state.kind],
+          renderRespondentEnding(await organization(), state.kind),
+        );
       },
     );
 
@@ -48,10 +45,15 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
       { schema: { hide: true } },
       async (request, reply) => {
         const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderRespondentEnding(await organization(), 'cross_site'));
+        if (crossSite)
+          return sendPage(reply, 403, renderRespondentEnding(await organization(), 'cross_site'));
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind !== 'form') {
-          return html(reply, STATUS_OF[state.kind], renderRespondentEnding(await organization(), state.kind));
+          return sendPage(
+            reply,
+            STATUS_OF[state.kind],
+            renderRespondentEnding(await organization(), state.kind),
+          );
         }
         // Only the task's own fields are read; empty answers are left out.
         const form = (
@@ -63,13 +65,13 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           if (typeof value === 'string' && value.trim() !== '') data[field.name] = value.trim();
         }
         if (Object.values(data).some((value) => value.length > MAX_VALUE_LENGTH)) {
-          return html(reply, 422, renderRespondentEnding(await organization(), 'too_long'));
+          return sendPage(reply, 422, renderRespondentEnding(await organization(), 'too_long'));
         }
         const outcome = await answerAsRespondent(services, request.params.token, data);
         if (outcome === 'done') {
           request.log.info({ task_id: state.task.id }, 'task answered by its respondent');
         }
-        return html(reply, STATUS_OF[outcome], renderRespondentEnding(await organization(), outcome));
+        return sendPage(reply, STATUS_OF[outcome], renderRespondentEnding(await organization(), outcome));
       },
     );
   };
