@@ -1,4 +1,4 @@
-// Authorized agents (CCPA §7063, DECISIONS.md "More ways in"). A public request may name an agent: the
+// Authorized agents (CCPA §7063, docs/decisions.md#more-ways-in). A public request may name an agent: the
 // code goes to the agent's email, and the right code proves the agent's email only. The subject is then
 // mailed a single-use link (its SHA-256 kept, valid AGENT_CONFIRMATION_TTL_SECONDS) to confirm that the
 // agent acts for them; their confirmation proves the subject's email too (the link went there), and only
