@@ -5,6 +5,7 @@ import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import letheRules from './tools/eslint-secret-owners.js';
+import trustRules from './tools/eslint-trusted-identity.js';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -27,6 +28,9 @@ const WORKER_CODE = [
   './src/privacy-requests/rules/erasure.ts',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
+  './src/events/delivery.ts',
+  './src/events/delivery-repository.ts',
+  './src/events/worker.ts',
 ];
 /**
  * Folders whose code runs behind the API: routes, the HTTP kit and the services they call; runtime/ too,
@@ -37,13 +41,14 @@ const WORKER_CODE = [
  * registration may import an action type's module, never the engine, the runner or erasure itself.
  */
 const API_SIDE = [
-  './src/!(runtime|cli|privacy-requests|outbox)/**',
+  './src/!(runtime|cli|privacy-requests|outbox|events)/**',
   './src/runtime/!(start).ts',
   './src/privacy-requests/*.ts',
   // The action types' own modules hold their part of the run: runtime/ registers them, the API reads the registry.
   './src/privacy-requests/rules/!(runner|erasure|*-action).ts',
   './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
+  './src/events/!(worker|delivery|delivery-repository).ts',
 ];
 /**
  * The HTTP faces, the only code that may import Fastify: the folders whose every file faces HTTP, every
@@ -55,6 +60,7 @@ const HTTP_FOLDERS = ['http', 'runtime', 'rate-limits', 'subject-api'];
 const HTTP_PLUGINS = [
   './src/api-keys/gate.ts',
   './src/privacy-center/cross-site.ts',
+  './src/privacy-center/language.ts',
   './src/privacy-center/throttle.ts',
   './src/public-pages/replies.ts',
 ];
@@ -78,6 +84,8 @@ const DOMAIN_ROOMS = [
   'corrections',
   'disclosure',
   'datastore',
+  'erasure-preview',
+  'events',
   'deadlines',
   'fides-compat',
   'health',
@@ -93,6 +101,8 @@ const DOMAIN_ROOMS = [
   'privacy-requests',
   'reports',
   'runtime',
+  'scim',
+  'sso',
   'subject-api',
   'tasks',
   'verification',
@@ -112,6 +122,8 @@ const CORE_FEATURES = [
   'console',
   'corrections',
   'disclosure',
+  'erasure-preview',
+  'events',
   'fides-compat',
   'manual-systems',
   'metrics',
@@ -139,11 +151,13 @@ const SECRET_OWNERS = {
   outbox: 'src/outbox/content.ts',
   'task-data': 'src/tasks/task-data.ts',
   'request-notes': 'src/notes/sealing.ts',
+  'event-signing': 'src/events/secrets.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
   corrections: 'src/corrections/sealing.ts',
+  'oidc-sign-in': 'src/sso/service.ts',
 };
 
 /**
@@ -158,6 +172,17 @@ const SECRET_MODULES = [
   ...new Set(Object.values(SECRET_OWNERS).filter((owner) => !KEYS_BEHIND_A_SERVICE.includes(owner))),
 ].map((owner) => (owner.startsWith('./') ? owner : `./${owner}`));
 
+/**
+ * Each function that makes a TrustedIdentity (src/privacy-requests/trusted-identity.ts) and the modules that
+ * hold its proof (docs/decisions.md#whom-lethe-acts-for): nothing else may import it.
+ */
+const TRUST_MINTERS = {
+  provedByCode: ['src/verification/service.ts'],
+  provedByAgentConfirmation: ['src/agents/service.ts'],
+  establishedByPowerOfAttorney: ['src/agents/service.ts'],
+  givenByOperator: ['src/privacy-requests/service.ts'],
+  derivedByWebhook: ['src/privacy-requests/engine/executor.ts', 'src/privacy-requests/reply-service.ts'],
+};
 const houseZones = [
   {
     target: ['./src/!(jobs)/**', './src/*.ts'],
@@ -292,6 +317,18 @@ export const houseRuleBlocks = [
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
     },
     rules: { 'import-x/no-restricted-paths': ['error', { zones: consoleZones }] },
+  },
+  {
+    // Trust is a type only proof makes: each minting function is imported by its proving module only, and
+    // nothing casts to the trusted types but identity.ts, which opens the trusted set it sealed.
+    files: ['src/**/*.ts'],
+    plugins: { trust: trustRules },
+    rules: {
+      'trust/trusted-identity': [
+        'error',
+        { minters: TRUST_MINTERS, casters: ['src/privacy-requests/identity.ts'] },
+      ],
+    },
   },
 ];
 

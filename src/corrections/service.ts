@@ -8,14 +8,14 @@ import { recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { knownAttributeNames } from '../datastore/attribute-catalog.ts';
-import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import { matchedSubtrees } from '../datastore/identity-match.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import { listDatastoreNames } from '../datastore/subject-store.ts';
 import { setAttributeValues } from '../datastore/subject-writes.ts';
+import { NOTHING_PROVED, type TrustedMatch, trustedMatches } from '../privacy-requests/trusted-identity.ts';
 import type { CorrectionPreview } from './schemas.ts';
 import { type Correction, openCorrections } from './sealing.ts';
-import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 
 /** The rule action that writes corrections. */
@@ -90,11 +90,13 @@ export async function previewRequestCorrections(
 ): Promise<CorrectionPreview | undefined> {
   const row = await privacyRequestRepository.find(services.db, id);
   if (!row?.corrections_sealed) return undefined;
-  const identity = row.identity_sealed ? openIdentity(services.keyring, row.id, row.identity_sealed) : {};
+  const identity = row.identity_sealed
+    ? openIdentity(services.keyring, row.id, row.identity_sealed)
+    : NOTHING_PROVED;
   return previewCorrections(
     services.db,
     services,
-    typedIdentities(identity),
+    trustedMatches(identity),
     openCorrections(services.keyring, row.id, row.corrections_sealed),
   );
 }
@@ -103,7 +105,7 @@ export async function previewRequestCorrections(
 export async function previewCorrections(
   db: Queryable,
   services: { keyring: Keyring },
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<CorrectionPreview> {
   const changes: CorrectionPreview['changes'] = [];
@@ -133,7 +135,7 @@ export async function applyCorrections(
   services: { db: Database; keyring: Keyring },
   privacyRequestId: string,
   datastores: readonly string[],
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<number> {
   let written = 0;

@@ -6,14 +6,9 @@ import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, unauthorized } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { approveRequest, awaitsOperator } from './approval.ts';
-import {
-  type DerivedIdentity,
-  derivedIdentityProblem,
-  mergeIdentity,
-  openIdentity,
-  sealIdentity,
-} from './identity.ts';
+import { type DerivedIdentity, derivedIdentityProblem, openIdentity, sealIdentity } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
+import { derivedByWebhook, NOTHING_PROVED } from './trusted-identity.ts';
 import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
@@ -52,8 +47,8 @@ export class ReplyToService {
       if (derived && Object.keys(derived).length > 0) {
         const known = row.identity_sealed
           ? openIdentity(this.#services.keyring, id, row.identity_sealed)
-          : {};
-        changes.identity_sealed = sealIdentity(this.#services.keyring, id, mergeIdentity(known, derived));
+          : NOTHING_PROVED;
+        changes.identity_sealed = sealIdentity(this.#services.keyring, id, derivedByWebhook(known, derived));
       }
       await repo.transition(tx, {
         id,

@@ -26,5 +26,7 @@ code{word-break:break-all}
 fieldset.corrections{border:1px solid #cbd5e1;border-radius:.375rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
 fieldset.corrections legend{font-weight:600;padding:0 .25rem}.correction{margin:.5rem 0}
 details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
+.languages ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0}
+.languages a{color:#fff}.languages a[aria-current]{font-weight:700;text-decoration:none}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

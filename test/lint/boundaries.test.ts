@@ -278,6 +278,36 @@ const planted: Planted[] = [
     line: 'export const misleading = /a+(a*)/;',
     rule: 'regexp/no-misleading-capturing-group',
   },
+  {
+    boundary: 'a way in minting trust it did not prove (the public form calling itself operator)',
+    file: 'src/privacy-center/submission.ts',
+    line: "import { givenByOperator } from '../privacy-requests/trusted-identity.ts';",
+    rule: 'trust/trusted-identity',
+  },
+  {
+    boundary: 'the agent path minting trust by code it never checked',
+    file: 'src/agents/service.ts',
+    line: "import { provedByCode } from '../privacy-requests/trusted-identity.ts';",
+    rule: 'trust/trusted-identity',
+  },
+  {
+    boundary: 'a whole import of the trust module',
+    file: 'src/consent/service.ts',
+    line: "import * as trust from '../privacy-requests/trusted-identity.ts';",
+    rule: 'trust/trusted-identity',
+  },
+  {
+    boundary: 'a cast to TrustedIdentity outside the trust module',
+    file: 'src/corrections/service.ts',
+    line: 'export const forged = (given: object) => given as unknown as TrustedIdentity;',
+    rule: 'trust/trusted-identity',
+  },
+  {
+    boundary: 'a cast to an array of TrustedMatch',
+    file: 'src/privacy-requests/engine/executor.ts',
+    line: 'export const forged = (given: object[]) => <TrustedMatch[]>given;',
+    rule: 'trust/trusted-identity',
+  },
 ];
 
 async function complaints(file: string, source: string, rule: string): Promise<string[]> {
