@@ -60,6 +60,7 @@ const HTTP_FOLDERS = ['http', 'runtime', 'rate-limits', 'subject-api'];
 const HTTP_PLUGINS = [
   './src/api-keys/gate.ts',
   './src/privacy-center/cross-site.ts',
+  './src/privacy-center/language.ts',
   './src/privacy-center/throttle.ts',
   './src/public-pages/replies.ts',
 ];
@@ -173,7 +174,7 @@ const SECRET_MODULES = [
 
 /**
  * Each function that makes a TrustedIdentity (src/privacy-requests/trusted-identity.ts) and the modules that
- * hold its proof (DECISIONS.md, "Trust by construction"): nothing else may import it.
+ * hold its proof (docs/decisions.md#whom-lethe-acts-for): nothing else may import it.
  */
 const TRUST_MINTERS = {
   provedByCode: ['src/verification/service.ts'],

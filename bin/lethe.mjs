@@ -28,4 +28,7 @@ if (!built) {
   if (build.status !== 0) process.exit(build.status ?? 1);
   built = upToDate();
 }
+// dist/'s files carry source maps (scripts/build.mjs): turned on before the first of them loads, a stack
+// trace names the lines of src/, not of the JavaScript built from it.
+if (built) process.setSourceMapsEnabled(true);
 await import(built ? '../dist/cli/main.js' : '../src/cli/main.ts');

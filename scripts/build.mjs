@@ -11,6 +11,10 @@
 // edit, a checkout, a restore of an older file) is built again; what no longer has a source is removed. So
 // the `lethe` bin, which `npm start` runs, checks this first and never starts code other than src/'s. Written in JavaScript because it has
 // to run where Node will not strip types.
+//
+// Each compiled file has its source map beside it (`x.js.map`, naming `src/x.ts`), so that a stack trace of
+// dist/ names the lines of src/: the `lethe` bin turns source maps on when it runs dist/ (bin/lethe.mjs;
+// test/cli/source-maps.test.ts). A map is built, dated and removed with its file.
 import {
   mkdirSync,
   readdirSync,
@@ -46,6 +50,12 @@ function builtName(source) {
   return source.endsWith('.ts') ? `${source.slice(0, -'.ts'.length)}.js` : source;
 }
 
+/** What building `source` writes: its built file, and a compiled file's source map. */
+function builtFiles(source) {
+  const built = builtName(source);
+  return source.endsWith('.ts') ? [built, `${built}.map`] : [built];
+}
+
 function modifiedMs(file) {
   try {
     return statSync(file).mtimeMs;
@@ -58,13 +68,13 @@ function modifiedMs(file) {
 /** What a build would do: the sources to (re)compile or copy, and the built files left without a source. */
 export function pendingWork() {
   const sources = filesUnder(SOURCE_DIR);
-  const built = new Set(sources.map(builtName));
+  const built = new Set(sources.flatMap(builtFiles));
   // Within a millisecond: utimes takes the time as a double of seconds, file systems keep nanoseconds.
-  const stale = sources.filter(
-    (source) =>
-      Math.abs(
-        modifiedMs(path.join(BUILD_DIR, builtName(source))) - modifiedMs(path.join(SOURCE_DIR, source)),
-      ) >= 1,
+  const stale = sources.filter((source) =>
+    builtFiles(source).some(
+      (file) =>
+        Math.abs(modifiedMs(path.join(BUILD_DIR, file)) - modifiedMs(path.join(SOURCE_DIR, source))) >= 1,
+    ),
   );
   const orphans = filesUnder(BUILD_DIR).filter((file) => !built.has(file));
   return { stale, orphans };
@@ -74,8 +84,7 @@ export function pendingWork() {
  * Writes `source`'s built form with its modification time, through a temporary file so that a process
  * starting meanwhile never imports half a module.
  */
-function writeBuilt(source, content) {
-  const file = path.join(BUILD_DIR, builtName(source));
+function writeBuilt(source, content, file = path.join(BUILD_DIR, builtName(source))) {
   const { atimeMs, mtimeMs } = statSync(path.join(SOURCE_DIR, source));
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
@@ -95,13 +104,18 @@ export function build() {
       module: ts.ModuleKind.ESNext,
       verbatimModuleSyntax: true,
       rewriteRelativeImportExtensions: true,
+      sourceMap: true,
     };
     for (const source of stale.filter((file) => file.endsWith('.ts'))) {
       const fileName = path.join(SOURCE_DIR, source);
-      const { outputText } = ts.transpileModule(readFileSync(fileName, 'utf8'), {
+      const { outputText, sourceMapText } = ts.transpileModule(readFileSync(fileName, 'utf8'), {
         fileName,
         compilerOptions,
       });
+      // The emitter names the source by its base name, as if beside the map: name the one in src/.
+      const built = path.join(BUILD_DIR, builtName(source));
+      const map = { ...JSON.parse(sourceMapText), sources: [path.relative(path.dirname(built), fileName)] };
+      writeBuilt(source, JSON.stringify(map), `${built}.map`);
       writeBuilt(source, outputText);
     }
   }

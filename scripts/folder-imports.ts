@@ -3,7 +3,7 @@
 // reader of the folder sees them). A room is a folder right under src/ (src/privacy-requests/, with its
 // subfolders) or a file right under it (src/services.ts). Rooms stand on floors, each above what it imports;
 // where rooms import each other in a knot, some arrow must run back up whatever the order, and this script
-// finds the order with the fewest: that minimum is the figure (README, "Architecture"; issue 36 bounds it).
+// finds the order with the fewest: that minimum is the figure (docs/architecture.md; issue 36 bounds it).
 // test/lint/folder-imports.test.ts fails above the bound. Run: `node scripts/folder-imports.ts`.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Lints the OpenAPI document Lethe serves at /openapi.json with Redocly's recommended rules, failing on
-// any error or warning (DECISIONS.md: "An API a client generator can trust"). Run by `npm run lint`.
+// any error or warning (docs/decisions.md#an-api-a-client-generator-can-trust). Run by `npm run lint`.
 //
 // The document is built the way the server builds it (buildApp, then app.swagger()), with no listening
 // server and no database: building the app opens no connection (the pool connects at its first query),

@@ -1,5 +1,5 @@
 // An ESLint rule for the house: trust is a type only proof can make (src/privacy-requests/trusted-identity.ts,
-// DECISIONS.md "Trust by construction"). Each function there that makes a TrustedIdentity stands for one
+// docs/decisions.md#whom-lethe-acts-for). Each function there that makes a TrustedIdentity stands for one
 // proof and may be imported only by the module that holds that proof; nothing but the trust module itself
 // (and identity.ts, which opens the trusted set it sealed) may cast a value to TrustedIdentity or
 // TrustedMatch. A new way in that wants trust must prove something, and this rule says where.

@@ -51,7 +51,7 @@ function consoleFetch(onUnauthorized?: (detail: string) => void) {
 /** A client without a token, for the calls that make one. */
 const anonymous = () => createLetheClient({ baseUrl: '', fetch: consoleFetch() });
 
-/** Exchanges management client credentials for an access token (form body, as DECISIONS.md names it). */
+/** Exchanges management client credentials for an access token (a form body: docs/decisions.md#management-authentication). */
 export async function requestToken(clientId: string, clientSecret: string): Promise<TokenAnswer> {
   return answer(
     anonymous().POST('/v1/oauth/token', {

@@ -1,4 +1,4 @@
-// Authorized agents (CCPA §7063, DECISIONS.md "More ways in"). A public request may name an agent: the
+// Authorized agents (CCPA §7063, docs/decisions.md#more-ways-in). A public request may name an agent: the
 // code goes to the agent's email, and the right code proves the agent's email only. The subject is then
 // mailed a single-use link (its SHA-256 kept, valid AGENT_CONFIRMATION_TTL_SECONDS) to confirm that the
 // agent acts for them; their confirmation proves the subject's email only (the link went there: nothing
@@ -6,7 +6,7 @@
 // through the one way in. An operator who saw a power of attorney may accept the agent instead, with a
 // reason and the identities the document establishes (audited with the operator's name). Until one of
 // them, the request stays identity_unverified: nothing runs, no webhook is called. Every value nothing
-// proved stays in the request's unverified identity (DECISIONS.md, "Trust by construction"). Never logs
+// proved stays in the request's unverified identity (docs/decisions.md#whom-lethe-acts-for). Never logs
 // an agent's or a subject's value.
 import { createHash, randomBytes } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';

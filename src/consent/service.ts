@@ -1,4 +1,4 @@
-// Consent and opt-out (DECISIONS.md, "More ways in"): the preferences a request's consent rule records for
+// Consent and opt-out (docs/decisions.md#more-ways-in): the preferences a request's consent rule records for
 // each of its trusted identities (and, for its unproven ones, its opt-outs only), the opt-out a Global
 // Privacy Control signal records, an identity's current
 // preferences with their history, and the law's clock of an opt-out (15 business days, CCPA §7026(f)).

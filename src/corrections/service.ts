@@ -1,4 +1,4 @@
-// Corrections (GDPR art. 16, DECISIONS.md "More ways in"). A request of a policy with an `update` rule
+// Corrections (GDPR art. 16, docs/decisions.md#more-ways-in). A request of a policy with an `update` rule
 // carries `corrections` ([{attribute: "<table>.<attribute>", value}]), each checked against the tables and
 // attributes the datastores hold; it always waits for an operator, who reviews the before/after of every
 // matched entity and approves. The run writes the values through the subject store's own update function

@@ -1,4 +1,4 @@
-// Which attributes of a datastore hold which identity kind (DECISIONS.md, "Whom Lethe acts for"): the
+// Which attributes of a datastore hold which identity kind (docs/decisions.md#whom-lethe-acts-for): the
 // shape and limits of a declaration, the default when a datastore declares nothing, and the list of
 // (kind, table, attribute) a privacy request's match may go through. A request's email matches only an
 // email attribute, never one that merely holds the same text (a `notes` or `referrer_email`).

@@ -1,4 +1,4 @@
-// A privacy request's match over one datastore, by identity kind (DECISIONS.md, "Whom Lethe acts for"):
+// A privacy request's match over one datastore, by identity kind (docs/decisions.md#whom-lethe-acts-for):
 // an entity matches when one of its identity attributes of kind K (declared, else the default) equals
 // the request's identity of kind K, through the blind index; its descendants belong to it. An email held
 // in a `notes` attribute is no match: whoever can type someone's address must not get their data nor

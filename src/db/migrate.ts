@@ -1,5 +1,7 @@
-// Numbered SQL migrations (migrations/NNN_name.sql), applied in order, each in its own transaction.
-// An advisory lock keeps several processes starting against one PostgreSQL from racing.
+// Numbered SQL migrations (migrations/NNN_name.sql), applied in order, every pending one in one transaction
+// (docs/decisions.md#migrations): a migration that fails leaves the schema as it was, with none of the set
+// applied. The transaction's advisory lock keeps several processes starting against one PostgreSQL from
+// racing: the later ones wait, then find nothing pending.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from './database.ts';
@@ -24,7 +26,7 @@ export async function readMigrations(): Promise<Migration[]> {
   );
 }
 
-/** Applies every migration not applied yet; answers the names it applied. */
+/** Applies every migration not applied yet, all in one transaction; answers the names it applied. */
 export async function migrate(db: Database): Promise<string[]> {
   const migrations = await readMigrations();
   return db.transaction(async (tx) => {

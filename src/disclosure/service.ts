@@ -1,4 +1,4 @@
-// Disclosures (GDPR art. 15(1), DECISIONS.md "More ways in"): what the organisation tells a subject about
+// Disclosures (GDPR art. 15(1), docs/decisions.md#more-ways-in): what the organisation tells a subject about
 // each datastore, and about each connection whose receiver holds their data (purposes, recipients,
 // retention, source, automated decisions), set by operators (audited) and carried by every access report.
 // A datastore or connection without one gets the empty disclosure, shown as "not stated".

@@ -5,7 +5,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { DomainError } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { appealOfLink, submitAppeal } from '../privacy-requests/appeals.ts';
 import type { Services } from '../services.ts';
@@ -13,7 +12,8 @@ import { translate } from '../i18n/catalogue.ts';
 import { appealPath, renderAppealForm, renderAppealReceived, STATEMENT_MAX_LENGTH } from './appeal-page.ts';
 import { crossSiteProblem, refuseCrossSite } from './cross-site.ts';
 import { refusalSentence, visitorLanguage } from './language.ts';
-import { PAGE_CSP, renderProblem } from './page.ts';
+import { renderProblem } from './page.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
 import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import type { PublicThrottle } from './throttle.ts';
 
@@ -66,28 +66,16 @@ export function appealRoutes(services: Services, throttle: PublicThrottle): Fast
   };
 }
 
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
-
 /** The page and its form. */
 export function appealPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const settings = async (language: string) =>
     settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
     const problem = async (reply: FastifyReply, error: unknown, page: { language: string; path: string }) => {
-      const status = statusOf(error);
+      const status = pageStatusOf(error);
       const message = refusalSentence(page.language, error as DomainError);
-      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
+      return sendPage(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
     const unknownLink = () =>
       new DomainError('not_found', 'This appeal link is unknown or was already used.', {
@@ -104,7 +92,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
         try {
           if (!TOKEN_SHAPE.test(token)) throw unknownLink();
           const appeal = await appealOfLink(services, token);
-          return html(
+          return sendPage(
             reply,
             200,
             renderAppealForm(await settings(language), token, appeal.window_ends_at, undefined, language),
@@ -123,7 +111,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
         const language = visitorLanguage(request, services.config);
         const page = { language, path: TOKEN_SHAPE.test(token) ? appealPath(token) : '/privacy-center' };
         if (crossSiteProblem(request, services.config))
-          return html(
+          return sendPage(
             reply,
             403,
             renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
@@ -135,7 +123,7 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
           const statement = typeof raw === 'string' ? raw.trim() : '';
           if (statement === '' || statement.length > STATEMENT_MAX_LENGTH) {
             const appeal = await appealOfLink(services, token);
-            return html(
+            return sendPage(
               reply,
               422,
               renderAppealForm(
@@ -151,7 +139,11 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
             );
           }
           const received = await submitAppeal(services, token, statement);
-          return html(reply, 200, renderAppealReceived(await settings(language), received.due_date, page));
+          return sendPage(
+            reply,
+            200,
+            renderAppealReceived(await settings(language), received.due_date, page),
+          );
         } catch (error) {
           return problem(reply, error, page);
         }

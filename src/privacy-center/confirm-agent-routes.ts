@@ -3,23 +3,18 @@
 // links); the subject's button posts the confirmation. A link used before says so and changes nothing.
 // Every word is in the visitor's language (src/i18n/).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { DomainError } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
+import type { DomainError } from '../errors.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { translate } from '../i18n/catalogue.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { refusalSentence, visitorLanguage } from './language.ts';
-import { inLanguage, layout, PAGE_CSP, type PageContext, renderProblem, wordsOf } from './page.ts';
+import { inLanguage, layout, type PageContext, renderProblem, wordsOf } from './page.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
 import type { PublicThrottle } from './throttle.ts';
 import type { Services } from '../services.ts';
 import { escapeHtml } from '../validation/html.ts';
 import { confirmAgent, type ConfirmationView, readConfirmation } from '../agents/service.ts';
-
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
 
 const confirmPath = (token: string) => `/privacy-center/confirm-agent/${encodeURIComponent(token)}`;
 
@@ -52,18 +47,11 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
   const settings = async (language: string) =>
     settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
     const problem = async (reply: FastifyReply, error: unknown, page: PageContext) => {
-      const status = statusOf(error);
+      const status = pageStatusOf(error);
       const message = refusalSentence(page.language, error as DomainError);
-      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
+      return sendPage(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
 
     app.get<{ Params: { token: string } }>(
@@ -74,7 +62,7 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
         const language = visitorLanguage(request, services.config);
         try {
           const view = await readConfirmation(services, request.params.token);
-          return html(
+          return sendPage(
             reply,
             200,
             renderConfirmation(await settings(language), view, request.params.token, language),
@@ -92,14 +80,14 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
         const language = visitorLanguage(request, services.config);
         const page = { language, path: '/privacy-center' };
         if (crossSiteProblem(request, services.config))
-          return html(
+          return sendPage(
             reply,
             403,
             renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
           );
         try {
           const view = await confirmAgent(services, request.params.token);
-          return html(
+          return sendPage(
             reply,
             200,
             renderConfirmation(await settings(language), view, request.params.token, language),

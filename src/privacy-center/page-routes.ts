@@ -2,7 +2,7 @@
 // page with the code form, the stylesheet, and the access-package download. Forms post here and are
 // answered with a redirect (so reloading never posts twice) or, when something is wrong, the same page
 // with the problem and the right 4xx status; a cross-site post is refused (403) before anything is done.
-// Every answer carries PAGE_CSP and is never cached.
+// Every answer is a public page of the kit (src/public-pages/): PAGE_CSP, never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
 import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
@@ -12,8 +12,9 @@ import {
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
-import { DomainError, invalid } from '../errors.ts';
-import { STATUS_BY_KIND } from '../http/error-handler.ts';
+import { type DomainError, invalid } from '../errors.ts';
+import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
+import { PAGE_STYLE } from '../public-pages/style.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
 import { translate } from '../i18n/catalogue.ts';
@@ -23,8 +24,6 @@ import {
   CORRECTION_ROWS,
   type CorrectionRow,
   inLanguage,
-  PAGE_CSP,
-  PAGE_STYLE,
   renderHome,
   renderProblem,
   renderStanding,
@@ -75,14 +74,9 @@ function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined
   return corrections.length > 0 ? corrections : undefined;
 }
 
-function statusOf(error: unknown): number {
-  if (error instanceof DomainError) return STATUS_BY_KIND[error.kind];
-  throw error;
-}
-
 /** A refusal's status and its sentence in the page's language (a non-domain error is thrown on). */
 function refused(error: unknown, language: string): { status: number; message: string } {
-  const status = statusOf(error);
+  const status = pageStatusOf(error);
   return { status, message: refusalSentence(language, error as DomainError) };
 }
 
@@ -116,16 +110,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
   };
 
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      // Forms posted from the page then carry its origin (no-referrer makes it "null"): see cross-site.ts.
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
-
-    const html = (reply: FastifyReply, status: number, text: string) =>
-      reply.status(status).type('text/html; charset=utf-8').send(text);
+    answerAsPublicPages(app);
 
     const standingPage = async (
       reply: FastifyReply,
@@ -136,14 +121,14 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     ) => {
       const current = await settings(language);
       try {
-        return html(
+        return sendPage(
           reply,
           status,
           renderStanding(current, await submissions.standing(id, language), notice, language),
         );
       } catch (error) {
         const refusal = refused(error, language);
-        return html(
+        return sendPage(
           reply,
           refusal.status,
           renderProblem(current, refusal.status, refusal.message, { language, path: HOME }),
@@ -157,7 +142,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
     };
 
     app.get('/privacy-center', { schema: { hide: true } }, async (request, reply) =>
-      html(reply, 200, await home(visitorLanguage(request, services.config))),
+      sendPage(reply, 200, await home(visitorLanguage(request, services.config))),
     );
 
     app.get('/privacy-center/privacy-center.css', { schema: { hide: true } }, async (_request, reply) =>
@@ -198,7 +183,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           return reply.redirect(inLanguage(requestPath(answer.id), language), 303);
         } catch (error) {
           const { status, message } = refused(error, language);
-          return html(
+          return sendPage(
             reply,
             status,
             await home(language, { policyKey, message, values: { ...values, ...agent, corrections: rows } }),
@@ -268,7 +253,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
         const language = visitorLanguage(request, services.config);
         const problemPage = async (error: unknown) => {
           const { status, message } = refused(error, language);
-          return html(
+          return sendPage(
             reply,
             status,
             renderProblem(await settings(language), status, message, { language, path: HOME }),

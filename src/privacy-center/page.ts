@@ -1,5 +1,5 @@
-// The privacy center page, rendered on the server as plain HTML forms: no script at all, so it works with
-// any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
+// The privacy center page, rendered on the server as plain HTML forms through the public pages' kit
+// (src/public-pages/): no script at all, so it works with any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected). Every word is the
 // catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others.
@@ -8,18 +8,10 @@ import { formatInstant } from '../i18n/dates.ts';
 import { translateHtml } from '../i18n/html.ts';
 import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { escapeHtml } from '../validation/html.ts';
+import { layout as pageLayout, type PageFrame } from '../public-pages/layout.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
 import type { FormKinds, PublicRequestView, Stage } from './submission.ts';
-
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** How many rows a correction form offers (CORRECTION_FIELDS names their fields). */
 export const CORRECTION_ROWS = 3;
@@ -83,25 +75,17 @@ export function layout(
   body: string,
   page: PageContext,
 ): string {
-  return `<!doctype html>
-<html lang="${escapeHtml(page.language)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/privacy-center/privacy-center.css">
-</head>
-<body>
-<header class="banner"><p class="organization">${escapeHtml(settings.organization_name)}</p>
-${languageSwitcher(page)}</header>
-<main id="main">
-${body}
-</main>
-<footer><p><a href="${escapeHtml(inLanguage('/privacy-center', page.language))}">${escapeHtml(settings.title)}</a></p></footer>
-</body>
-</html>
-`;
+  return pageLayout(title, privacyCenterFrame(settings, page), body);
+}
+
+/** The frame of a privacy center page: its language switcher, and its foot's link home in that language. */
+export function privacyCenterFrame(settings: PrivacyCenterSettings, page: PageContext): PageFrame {
+  return {
+    organization: settings.organization_name,
+    lang: page.language,
+    navigation: languageSwitcher(page),
+    home: { title: settings.title, href: inLanguage('/privacy-center', page.language) },
+  };
 }
 
 function actionForm(
@@ -288,34 +272,3 @@ export function renderProblem(
     page,
   );
 }
-
-export const PAGE_STYLE = `:root{color-scheme:light;--ink:#1b1b1b;--accent:#1d4ed8;--muted:#4b5563;--bad:#991b1b}
-*{box-sizing:border-box}
-body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:1.0625rem;line-height:1.5;color:var(--ink);background:#f8fafc}
-.banner{background:#0f172a;color:#fff;padding:.75rem 1rem}.banner p{margin:0;font-weight:600}
-main{max-width:40rem;margin:0 auto;padding:1rem}
-footer{max-width:40rem;margin:0 auto;padding:1rem}
-h1{font-size:1.75rem;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:0 0 .5rem}
-.action{background:#fff;border:1px solid #cbd5e1;border-radius:.5rem;padding:1rem;margin:1rem 0}
-.field{display:flex;flex-direction:column;gap:.25rem}
-label{font-weight:600}.hint{color:var(--muted);font-size:.95rem}
-input{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%;max-width:24rem;min-height:2.75rem}
-textarea{font:inherit;padding:.6rem .7rem;border:2px solid #64748b;border-radius:.375rem;width:100%}
-button{font:inherit;font-weight:600;padding:.6rem 1.1rem;min-height:2.75rem;border-radius:.375rem;border:2px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:var(--accent)}
-a{color:var(--accent)}
-:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-.problem{color:var(--bad);border-left:4px solid var(--bad);padding:.25rem .75rem;background:#fef2f2}
-.info{border-left:4px solid var(--accent);padding:.25rem .75rem;background:#eff6ff}
-.stages{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0}
-.stages li{padding:.3rem .7rem;border-radius:1rem;border:2px solid #94a3b8;color:var(--muted)}
-.stages li.past{border-color:#15803d;color:#14532d}
-.stages li.current{border-color:var(--accent);background:var(--accent);color:#fff;font-weight:600}
-code{word-break:break-all}
-fieldset.corrections{border:1px solid #cbd5e1;border-radius:.375rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
-fieldset.corrections legend{font-weight:600;padding:0 .25rem}.correction{margin:.5rem 0}
-details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
-.languages ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0}
-.languages a{color:#fff}.languages a[aria-current]{font-weight:700;text-decoration:none}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-`;

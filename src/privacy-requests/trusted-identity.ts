@@ -1,4 +1,4 @@
-// Trust is a type (DECISIONS.md "Trust by construction", CONVENTIONS.md 20). A value that selects whose data
+// Trust is a type (docs/decisions.md#whom-lethe-acts-for, CONVENTIONS.md 20). A value that selects whose data
 // a rule run reads or erases, whose consent is written, whose attributes are corrected, is a
 // `TrustedIdentity`, and only proof makes one: each way of proving has its own function here, and the lint
 // rule `lethe/trusted-identity` (tools/eslint-trusted-identity.js) lets only its proving module import it

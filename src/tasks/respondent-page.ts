@@ -1,5 +1,6 @@
 // The respondent's page /respond/{token}, rendered on the server as one plain HTML form, without script,
-// in the privacy center's style and under its Content-Security-Policy: the task's instructions and one
+// through the public pages' kit (src/public-pages/), in the privacy center's style and under its
+// Content-Security-Policy: the task's instructions and one
 // labelled field per field of its system. Of the data subject it shows only the identifiers the system
 // names (its `identities`: what the person answering needs to find the record), nothing else. Its own words
 // are in the visitor's language (src/i18n/); the instructions and field labels are the operator's, as written.
@@ -7,31 +8,16 @@ import type { MessageKey } from '../i18n/catalogue.ts';
 import { translate } from '../i18n/catalogue.ts';
 import { languageSwitcher, type PageContext, wordsOf } from '../privacy-center/page.ts';
 import { escapeHtml } from '../validation/html.ts';
+import { layout as pageLayout } from '../public-pages/layout.ts';
 import type { TaskRow } from './repository.ts';
 import type { Identifier } from './respondent.ts';
 import { MAX_VALUE_LENGTH } from './schemas.ts';
 
 export const respondentPath = (token: string) => `/respond/${encodeURIComponent(token)}`;
 
+/** A respondent's page: the kit's frame with the language switcher and no link to the privacy center. */
 function layout(title: string, organization: string, body: string, page: PageContext): string {
-  return `<!doctype html>
-<html lang="${escapeHtml(page.language)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/privacy-center/privacy-center.css">
-</head>
-<body>
-<header class="banner"><p class="organization">${escapeHtml(organization)}</p>
-${languageSwitcher(page)}</header>
-<main id="main">
-${body}
-</main>
-</body>
-</html>
-`;
+  return pageLayout(title, { organization, lang: page.language, navigation: languageSwitcher(page) }, body);
 }
 
 const IDENTIFIER_NAMES: Record<string, MessageKey> = {

@@ -2,10 +2,10 @@
 // no script). A link that is spent, expired or unknown gets a page saying so (410 or 404) and changes
 // nothing; a cross-site post is refused (403) before anything is done. Every answer carries the privacy
 // center's Content-Security-Policy and is never cached. The token never reaches a log line.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { crossSiteProblem } from '../privacy-center/cross-site.ts';
 import { visitorLanguage } from '../privacy-center/language.ts';
-import { PAGE_CSP } from '../privacy-center/page.ts';
+import { answerAsPublicPages, sendPage } from '../public-pages/replies.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import type { Services } from '../services.ts';
 import { renderRespondentEnding, renderRespondentForm, respondentPath } from './respondent-page.ts';
@@ -16,16 +16,9 @@ const STATUS_OF = { done: 200, used: 410, expired: 410, answered: 409, unknown: 
 
 export function respondentRoutes(services: Services): FastifyPluginAsync {
   const organization = async () => (await readPrivacyCenterSettings(services.db)).organization_name;
-  const html = (reply: FastifyReply, status: number, text: string) =>
-    reply.status(status).type('text/html; charset=utf-8').send(text);
 
   return async (app) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', PAGE_CSP);
-      reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'same-origin');
-      return payload;
-    });
+    answerAsPublicPages(app);
 
     // Pages, not API: like the privacy center's, they stay out of the OpenAPI document.
     app.get<{ Params: { token: string } }>(
@@ -35,7 +28,7 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
         const language = visitorLanguage(request, services.config);
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind === 'form') {
-          return html(
+          return sendPage(
             reply,
             200,
             renderRespondentForm(
@@ -48,7 +41,7 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           );
         }
         const page = { language, path: respondentPath(request.params.token) };
-        return html(
+        return sendPage(
           reply,
           STATUS_OF[state.kind],
           renderRespondentEnding(await organization(), state.kind, page),
@@ -66,10 +59,10 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
         };
         const crossSite = crossSiteProblem(request, services.config);
         if (crossSite)
-          return html(reply, 403, renderRespondentEnding(await organization(), 'cross_site', page));
+          return sendPage(reply, 403, renderRespondentEnding(await organization(), 'cross_site', page));
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind !== 'form') {
-          return html(
+          return sendPage(
             reply,
             STATUS_OF[state.kind],
             renderRespondentEnding(await organization(), state.kind, page),
@@ -85,13 +78,17 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           if (typeof value === 'string' && value.trim() !== '') data[field.name] = value.trim();
         }
         if (Object.values(data).some((value) => value.length > MAX_VALUE_LENGTH)) {
-          return html(reply, 422, renderRespondentEnding(await organization(), 'too_long', page));
+          return sendPage(reply, 422, renderRespondentEnding(await organization(), 'too_long', page));
         }
         const outcome = await answerAsRespondent(services, request.params.token, data);
         if (outcome === 'done') {
           request.log.info({ task_id: state.task.id }, 'task answered by its respondent');
         }
-        return html(reply, STATUS_OF[outcome], renderRespondentEnding(await organization(), outcome, page));
+        return sendPage(
+          reply,
+          STATUS_OF[outcome],
+          renderRespondentEnding(await organization(), outcome, page),
+        );
       },
     );
   };

@@ -1,4 +1,4 @@
-// The house by folder (README, "Architecture"; issue 36): src/'s folders stand on floors, each above what it
+// The house by folder (docs/architecture.md; issue 36): src/'s folders stand on floors, each above what it
 // imports, with at most MAX_BACK_UP imports running back up (a feature the core calls by name, a kit that
 // imports a domain) and no circle of files. scripts/folder-imports.ts counts them from the TypeScript import
 // graph; the counter is first shown a planted tree whose figures are known.

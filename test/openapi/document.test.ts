@@ -1,5 +1,5 @@
-// /openapi.json is a document a client generator can trust (DECISIONS.md, "An API a client generator can
-// trust"; issue 25): the checks Redocly's recommended rules make that matter to a generator, written
+// /openapi.json is a document a client generator can trust (docs/decisions.md#an-api-a-client-generator-can-trust;
+// issue 25): the checks Redocly's recommended rules make that matter to a generator, written
 // against the served document, plus the ones the issue found missing (ids, tags, servers, security,
 // statuses, named schemas, nullable enums, request bodies as the docs use them).
 import assert from 'node:assert/strict';

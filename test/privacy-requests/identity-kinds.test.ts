@@ -1,4 +1,4 @@
-// Whom a privacy request acts for (DECISIONS.md, "Whom Lethe acts for"): an identity value matches an
+// Whom a privacy request acts for (docs/decisions.md#whom-lethe-acts-for): an identity value matches an
 // entity only through an attribute of its own kind, declared by the datastore or, without a declaration,
 // named `email`, `phone_number` or `phone`. Before, any attribute holding the same text matched: whoever
 // typed an address found in someone's `notes` got (or erased) that entity.

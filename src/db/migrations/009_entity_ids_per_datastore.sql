@@ -1,4 +1,4 @@
--- Entity ids are scoped to their datastore (DECISIONS, Area B details): the same id may exist in two
+-- Entity ids are scoped to their datastore (docs/decisions.md#entity-ids-belong-to-their-datastore): the same id may exist in two
 -- datastores, and a key learns nothing of another datastore's ids (an id taken there is free here).
 -- Every table that names an entity now names it by (datastore, id), and its foreign keys say so, so a
 -- reference, an attribute or a file can never cross datastores.

@@ -1,4 +1,4 @@
--- More ways in (DECISIONS.md, "More ways in"): consent and opt-out requests, and the preferences they
+-- More ways in (docs/decisions.md#more-ways-in): consent and opt-out requests, and the preferences they
 -- leave behind.
 
 -- Fides' `consent_preferences` of a request: [{data_use, opt_in}], as the request was made.

@@ -1,6 +1,6 @@
-// Finishes the generated OpenAPI document so that a client generator can trust it (DECISIONS.md, "An API a
-// client generator can trust"): each step below owns one property of the document, and runs on every
-// route, so a route added later is covered without editing a list.
+// Finishes the generated OpenAPI document so that a client generator can trust it
+// (docs/decisions.md#an-api-a-client-generator-can-trust): each step below owns one property of the
+// document, and runs on every route, so a route added later is covered without editing a list.
 import { hoistNamedSchemas, listNullInNullableEnums } from './components.ts';
 import { nameOperations, TAGS } from './operations.ts';
 import { type OpenApiDocument, operationsOf } from './document.ts';
