@@ -28,6 +28,7 @@ export const SCOPES = [
   'manual-system:update',
   'task:read',
   'task:update',
+  'scim',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -64,6 +65,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'manual-system:update': 'Create, change and delete manual systems.',
   'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
   'task:update': 'Complete, skip, assign tasks and invite their respondents.',
+  scim: "Provision and deactivate operators and their groups through SCIM (/scim/v2), as the company's identity provider does.",
 };
 
 /** The built-in roles; custom roles (src/operators/role-service.ts) add named sets of scopes beside them. */
@@ -94,7 +96,7 @@ const READ_SCOPES: readonly Scope[] = [
   'task:read',
 ];
 
-const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*'];
+const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*', 'scim'];
 
 /** What each role may do; docs/operators.md shows this table. An operator holds the union of their roles. */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
