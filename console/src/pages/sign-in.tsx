@@ -18,7 +18,9 @@ export function SignInPage(props: { start: (credentials: Credentials) => Promise
   const [name, setName] = useState('');
   const [secret, setSecret] = useState('');
   const [error, setError] = useState('');
-  const [pending, setPending] = useState(false);
+  // Back from the identity provider: the one-time code in the fragment, read once.
+  const [providerCode] = useState(() => /^#oidc=([\w-]+)$/.exec(window.location.hash)?.[1]);
+  const [pending, setPending] = useState(providerCode !== undefined);
   const [methods, setMethods] = useState<Awaited<ReturnType<typeof requestSignInMethods>>>(undefined);
   const { start } = props;
 
@@ -37,16 +39,14 @@ export function SignInPage(props: { start: (credentials: Credentials) => Promise
   }, []);
 
   useEffect(() => {
-    const code = /^#oidc=([\w-]+)$/.exec(window.location.hash)?.[1];
-    if (!code) return;
+    if (!providerCode) return;
     // The code is spent by the first use; it leaves the address (and the history) before anything else.
     window.history.replaceState(null, '', window.location.pathname + window.location.search);
-    setPending(true);
-    start({ kind: 'provider', code }).catch((caught: unknown) => {
+    start({ kind: 'provider', code: providerCode }).catch((caught: unknown) => {
       setError(errorText(caught));
       setPending(false);
     });
-  }, [start]);
+  }, [start, providerCode]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
