@@ -142,6 +142,11 @@ const houseZones = [
     message: 'Send mail through src/mail/transport.ts; only it knows the mail library.',
   },
   {
+    target: ['./src/!(sso)/**', './src/*.ts', './src/sso/!(oidc-client).ts'],
+    from: './node_modules/openid-client',
+    message: 'Sign in through src/sso/oidc-client.ts; only it knows the OpenID Connect library.',
+  },
+  {
     target: HTTP_FREE,
     from: ['./node_modules/fastify', './node_modules/fastify-plugin', './node_modules/@fastify'],
     message:
