@@ -140,10 +140,6 @@ export class SsoService {
     return this.#operators.startProviderSession(username, origin);
   }
 
-  endSessionUrl(postLogoutRedirectUri: string): Promise<string | undefined> {
-    return this.#client.endSessionUrl(postLogoutRedirectUri);
-  }
-
   #derive(purpose: 'nonce' | 'pkce', state: string): string {
     return createHmac('sha256', this.#derivationKey).update(`${purpose}:${state}`).digest('base64url');
   }
