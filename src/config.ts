@@ -2,6 +2,7 @@
 // sentence naming the variable; nothing else in the code reads process.env.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { LANGUAGES, REFERENCE_LANGUAGE } from './i18n/catalogue.ts';
 
 export interface Config {
   port: number;
@@ -79,6 +80,11 @@ export interface Config {
   publicErasureAutoApprove: boolean;
   /** Base of the links mailed to subjects; absent means the address the API listens on. */
   publicUrl: string | undefined;
+  /**
+   * LETHE_DEFAULT_LANGUAGE: the language of a visitor whose browser asks for none Lethe speaks, and of every
+   * message of a request that stored none (one made through the API); one of src/i18n/catalogues/.
+   */
+  defaultLanguage: string;
   accessPackageTtlSeconds: number;
   /** A public request still unverified after this long is canceled by the sweep (not an environment variable). */
   unverifiedRequestSeconds: number;
@@ -90,6 +96,14 @@ export interface Config {
   outboxPollIntervalSeconds: number;
   /** Longest wait between two delivery tries of a message; the wait doubles up to it (not an environment variable). */
   outboxRetryMaxSeconds: number;
+  /** An open request due within this many days gets its privacy_request.due_soon event (docs/events.md). */
+  dueSoonDays: number;
+  /** The operators' time zone (IANA name): the daily digest goes out in its morning. */
+  timeZone: string;
+  /** The local hour from which the day's digest goes out (not an environment variable). */
+  digestHour: number;
+  /** How often the worker looks for event deliveries that are due (not an environment variable). */
+  eventPollIntervalSeconds: number;
 }
 
 export interface OidcConfig {
@@ -168,6 +182,15 @@ function addressList(env: Env, name: string): string[] {
     }
   }
   return entries;
+}
+
+function timeZone(env: Env, name: string): string {
+  const raw = env[name]?.trim() || 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone such as Europe/Berlin; got "${raw}".`);
+  }
 }
 
 function withoutTrailingSlashes(value: string | undefined): string | undefined {
@@ -304,11 +327,16 @@ export function loadConfig(env: Env = process.env): Config {
     identityVerificationTtlSeconds: integer(env, 'LETHE_IDENTITY_VERIFICATION_TTL_SECONDS', 600, 1),
     publicErasureAutoApprove: boolean(env, 'LETHE_PUBLIC_ERASURE_AUTO_APPROVE', false),
     publicUrl: withoutTrailingSlashes(url(env, 'LETHE_PUBLIC_URL', ['http', 'https'])),
+    defaultLanguage: oneOf(env, 'LETHE_DEFAULT_LANGUAGE', LANGUAGES, REFERENCE_LANGUAGE),
     accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
     unverifiedRequestSeconds: 86400,
     passwordLogin: boolean(env, 'LETHE_PASSWORD_LOGIN', true),
     oidc: oidcConfig(env),
     outboxPollIntervalSeconds: 2,
     outboxRetryMaxSeconds: 300,
+    dueSoonDays: integer(env, 'LETHE_DUE_SOON_DAYS', 7, 1),
+    timeZone: timeZone(env, 'LETHE_TIME_ZONE'),
+    digestHour: 8,
+    eventPollIntervalSeconds: 1,
   };
 }

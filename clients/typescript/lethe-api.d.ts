@@ -990,8 +990,95 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation; the request goes on (400 when it is not awaiting its agent's authorisation). */
+        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation, naming the identities the document establishes; the request goes on (400 when it is not awaiting its agent's authorisation, 422 when it does not carry a named identity). */
         post: operations["createPrivacyRequestAgentAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List event subscriptions by key, paged. */
+        get: operations["listEventSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event subscription (its URL masked, never its secret). */
+        get: operations["getEventSubscriptionByKey"];
+        /** Create (201, with its signing secret shown once) or replace (200) an event subscription: url, events, format (cloudevents, slack, teams), enabled. */
+        put: operations["replaceEventSubscriptionByKey"];
+        post?: never;
+        /** Delete an event subscription and its delivery log. */
+        delete: operations["deleteEventSubscriptionByKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new signing secret, shown this once; the previous one stops signing now. */
+        post: operations["createEventSubscriptionRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subscription's deliveries, newest first, with each attempt (answer code, time, error). */
+        get: operations["listEventSubscriptionDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/delivery/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again under the same webhook-id (now, then retried for 24 hours if it fails). */
+        post: operations["createEventSubscriptionDeliveryRedeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1044,6 +1131,23 @@ export interface paths {
         get: operations["getConnectionDisclosure"];
         /** Set a receiver's purposes, recipients, retention, source and automated decisions, where it holds the subject's data; access reports of requests whose webhooks call it carry them. */
         put: operations["replaceConnectionDisclosure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy-request/{id}/erasure-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What approving this request would erase: per datastore the entities its proven identities match and what each erasure rule would change, the manual systems and the webhooks it would involve. Changes nothing. */
+        get: operations["getPrivacyRequestErasurePreview"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1222,7 +1326,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the human labels of the datastore's entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels. */
+        /** Set the human labels of the datastore's entity names and attributes ({"users": "Your account", "users.email": "Email address"}), shown in access reports instead of the names; replaces the previous labels. */
         put: operations["replaceDatastoreLabels"];
         post?: never;
         delete?: never;
@@ -1595,7 +1699,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code. */
+        /** Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). Its messages are written in the language of `?lang=`, else Accept-Language, else LETHE_DEFAULT_LANGUAGE. An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code. */
         post: operations["submitPrivacyCenterRequest"];
         delete?: never;
         options?: never;
@@ -1876,6 +1980,8 @@ export interface components {
             instructions: string;
             assignee: string | null;
             respondent_email: string | null;
+            /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+            identities: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2568,7 +2674,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "scim")[];
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "event-subscription:read" | "event-subscription:update" | "scim")[];
                 };
             };
         };
@@ -3500,7 +3606,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "scim")[];
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "event-subscription:read" | "event-subscription:update" | "scim")[];
                     description?: string;
                 };
             };
@@ -8863,6 +8969,8 @@ export interface operations {
                      * @description someone outside the company who answers through a link (POST /v1/task/{id}/invite)
                      */
                     respondent_email?: string | null;
+                    /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+                    identities?: string[];
                 };
             };
         };
@@ -10708,6 +10816,8 @@ export interface operations {
                         /** @description "subject", or the operator who accepted a power of attorney */
                         authorized_by: string | null;
                         reason: string | null;
+                        /** @description the identity keys an operator's power of attorney established beside the subject's address (empty otherwise) */
+                        identities: string[];
                     };
                 };
             };
@@ -10808,6 +10918,8 @@ export interface operations {
                 "application/json": {
                     /** @description what the operator saw */
                     reason: string;
+                    /** @description Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email ([]: the email only); every other value stays unverified and is never matched. Naming one the request does not carry: 422. */
+                    identities: string[];
                 };
             };
         };
@@ -10820,6 +10932,839 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PrivacyRequest"];
                 };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventSubscription: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            key: string;
+                            /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                            url: string;
+                            events: string[];
+                            format: string;
+                            enabled: boolean;
+                            /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                            consecutive_failures: number;
+                            /** Format: date-time */
+                            disabled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        total: number;
+                        page: number;
+                        size: number;
+                        /** @description How many pages of this size the whole list fills. */
+                        pages: number;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are posted: https, not an internal address (the connections rules). Sending back the masked URL a GET showed keeps the stored one. */
+                    url: string;
+                    /** @description The events to send, among: privacy_request.received, privacy_request.verified, privacy_request.approved, privacy_request.denied, privacy_request.canceled, privacy_request.completed, privacy_request.errored, privacy_request.stuck, privacy_request.due_soon, privacy_request.extended, appeal.submitted, appeal.decided, task.created, task.assigned, task.overdue, task.completed. */
+                    events: string[];
+                    /** @description How each event is written: cloudevents, slack, teams. */
+                    format: string;
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Created; the answer below. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    } & {
+                        /** @description The signing secret (whsec_ and standard base64), shown this once: keep it now. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEventSubscriptionRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The new signing secret, shown this once; the previous one stops now. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventSubscriptionDelivery: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The webhook-id: the same on every attempt and redelivery. */
+                            id: string;
+                            /** @description The CloudEvents id, shared by the deliveries of one event. */
+                            event_id: string;
+                            event_type: string;
+                            subject: string;
+                            privacy_request_id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            state: "pending" | "delivered" | "failed";
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            delivered_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            attempts: {
+                                attempt: number;
+                                /** Format: date-time */
+                                attempted_at: string;
+                                /** @description The receiver's answer; null when no answer came. */
+                                status_code: number | null;
+                                error: string | null;
+                                duration_ms: number;
+                            }[];
+                        }[];
+                        total: number;
+                        page: number;
+                        size: number;
+                        /** @description How many pages of this size the whole list fills. */
+                        pages: number;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEventSubscriptionDeliveryRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTTP 202. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
             400: {
@@ -11443,6 +12388,152 @@ export interface operations {
             };
             /** @description Not found: what the path names does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPrivacyRequestErasurePreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        privacy_request_id: string;
+                        policy_key: string;
+                        /** @description how many of the policy's rules are erasure rules */
+                        erasure_rules: number;
+                        datastores: {
+                            datastore: string;
+                            /** @description entities the request's identities match, with their descendants */
+                            matched_entities: number;
+                            /** @description each erasure rule on the data as it is now, in the order they run */
+                            rules: {
+                                rule_key: string;
+                                strategy: string;
+                                /** @enum {unknown} */
+                                effect: "rewrite" | "delete" | "forget";
+                                entities: number;
+                                /** @description attribute values the rule would mask or delete (forget: those its entities hold) */
+                                attributes: number;
+                                files: number;
+                            }[];
+                        }[];
+                        /** @description the manual systems that would get an erasure task */
+                        manual_systems: {
+                            key: string;
+                            name: string;
+                        }[];
+                        /** @description the policy's pre- and post-execution webhooks, in the order they are called */
+                        webhooks: {
+                            key: string;
+                            name: string;
+                            /** @description pre or post (execution) */
+                            timing: string;
+                            connection_key: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13606,6 +14697,10 @@ export interface operations {
                         entity_count: number;
                         /** @description true: more entities than entity_count */
                         entity_count_capped: boolean;
+                        /** @description display names the access report shows: an entity name, or <entity name>.<attribute>, to its label */
+                        labels: {
+                            [key: string]: string;
+                        };
                     })[];
                 };
             };
@@ -17690,7 +18785,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -17779,7 +18886,19 @@ export interface operations {
                             email?: "required" | "optional";
                             phone_number?: "required" | "optional";
                         };
+                        /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     }[];
+                    /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                    translations?: {
+                        [key: string]: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };
@@ -17801,7 +18920,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -17896,7 +19027,19 @@ export interface operations {
                                 email?: "required" | "optional";
                                 phone_number?: "required" | "optional";
                             };
+                            /** @description The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above. */
+                            translations?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         }[];
+                        /** @description The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`. */
+                        translations?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
                     };
                 };
             };
@@ -18630,7 +19773,7 @@ export interface operations {
                         items: {
                             id: string;
                             privacy_request_id: string | null;
-                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note";
+                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note" | "event_digest" | "event_subscription_disabled";
                             state: "pending" | "sent";
                             to: string;
                             subject: string;

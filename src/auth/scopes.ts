@@ -28,6 +28,8 @@ export const SCOPES = [
   'manual-system:update',
   'task:read',
   'task:update',
+  'event-subscription:read',
+  'event-subscription:update',
   'scim',
 ] as const;
 
@@ -65,6 +67,10 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'manual-system:update': 'Create, change and delete manual systems.',
   'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
   'task:update': 'Complete, skip, assign tasks and invite their respondents.',
+  'event-subscription:read':
+    'See event subscriptions (URLs masked, never their secrets) and their delivery logs.',
+  'event-subscription:update':
+    'Create, change and delete event subscriptions, rotate their secrets, redeliver.',
   scim: "Provision and deactivate operators and their groups through SCIM (/scim/v2), as the company's identity provider does.",
 };
 
@@ -94,6 +100,7 @@ const READ_SCOPES: readonly Scope[] = [
   'audit-log:read',
   'manual-system:read',
   'task:read',
+  'event-subscription:read',
 ];
 
 const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*', 'scim'];

@@ -21,7 +21,8 @@ export type KeyPurpose =
   | 'authorized-agent'
   | 'corrections'
   | 'request-notes'
-  | 'oidc-sign-in';
+  | 'oidc-sign-in'
+  | 'event-signing';
 
 export class Keyring {
   readonly #master: Buffer;

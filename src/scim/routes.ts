@@ -50,7 +50,7 @@ export function scimRoutes(deps: { scim: ScimService; base: () => string }): Fas
   const { scim } = deps;
   return async (app) => {
     app.addContentTypeParser(
-      ['application/scim+json', 'application/json'],
+      'application/scim+json',
       { parseAs: 'string', bodyLimit: 1024 * 1024 },
       (_request, body, done) => {
         try {
