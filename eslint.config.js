@@ -157,7 +157,7 @@ const SECRET_OWNERS = {
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
   corrections: 'src/corrections/sealing.ts',
-  'oidc-sign-in': 'src/sso/service.ts',
+  'oidc-sign-in': 'src/sso/sign-in-secrets.ts',
 };
 
 /**
@@ -198,6 +198,11 @@ const houseZones = [
     target: ['./src/!(mail)/**', './src/*.ts'],
     from: './node_modules/nodemailer',
     message: 'Send mail through src/mail/transport.ts; only it knows the mail library.',
+  },
+  {
+    target: ['./src/!(sso)/**', './src/*.ts', './src/sso/!(oidc-client).ts'],
+    from: './node_modules/openid-client',
+    message: 'Sign in through src/sso/oidc-client.ts; only it knows the OpenID Connect library.',
   },
   {
     target: PG_FREE,

@@ -68,6 +68,24 @@ export async function requestLogin(username: string, password: string): Promise<
   return signedIn.token_data;
 }
 
+/** The session a provider's sign-in left for the console: its one-time code traded (POST /v1/oidc/session). */
+export async function requestProviderSession(code: string): Promise<TokenAnswer> {
+  const signedIn = await answer(anonymous().POST('/v1/oidc/session', { body: { code } }));
+  return signedIn.token_data;
+}
+
+/** How operators sign in here (GET /v1/oidc): password, the identity provider, or both. */
+export async function requestSignInMethods(): Promise<
+  { password_login: boolean; oidc: { name: string; login_url: string } | null } | undefined
+> {
+  try {
+    const { data } = await anonymous().GET('/v1/oidc');
+    return data ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether any operator account exists (GET /console/sign-in-options, no token): the sign-in page opens on
  * the root client on a fresh start. Undefined when the service cannot say; the page then offers both.

@@ -3,14 +3,18 @@
 // refused or expired token ends the session, forgets the stored token, and the sign-in page says why;
 // signing out also ends the token at the server.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { answer, type Api, createApi, requestLogin, requestToken } from './api.ts';
+import { answer, type Api, createApi, requestLogin, requestProviderSession, requestToken } from './api.ts';
 import { forgetStoredToken, readStoredToken, storeToken } from './stored-session.ts';
 import type { ConsoleSession } from './schema.ts';
 
-/** An operator's username and password, or a management client's id and secret. */
+/**
+ * An operator's username and password, a management client's id and secret, or the one-time code the
+ * identity provider's sign-in left in the address's fragment (`#oidc=...`).
+ */
 export type Credentials =
   | { kind: 'operator'; username: string; password: string }
-  | { kind: 'client'; clientId: string; clientSecret: string };
+  | { kind: 'client'; clientId: string; clientSecret: string }
+  | { kind: 'provider'; code: string };
 
 /** Whether the session's scopes grant `scope`: exactly, or `x:*` for `x:read` (as the API decides). */
 export function holds(scopes: readonly string[], scope: string): boolean {
@@ -82,7 +86,9 @@ export function SessionGate(props: {
     const granted =
       credentials.kind === 'operator'
         ? await requestLogin(credentials.username, credentials.password)
-        : await requestToken(credentials.clientId, credentials.clientSecret);
+        : credentials.kind === 'provider'
+          ? await requestProviderSession(credentials.code)
+          : await requestToken(credentials.clientId, credentials.clientSecret);
     const probe = createApi(granted.access_token, () => undefined);
     const info = await answer(probe.GET('/console/session'));
     const signedIn = { token: granted.access_token, expiresAt: Date.now() + granted.expires_in * 1000 };

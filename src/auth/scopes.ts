@@ -30,6 +30,7 @@ export const SCOPES = [
   'task:update',
   'event-subscription:read',
   'event-subscription:update',
+  'scim',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -70,6 +71,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
     'See event subscriptions (URLs masked, never their secrets) and their delivery logs.',
   'event-subscription:update':
     'Create, change and delete event subscriptions, rotate their secrets, redeliver.',
+  scim: "Provision and deactivate operators and their groups through SCIM (/scim/v2), as the company's identity provider does.",
 };
 
 /** The built-in roles; custom roles (src/operators/role-service.ts) add named sets of scopes beside them. */
@@ -101,7 +103,7 @@ const READ_SCOPES: readonly Scope[] = [
   'event-subscription:read',
 ];
 
-const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*'];
+const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*', 'scim'];
 
 /** What each role may do; docs/operators.md shows this table. An operator holds the union of their roles. */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {

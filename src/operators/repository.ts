@@ -19,6 +19,8 @@ export interface OperatorRow {
   external_id: string | null;
   display_name: string | null;
   updated_at: Date;
+  /** The SCIM groups the operator is in (display names), where a query joins them. */
+  scim_groups?: string[];
 }
 
 export interface NewOperator {
@@ -55,6 +57,9 @@ const CHANGE_COLUMNS: Record<keyof OperatorChanges, string> = {
   externalId: 'external_id',
   displayName: 'display_name',
 };
+
+const SCIM_GROUPS = `ARRAY(SELECT g.display_name FROM scim_group_members m JOIN scim_groups g ON g.id = m.group_id
+  WHERE m.username = o.username ORDER BY g.display_name) AS scim_groups`;
 
 export const operatorRepository = {
   /** Inserts the operator; undefined when the username is taken. */
@@ -95,12 +100,22 @@ export const operatorRepository = {
   },
 
   async findByScimId(db: Queryable, id: string, lock = false): Promise<OperatorRow | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
     const { rows } = await db.query<OperatorRow>(
-      `SELECT * FROM operators WHERE scim_id = $1${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT o.*, ${SCIM_GROUPS} FROM operators o WHERE scim_id = $1${lock ? ' FOR UPDATE OF o' : ''}`,
       [id],
     );
     return rows[0];
+  },
+
+  /** The operators of these SCIM ids (unknown ids are left out). */
+  async findManyByScimId(db: Queryable, ids: readonly string[]): Promise<OperatorRow[]> {
+    const valid = ids.filter((id) =>
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id),
+    );
+    if (valid.length === 0) return [];
+    return (await db.query<OperatorRow>('SELECT * FROM operators WHERE scim_id = ANY($1::uuid[])', [valid]))
+      .rows;
   },
 
   async findBySubject(db: Queryable, subject: string): Promise<OperatorRow | undefined> {
@@ -118,7 +133,8 @@ export const operatorRepository = {
   },
 
   async list(db: Queryable): Promise<OperatorRow[]> {
-    return (await db.query<OperatorRow>('SELECT * FROM operators ORDER BY username')).rows;
+    return (await db.query<OperatorRow>(`SELECT o.*, ${SCIM_GROUPS} FROM operators o ORDER BY username`))
+      .rows;
   },
 
   /** A page of operators (SCIM lists), optionally only the one of a username; and how many match. */
@@ -130,7 +146,8 @@ export const operatorRepository = {
     const params: unknown[] = [query.offset, query.limit];
     if (query.username !== undefined) params.push(query.username);
     const { rows } = await db.query<OperatorRow & { total: string }>(
-      `SELECT *, count(*) OVER () AS total FROM operators ${where} ORDER BY created_at, username OFFSET $1 LIMIT $2`,
+      `SELECT o.*, ${SCIM_GROUPS}, count(*) OVER () AS total FROM operators o ${where}
+        ORDER BY created_at, username OFFSET $1 LIMIT $2`,
       params,
     );
     const total =

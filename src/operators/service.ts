@@ -180,6 +180,28 @@ export class OperatorService {
     return outcome;
   }
 
+  /**
+   * Gives the provider's operators among `usernames` the roles their groups now map to (a SCIM group
+   * changed); their live sessions get the new scopes at once. Accounts made here keep their roles.
+   */
+  async refreshProviderRoles(tx: Queryable, usernames: readonly string[], by: string, origin: AuditOrigin) {
+    for (const username of new Set(usernames)) {
+      const row = await operatorRepository.lock(tx, username);
+      if (!row || row.provider === null) continue;
+      const groups = [...row.groups, ...(await operatorRepository.scimGroupsOf(tx, username))];
+      const roles = await rolesOfGroups(tx, groups, this.#roleMap);
+      if (roles.join(',') === row.roles.join(',')) continue;
+      await operatorRepository.update(tx, username, { roles });
+      await operatorAccess.rescope(tx, username, await scopesOfRoles(tx, roles));
+      await recordAudit(tx, {
+        action: 'operator.update',
+        actor: by,
+        ...origin,
+        details: { username, roles },
+      });
+    }
+  }
+
   /** The session of a provider's operator whose one-time hand-off was just spent (src/sso/). */
   async startProviderSession(username: string, origin: AuditOrigin): Promise<LoginAnswer> {
     const row = await operatorRepository.find(this.#db, username);
@@ -423,7 +445,7 @@ export function toView(row: OperatorRow): OperatorView {
     roles: row.roles,
     email: row.email,
     provider: row.provider,
-    groups: row.groups,
+    groups: [...new Set([...row.groups, ...(row.scim_groups ?? [])])],
     active: row.active,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),

@@ -21,6 +21,8 @@ import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
 import { roleRoutes } from '../operators/role-routes.ts';
 import { ssoRoutes } from '../sso/routes.ts';
+import { scimRoutes } from '../scim/routes.ts';
+import { ScimService } from '../scim/service.ts';
 import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
@@ -150,6 +152,13 @@ export async function buildApp(
       publicBaseUrl: () => publicBaseUrl(services.config),
     }),
     { prefix: '/v1' },
+  );
+  await app.register(
+    scimRoutes({
+      scim: new ScimService(services.db, services.operators),
+      base: () => `${publicBaseUrl(services.config)}/scim/v2`,
+    }),
+    { prefix: '/scim/v2' },
   );
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));

@@ -106,19 +106,6 @@ export class OidcClient {
     }
     return { subject: idToken.sub, claims };
   }
-
-  /** Where the console sends a signed-out operator to end the provider's session too, if it offers that. */
-  async endSessionUrl(postLogoutRedirectUri: string): Promise<string | undefined> {
-    try {
-      const configuration = await this.#configuration();
-      if (!configuration.serverMetadata().end_session_endpoint) return undefined;
-      return openid
-        .buildEndSessionUrl(configuration, { post_logout_redirect_uri: postLogoutRedirectUri })
-        .toString();
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 /** A sentence for the person in front of the browser; the library's words, never a token. */

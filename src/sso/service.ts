@@ -3,7 +3,6 @@
 // sign-in gives. The state is random and bound to the browser that started the sign-in (a cookie, its
 // digest stored); the PKCE verifier and the nonce are derived from the state under a server key, so a
 // stolen state without the key makes neither. Every row is spent on use: a replayed callback finds nothing.
-import { createHmac } from 'node:crypto';
 import type { AuditOrigin } from '../audit/audit-log.ts';
 import type { OidcConfig } from '../config.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
@@ -14,6 +13,7 @@ import { USERNAME_PATTERN } from '../operators/service.ts';
 import { OidcClient, OidcRefusal } from './oidc-client.ts';
 import { SignInRefused } from './errors.ts';
 import { handoffRepository, signInRepository } from './repository.ts';
+import { type SignInDerivation, signInDerivation } from './sign-in-secrets.ts';
 
 /** How long a started sign-in waits for the provider's answer. */
 const SIGN_IN_TTL_SECONDS = 600;
@@ -25,14 +25,14 @@ export class SsoService {
   readonly #config: OidcConfig;
   readonly #operators: OperatorService;
   readonly #client: OidcClient;
-  readonly #derivationKey: Buffer;
+  readonly #derive: SignInDerivation;
 
   constructor(db: Database, config: OidcConfig, operators: OperatorService, keyring: Keyring) {
     this.#db = db;
     this.#config = config;
     this.#operators = operators;
     this.#client = new OidcClient(config);
-    this.#derivationKey = keyring.key('oidc-sign-in');
+    this.#derive = signInDerivation(keyring);
   }
 
   get providerName(): string {
@@ -126,14 +126,6 @@ export class SsoService {
     const username = await handoffRepository.take(this.#db, digest(code));
     if (!username) return undefined;
     return this.#operators.startProviderSession(username, origin);
-  }
-
-  endSessionUrl(postLogoutRedirectUri: string): Promise<string | undefined> {
-    return this.#client.endSessionUrl(postLogoutRedirectUri);
-  }
-
-  #derive(purpose: 'nonce' | 'pkce', state: string): string {
-    return createHmac('sha256', this.#derivationKey).update(`${purpose}:${state}`).digest('base64url');
   }
 }
 

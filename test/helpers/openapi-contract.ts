@@ -33,7 +33,8 @@ export interface OpenApi {
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /** Pages and files outside the JSON API (the document itself, Swagger UI, the console and the public pages). */
-const UNDOCUMENTED = ['/openapi.json', '/docs', '/', '/console', '/privacy-center'];
+// SCIM describes itself (/scim/v2/Schemas, RFC 7644 section 4) and answers application/scim+json.
+const UNDOCUMENTED = ['/openapi.json', '/docs', '/', '/console', '/privacy-center', '/scim/v2'];
 
 export function operations(document: OpenApi) {
   return Object.entries(document.paths).flatMap(([path, item]) =>

@@ -20,12 +20,18 @@ export interface OpenIdProvider {
   register(client: { clientId: string; clientSecret: string; redirectUri: string }): void;
   /** The account the next sign-in signs in. */
   signInAs(account: TestAccount): void;
+  /**
+   * Puts `idToken` (a real one this provider issued, e.g. to another client) in the next answer of the
+   * token endpoint instead of the one it issues there: how a foreign ID token reaches a relying party.
+   */
+  answerNextTokenWith(idToken: string): void;
   close(): Promise<void>;
 }
 
 export async function startOpenIdProvider(): Promise<OpenIdProvider> {
   const accounts = new Map<string, TestAccount>();
   let next: TestAccount | undefined;
+  let substituteIdToken: string | undefined;
   const clients: {
     client_id: string;
     client_secret: string;
@@ -103,10 +109,20 @@ export async function startOpenIdProvider(): Promise<OpenIdProvider> {
           };
         },
       });
+      provider.use(async (context, proceed) => {
+        await proceed();
+        if (context.path === '/token' && substituteIdToken && typeof context.body === 'object') {
+          context.body = { ...(context.body as object), id_token: substituteIdToken };
+          substituteIdToken = undefined;
+        }
+      });
       handler = provider.callback();
     },
     signInAs(account) {
       next = account;
+    },
+    answerNextTokenWith(idToken) {
+      substituteIdToken = idToken;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -39,6 +39,12 @@ const planted: Planted[] = [
     rule: 'import-x/no-restricted-paths',
   },
   {
+    boundary: 'the OpenID Connect library outside its one module',
+    file: 'src/sso/service.ts',
+    line: "import * as openid from 'openid-client';",
+    rule: 'import-x/no-restricted-paths',
+  },
+  {
     boundary: 'the outbox reaching up into the requests it delivers for',
     file: 'src/outbox/delivery.ts',
     line: "import { logRepository } from '../privacy-requests/log-repository.ts';",

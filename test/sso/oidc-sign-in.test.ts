@@ -3,6 +3,7 @@
 // them, no mapped group is refused with a page, and a wrong state, a replayed callback or code, a sign-in
 // from another browser and an expired ID token are refused with a 4xx that makes no account.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { OidcConfig } from '../../src/config.ts';
 import { type OpenIdProvider, startOpenIdProvider, type TestAccount } from '../helpers/openid-provider.ts';
@@ -30,6 +31,8 @@ describe('OpenID Connect sign-in', () => {
   let provider: OpenIdProvider;
   let service: TestService;
   let root: string;
+  /** Another application of the same provider; its callback is never called, only read. */
+  let otherAppCallback = '';
   before(async () => {
     provider = await startOpenIdProvider();
     service = await startTestService({ oidc: oidcConfig(provider.issuer, 'lethe') });
@@ -38,6 +41,8 @@ describe('OpenID Connect sign-in', () => {
       clientSecret: CLIENT_SECRET,
       redirectUri: `${service.url}/v1/oidc/callback`,
     });
+    otherAppCallback = `${service.url}/other-app/callback`;
+    provider.register({ clientId: 'other-app', clientSecret: CLIENT_SECRET, redirectUri: otherAppCallback });
     root = await service.rootToken();
   });
   after(async () => {
@@ -210,6 +215,58 @@ describe('OpenID Connect sign-in', () => {
     );
     assert.equal(providerError.status, 400);
     assert.match(providerError.text, /did not sign you in \(access_denied\)/);
+  });
+
+  it('refuses an ID token the provider issued to another application, making no account', async () => {
+    const account = { sub: 'okta-00u5', preferred_username: 'fay.foreign', groups: ['privacy-team'] };
+    provider.signInAs(account);
+    const browser = new TestBrowser();
+    const start = await browser.request(`${service.url}/v1/oidc/login`);
+    const authorization = new URL(start.headers.get('location') as string);
+    const nonce = authorization.searchParams.get('nonce') as string;
+
+    // A real sign-in of the same person to the other application, with Lethe's nonce.
+    const verifier = randomBytes(32).toString('base64url');
+    const other = new URL(`${provider.issuer}/auth`);
+    for (const [name, value] of Object.entries({
+      client_id: 'other-app',
+      response_type: 'code',
+      scope: 'openid profile groups',
+      redirect_uri: otherAppCallback,
+      state: 'other-state',
+      nonce,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }))
+      other.searchParams.set(name, value);
+    const otherBrowser = new TestBrowser();
+    const landed = await otherBrowser.followUntil(other.toString(), (url) =>
+      url.toString().startsWith(otherAppCallback),
+    );
+    const tokens = await fetch(`${provider.issuer}/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`other-app:${CLIENT_SECRET}`).toString('base64')}` },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code') as string,
+        redirect_uri: otherAppCallback,
+        code_verifier: verifier,
+      }),
+    });
+    assert.equal(tokens.status, 200);
+    const foreign = ((await tokens.json()) as { id_token: string }).id_token;
+    const audience = JSON.parse(Buffer.from(foreign.split('.')[1] as string, 'base64url').toString()).aud;
+    assert.equal(audience, 'other-app');
+
+    provider.answerNextTokenWith(foreign);
+    const callback = await browser.followUntil(authorization.toString(), isCallback(service));
+    const refused = await callBack(browser, callback);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /not issued to Lethe|could not be verified/);
+    assert.equal(
+      (await operators()).some((operator) => operator.username === 'fay.foreign'),
+      false,
+    );
   });
 
   it('refuses an expired ID token, and with LETHE_PASSWORD_LOGIN=false leaves only the provider and the root client', async () => {

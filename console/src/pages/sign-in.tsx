@@ -1,9 +1,11 @@
-// Sign-in as an operator (username and password) or with a management OAuth client (id and secret), for
-// integrations and the first start. The credentials are exchanged for a token and then dropped: the form
+// Sign-in as an operator (username and password, or through the company's identity provider when one is
+// configured) or with a management OAuth client (id and secret), for integrations and the first start.
+// Back from the provider, the address's fragment carries a one-time code (`#oidc=...`): it is removed from
+// the address at once and traded for the session. The credentials are exchanged for a token and then dropped: the form
 // never keeps a password or secret after submitting. On a fresh start (the service says no operator
 // account exists yet) it opens on the management client, with the root client's hint shown at once.
 import { type FormEvent, useEffect, useState } from 'react';
-import { requestOperatorAccountsExist } from '../api.ts';
+import { requestOperatorAccountsExist, requestSignInMethods } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
 import { errorText } from '../hooks.ts';
 import type { Credentials } from '../session.tsx';
@@ -16,19 +18,35 @@ export function SignInPage(props: { start: (credentials: Credentials) => Promise
   const [name, setName] = useState('');
   const [secret, setSecret] = useState('');
   const [error, setError] = useState('');
-  const [pending, setPending] = useState(false);
+  // Back from the identity provider: the one-time code in the fragment, read once.
+  const [providerCode] = useState(() => /^#oidc=([\w-]+)$/.exec(window.location.hash)?.[1]);
+  const [pending, setPending] = useState(providerCode !== undefined);
+  const [methods, setMethods] = useState<Awaited<ReturnType<typeof requestSignInMethods>>>(undefined);
+  const { start } = props;
 
   useEffect(() => {
     let live = true;
-    void requestOperatorAccountsExist().then((exist) => {
+    void Promise.all([requestOperatorAccountsExist(), requestSignInMethods()]).then(([exist, offered]) => {
       if (!live) return;
       setNoOperators(exist === false);
-      setMode((chosen) => chosen ?? (exist === false ? 'client' : 'operator'));
+      setMethods(offered);
+      const passwords = offered?.password_login !== false;
+      setMode((chosen) => chosen ?? (exist === false || !passwords ? 'client' : 'operator'));
     });
     return () => {
       live = false;
     };
   }, []);
+
+  useEffect(() => {
+    if (!providerCode) return;
+    // The code is spent by the first use; it leaves the address (and the history) before anything else.
+    window.history.replaceState(null, '', window.location.pathname + window.location.search);
+    start({ kind: 'provider', code: providerCode }).catch((caught: unknown) => {
+      setError(errorText(caught));
+      setPending(false);
+    });
+  }, [start, providerCode]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -67,6 +85,7 @@ export function SignInPage(props: { start: (credentials: Credentials) => Promise
   }
 
   const operator = mode === 'operator';
+  const passwords = methods?.password_login !== false;
   return (
     <main id="main" className="sign-in">
       <h1>Lethe console</h1>
@@ -92,13 +111,27 @@ export function SignInPage(props: { start: (credentials: Credentials) => Promise
           {props.message}
         </p>
       ) : null}
+      {methods?.oidc ? (
+        <p className="card">
+          <a className="button primary" href={methods.oidc.login_url} data-testid="provider-sign-in">
+            Sign in with {methods.oidc.name}
+          </a>
+        </p>
+      ) : null}
+      {!passwords ? (
+        <p className="hint">
+          Operators sign in through the identity provider only here; the form below is for management clients.
+        </p>
+      ) : null}
       <form onSubmit={submit} className="card" aria-label="Sign in">
         <fieldset>
           <legend>Sign in with</legend>
-          <label className="check">
-            <input type="radio" name="mode" checked={operator} onChange={() => choose('operator')} />
-            An operator account
-          </label>
+          {passwords ? (
+            <label className="check">
+              <input type="radio" name="mode" checked={operator} onChange={() => choose('operator')} />
+              An operator account
+            </label>
+          ) : null}
           <label className="check">
             <input type="radio" name="mode" checked={!operator} onChange={() => choose('client')} />A
             management client

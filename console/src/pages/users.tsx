@@ -1,5 +1,6 @@
-// Operator accounts: the list, the create form (username, password, roles, email) and deletion, through
-// /v1/user. Managing users needs the scope user:* (owners and the root client); without it the page shows
+// Operator accounts: the list (with how each signs in: a password, the identity provider, or SCIM, and
+// the provider's groups), the create form (username, password, roles, email), deletion, and the roles
+// editor (roles.tsx), through /v1/user and /v1/role. Managing users needs the scope user:* (owners and the root client); without it the page shows
 // the list read-only, and without user:read it says so. Passwords are sent once and never shown.
 import { type FormEvent, useState } from 'react';
 import {
@@ -15,17 +16,16 @@ import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
 import { answer } from '../api.ts';
-import type { Body } from '../schema.ts';
+import { RolesEditor } from './roles.tsx';
 
-type Role = Body<'/v1/user', 'post'>['roles'][number];
+type Role = string;
 
-/** The roles and what each may do (src/auth/scopes.ts has the scopes; docs/operators.md the table). */
-export const ROLES: { name: string; summary: string }[] = [
-  { name: 'owner', summary: 'everything, including users and clients' },
-  { name: 'contributor', summary: 'configures Lethe and runs requests; no accounts' },
-  { name: 'approver', summary: 'reads everything, submits and reviews requests' },
-  { name: 'viewer', summary: 'reads everything but accounts; changes nothing' },
-];
+/** How the operator signs in, in words. */
+function signInOf(provider: 'oidc' | 'scim' | null): string {
+  if (provider === 'oidc') return 'identity provider';
+  if (provider === 'scim') return 'identity provider (provisioned by SCIM)';
+  return 'password';
+}
 
 const MIN_PASSWORD = 12;
 
@@ -63,6 +63,8 @@ export function UsersPage() {
             <tr>
               <th scope="col">Username</th>
               <th scope="col">Roles</th>
+              <th scope="col">Signs in with</th>
+              <th scope="col">Groups</th>
               <th scope="col">Email</th>
               <th scope="col">Created by</th>
               <th scope="col">Created</th>
@@ -78,7 +80,16 @@ export function UsersPage() {
                   <code>{user.username}</code>
                   {user.username === info.username ? <span className="hint"> (you)</span> : null}
                 </td>
-                <td data-label="Roles">{user.roles.join(', ')}</td>
+                <td data-label="Roles">
+                  {user.roles.length > 0 ? user.roles.join(', ') : <span className="hint">none</span>}
+                </td>
+                <td data-label="Signs in with">
+                  {signInOf(user.provider)}
+                  {user.active ? null : <strong> (deactivated)</strong>}
+                </td>
+                <td data-label="Groups">
+                  {user.groups.length > 0 ? user.groups.join(', ') : <span className="hint">none</span>}
+                </td>
                 <td data-label="Email">{user.email ?? <span className="hint">none</span>}</td>
                 <td data-label="Created by">{user.created_by}</td>
                 <td data-label="Created">{formatDateTime(user.created_at)}</td>
@@ -116,6 +127,7 @@ export function UsersPage() {
           await users.reload();
         }}
       />
+      {canRead ? <RolesEditor onChanged={users.reload} /> : null}
     </>
   );
 }
@@ -127,6 +139,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
   const [email, setEmail] = useState('');
   const [roles, setRoles] = useState<Role[]>(['viewer']);
   const create = useAction();
+  const available = useResource(() => answer(api.GET('/v1/role')), 'roles-to-give');
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -195,7 +208,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
         </Field>
         <fieldset>
           <legend>Roles</legend>
-          {ROLES.map((role) => (
+          {(available.data ?? []).map((role) => (
             <label className="check" key={role.name}>
               <input
                 type="checkbox"
@@ -209,7 +222,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
                 }
               />
               <span>
-                <strong>{role.name}</strong> <span className="hint">{role.summary}</span>
+                <strong>{role.name}</strong> <span className="hint">{role.description}</span>
               </span>
             </label>
           ))}
