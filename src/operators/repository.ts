@@ -7,6 +7,8 @@ export interface OperatorRow {
   password_hash: string;
   roles: string[];
   email: string | null;
+  /** Whether the operator gets the daily digest (src/events/digest.ts). */
+  digest: boolean;
   created_by: string;
   created_at: Date;
 }
@@ -51,6 +53,15 @@ export const operatorRepository = {
     const { rows } = await db.query<OperatorRow>(
       'UPDATE operators SET email = $2 WHERE username = $1 RETURNING *',
       [username, email],
+    );
+    return rows[0];
+  },
+
+  /** Turns the operator's daily digest on or off; undefined when there is no such operator. */
+  async setDigest(db: Queryable, username: string, digest: boolean): Promise<OperatorRow | undefined> {
+    const { rows } = await db.query<OperatorRow>(
+      'UPDATE operators SET digest = $2 WHERE username = $1 RETURNING *',
+      [username, digest],
     );
     return rows[0];
   },

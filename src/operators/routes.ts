@@ -17,6 +17,7 @@ const Operator = Type.Object({
   username: Type.String(),
   roles: Type.Array(RoleName),
   email: Type.Union([Type.String(), Type.Null()]),
+  digest: Type.Boolean({ description: 'whether the operator gets the daily digest (docs/events.md)' }),
   created_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -43,7 +44,18 @@ const NewOperator = Type.Object(
   { additionalProperties: false },
 );
 
-const OperatorChange = Type.Object({ email: Type.Optional(OperatorEmail) }, { additionalProperties: false });
+const OperatorChange = Type.Object(
+  {
+    email: Type.Optional(OperatorEmail),
+    digest: Type.Optional(
+      Type.Boolean({
+        description:
+          'one mail each local morning (LETHE_TIME_ZONE) listing what needs the operator, to their email (docs/events.md)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const LoginAnswer = Type.Object({
   user_data: Type.Object({ username: Type.String(), roles: Type.Array(RoleName) }),
@@ -121,7 +133,8 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         onRequest: app.authorize('user:*'),
         schema: {
           tags: ['operators'],
-          summary: "Change an operator account's email (where their overdue-task reminders go).",
+          summary:
+            "Change an operator account's email (where their overdue-task reminders go) and whether they get the daily digest.",
           security,
           params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
           body: OperatorChange,

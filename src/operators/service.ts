@@ -28,6 +28,7 @@ export interface OperatorView {
   roles: Role[];
   /** The operator's own work address (reminders go there); never logged nor audited. */
   email: string | null;
+  digest: boolean;
   created_by: string;
   created_at: string;
 }
@@ -89,16 +90,27 @@ export class OperatorService {
    * Sets or clears (null) the operator's email. Like deleting, it asks for every scope the operator holds:
    * a narrower account cannot redirect a broader one's reminders. The audit says that it changed, not to what.
    */
-  async update(by: ChangeActor, username: string, input: { email?: string | null }): Promise<OperatorView> {
+  async update(
+    by: ChangeActor,
+    username: string,
+    input: { email?: string | null; digest?: boolean },
+  ): Promise<OperatorView> {
     const email = checkEmail(input.email);
     return this.#db.transaction(async (tx) => {
       const row = await operatorRepository.find(tx, username);
       if (!row) throw notFound(`No operator named ${username}.`);
       checkHoldsScopesOf(by, row, 'change');
-      if (input.email === undefined) return toView(row);
-      const updated = await operatorRepository.setEmail(tx, username, email);
+      if (input.email === undefined && input.digest === undefined) return toView(row);
+      let updated: OperatorRow | undefined = row;
+      if (input.email !== undefined) updated = await operatorRepository.setEmail(tx, username, email);
+      if (input.digest !== undefined)
+        updated = await operatorRepository.setDigest(tx, username, input.digest);
       if (!updated) throw notFound(`No operator named ${username}.`);
-      await recordChange(tx, by, 'operator.update', { username, email_set: email !== null });
+      await recordChange(tx, by, 'operator.update', {
+        username,
+        ...(input.email === undefined ? {} : { email_set: email !== null }),
+        ...(input.digest === undefined ? {} : { digest: input.digest }),
+      });
       return toView(updated);
     });
   }
@@ -230,6 +242,7 @@ function toView(row: OperatorRow): OperatorView {
     username: row.username,
     roles: row.roles as Role[],
     email: row.email,
+    digest: row.digest,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
   };
