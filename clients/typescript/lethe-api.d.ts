@@ -173,7 +173,7 @@ export interface paths {
         delete: operations["deleteUserByUsername"];
         options?: never;
         head?: never;
-        /** Change an operator account's email (where their overdue-task reminders go). */
+        /** Change an operator account's email (where their overdue-task reminders go) and whether they get the daily digest. */
         patch: operations["updateUserByUsername"];
         trace?: never;
     };
@@ -2973,6 +2973,8 @@ export interface operations {
                         username: string;
                         roles: ("owner" | "approver" | "contributor" | "viewer")[];
                         email: string | null;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3074,6 +3076,8 @@ export interface operations {
                         username: string;
                         roles: ("owner" | "approver" | "contributor" | "viewer")[];
                         email: string | null;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3269,6 +3273,8 @@ export interface operations {
                 "application/json": {
                     /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
                     email?: string | null;
+                    /** @description one mail each local morning (LETHE_TIME_ZONE) listing what needs the operator, to their email (docs/events.md) */
+                    digest?: boolean;
                 };
             };
         };
@@ -3283,6 +3289,8 @@ export interface operations {
                         username: string;
                         roles: ("owner" | "approver" | "contributor" | "viewer")[];
                         email: string | null;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
