@@ -66,6 +66,41 @@ export const operatorRepository = {
     return rows[0];
   },
 
+  /** The operators holding the owner role, with their email (src/events/ tells them of a disabled subscription). */
+  async owners(db: Queryable): Promise<{ username: string; email: string | null }[]> {
+    const { rows } = await db.query<{ username: string; email: string | null }>(
+      `SELECT username, email FROM operators WHERE 'owner' = ANY (roles) ORDER BY username`,
+    );
+    return rows;
+  },
+
+  /**
+   * The operators who asked for the daily digest (only `username`, when given) and have not had it on the
+   * local `day`, unless `again`: `lethe digest send` sends it whatever was sent.
+   */
+  async digestReaders(
+    db: Queryable,
+    filter: { username: string | undefined; day: string; again: boolean },
+  ): Promise<{ username: string; email: string | null }[]> {
+    const { rows } = await db.query<{ username: string; email: string | null }>(
+      `SELECT username, email FROM operators
+        WHERE digest AND ($1::text IS NULL OR username = $1) AND ($3 OR digest_sent_on IS DISTINCT FROM $2::date)
+        ORDER BY username`,
+      [filter.username ?? null, filter.day, filter.again],
+    );
+    return rows;
+  },
+
+  /** Marks the digest of the local `day` as the operator's; false when it already was (and not `again`). */
+  async claimDigestDay(tx: Queryable, username: string, day: string, again: boolean): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE operators SET digest_sent_on = $2::date
+        WHERE username = $1 AND digest AND ($3 OR digest_sent_on IS DISTINCT FROM $2::date)`,
+      [username, day, again],
+    );
+    return (rowCount ?? 0) > 0;
+  },
+
   /** The email of the operator, if they have one set (the overdue-task reminder's address). */
   async emailOf(db: Queryable, username: string): Promise<string | null> {
     const { rows } = await db.query<{ email: string | null }>(
