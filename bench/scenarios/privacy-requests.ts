@@ -2,7 +2,8 @@
 // one_way and one two_way pre-execution webhooks and one one_way post-execution webhook, all calling the
 // local receiver, over a datastore of 10,000 entities. Requests are submitted as fast as they complete
 // (a bounded backlog); completions are counted by the API, and each request's latency is its own
-// `finished_processing_at - requested_at`. Then the same load with a second worker process, and (full
+// `finished_processing_at - requested_at`. Then the same load with an event subscription to every event,
+// then with a second worker process, and (full
 // mode, PostgreSQL) the API's RSS before and after 100,000 requests paused on a halting webhook.
 import path from 'node:path';
 import { peakRss } from '../lib/files.ts';
@@ -10,6 +11,7 @@ import { type LetheUnderTest, startFlags, startLethe } from '../lib/lethe.ts';
 import { ROOT, startBackgroundProcess } from '../lib/processes.ts';
 import { type Figure, figure } from '../lib/report.ts';
 import { seedUsers } from '../lib/seed.ts';
+import { EVENT_TYPES } from '../../src/events/catalog.ts';
 
 interface Context {
   adminUrl: string | undefined;
@@ -285,6 +287,34 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
         met: (value) => value <= 200,
       }),
     );
+
+    {
+      // The same load with an event subscription listening to every event (docs/events.md): each status
+      // change then writes its deliveries in its own statement, and the in-process worker signs and posts
+      // them to the local receiver. Same process, same store, right after the run without one.
+      log(`privacy requests: 1 worker with an event subscription to every event, ${seconds} s`);
+      await lethe.management('PUT', '/v1/event-subscription/bench', {
+        url: `${context.receiverUrl}/events`,
+        events: EVENT_TYPES,
+        format: 'cloudevents',
+      });
+      try {
+        const withEvents = await sustainedRun(lethe, 'events', shape);
+        log(`  ${withEvents.submitted} submitted, ${withEvents.perSecond.toFixed(1)} completed/s`);
+        figures.push(
+          figure({
+            name: 'privacy requests completed/s, 1 worker, with an event subscription',
+            value: withEvents.perSecond,
+            unit: 'req/s',
+            baseline: one.perSecond,
+            target: '>= 95% of the run without one (baseline)',
+            met: (value) => value >= 0.95 * one.perSecond,
+          }),
+        );
+      } finally {
+        await lethe.management('DELETE', '/v1/event-subscription/bench');
+      }
+    }
 
     {
       log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);

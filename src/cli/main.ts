@@ -44,6 +44,10 @@ const USAGE = `Usage: lethe <command> [--help]
                              tasks of manual systems (docs/human-steps.md)
   policy list | connection list
                              DSR policies, connections (secrets masked)
+  event-subscription list | put KEY --url U --event E --format F | delete KEY | rotate-secret KEY
+  event-subscription deliveries KEY | redeliver KEY DELIVERY_ID
+                             receivers of Lethe's events and their delivery logs (docs/events.md)
+  digest send [--user U]     send the daily digest now
 
 Listing commands print a table, or JSON with --json.
 
@@ -69,6 +73,8 @@ const HELP: Record<string, () => Promise<string>> = {
   task: async () => (await import('./task-command.ts')).TASK_USAGE,
   policy: async () => (await import('./listing-command.ts')).POLICY_USAGE,
   connection: async () => (await import('./listing-command.ts')).CONNECTION_USAGE,
+  'event-subscription': async () => (await import('./event-command.ts')).EVENT_SUBSCRIPTION_USAGE,
+  digest: async () => (await import('./event-command.ts')).DIGEST_USAGE,
 };
 
 /** The first line of standard input (a password, never taken from the command line). */
@@ -276,6 +282,21 @@ async function main(commandLine: string[]): Promise<number> {
       const { parseListCommand, CONNECTION_USAGE, runConnectionList } = await import('./listing-command.ts');
       const { json } = parseListCommand(rest, CONNECTION_USAGE);
       process.stdout.write(await withServices(config, (services) => runConnectionList(services, json)));
+      return 0;
+    }
+    case 'event-subscription': {
+      const { parseEventSubscriptionCommand, runEventSubscriptionCommand } =
+        await import('./event-command.ts');
+      const parsed = parseEventSubscriptionCommand(rest);
+      process.stdout.write(
+        await withServices(config, (services) => runEventSubscriptionCommand(services, parsed)),
+      );
+      return 0;
+    }
+    case 'digest': {
+      const { parseDigestCommand, runDigestCommand } = await import('./event-command.ts');
+      const parsed = parseDigestCommand(rest);
+      process.stdout.write(await withServices(config, (services) => runDigestCommand(services, parsed)));
       return 0;
     }
     default:

@@ -3,6 +3,7 @@
 // attempt. A delivery is claimed only when no earlier delivery of the same request to the same
 // subscription is still pending, so each receiver gets a request's events in order.
 import type { Queryable } from '../db/database.ts';
+import { iso } from './emit.ts';
 import type { DeliveryRow, SubscriptionRow } from './repository.ts';
 import type { StoredEvent } from './render.ts';
 
@@ -34,8 +35,14 @@ export const deliveryRepository = {
                                   AND e.state = 'pending' AND e.seq < d.seq)
              ORDER BY d.seq LIMIT $3 FOR UPDATE OF d SKIP LOCKED)
           RETURNING *)
-       SELECT c.*, s.url, s.format, s.secret_sealed
+       SELECT c.id, c.seq, c.subscription_key, c.event_id, c.event_type, c.subject, c.privacy_request_id,
+              c.occurred_at, c.state, c.attempts, c.next_attempt_at, c.give_up_at, c.last_status_code,
+              c.last_error, c.delivered_at, c.created_at, s.url, s.format, s.secret_sealed,
+              -- the request's clock as it stands (set after the statement that received it), unless the
+              -- event carries its own (a task's due date)
+              jsonb_build_object('jurisdiction', p.jurisdiction, 'due_at', ${iso('p.due_at')}) || c.data AS data
          FROM claimed c JOIN event_subscriptions s ON s.key = c.subscription_key
+         LEFT JOIN privacy_requests p ON p.id = c.privacy_request_id
         ORDER BY c.seq`,
       [at, leaseSeconds, limit],
     );

@@ -15,8 +15,13 @@ import { tellOwnersOfDisabledSubscription } from './owner-notice.ts';
 import { renderDelivery } from './render.ts';
 import { openEventSecret } from './secrets.ts';
 
-/** How long a claimed delivery is hidden from other workers: longer than any call may take. */
-const LEASE_SECONDS = 120;
+/**
+ * How long a claimed delivery is hidden from other workers: twice the longest a call may take, so that a
+ * worker that died mid-call leaves it to another soon after, and a live one is never overtaken.
+ */
+export function leaseSeconds(config: { webhookTimeoutMs: number }): number {
+  return Math.ceil(config.webhookTimeoutMs / 1000) * 2 + 5;
+}
 const BATCH = 20;
 export const DISABLE_AFTER_FAILURES = 50;
 const MAX_DELAY_SECONDS = 6 * 3600;
@@ -35,7 +40,7 @@ export async function deliverDueEvents(
 ): Promise<{ delivered: number; failed: number }> {
   const tally = { delivered: 0, failed: 0 };
   for (;;) {
-    const due = await repo.claimDue(services.db, at(), LEASE_SECONDS, BATCH);
+    const due = await repo.claimDue(services.db, at(), leaseSeconds(services.config), BATCH);
     if (due.length === 0) return tally;
     const outcomes = await Promise.all(due.map((delivery) => deliverOne(services, client, delivery, at)));
     for (const ok of outcomes) tally[ok ? 'delivered' : 'failed'] += 1;

@@ -10,7 +10,8 @@ import { stuckCondition } from '../privacy-requests/stuck-repository.ts';
 import { CLOSED_STATUSES } from '../privacy-requests/statuses.ts';
 import type { Services } from '../services.ts';
 import { escapeHtml } from '../validation/html.ts';
-import { operatorAddresses } from './owner-notice.ts';
+import { operatorRepository } from '../operators/repository.ts';
+import { withAddresses } from './owner-notice.ts';
 import { consoleLink } from './render.ts';
 
 type DigestServices = Pick<Services, 'db' | 'keyring' | 'config'>;
@@ -140,21 +141,15 @@ export async function sendDigests(
   const { db, config, keyring } = services;
   const { day, hour } = localDayAndHour(at, config.timeZone);
   if (!options.now && hour < config.digestHour) return [];
-  const recipients = await operatorAddresses(
-    db,
-    `digest AND ($1::text IS NULL OR username = $1) AND ($2 OR digest_sent_on IS DISTINCT FROM $3::date)`,
-    [options.username ?? null, options.now === true, day],
+  const again = options.now === true;
+  const recipients = withAddresses(
+    await operatorRepository.digestReaders(db, { username: options.username, day, again }),
   );
   const sent: string[] = [];
   for (const { username, address } of recipients) {
     await db.transaction(async (tx) => {
       // The day is claimed first: another worker sending the same digest finds it taken.
-      const { rowCount } = await tx.query(
-        `UPDATE operators SET digest_sent_on = $2::date
-          WHERE username = $1 AND digest AND ($3 OR digest_sent_on IS DISTINCT FROM $2::date)`,
-        [username, day, options.now === true],
-      );
-      if (!rowCount) return;
+      if (!(await operatorRepository.claimDigestDay(tx, username, day, again))) return;
       const digest = await digestFor(tx, config, username, at);
       if (digest.sections.length === 0) return;
       await enqueueMessages(tx, keyring, [

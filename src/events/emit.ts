@@ -2,13 +2,14 @@
 // it, written by the statement or in the transaction of the change the event reports, so that an event
 // exists if and only if its change committed (nothing lost, nothing for a change rolled back). With no
 // subscription listening the statement writes nothing (an InitPlan checks once per statement).
-// What an event carries is decided here and only here: ids, statuses, the policy key, the jurisdiction
-// and dates, never an identity value or subject data (the renderer adds a console link).
+// What an event carries is decided here (and, for the request's clock, where it is delivered): ids,
+// statuses, the policy key, the jurisdiction and dates, never an identity value or subject data (the
+// renderer adds a console link).
 import type { Queryable } from '../db/database.ts';
 import type { EventType } from './catalog.ts';
 
 /** A timestamptz as ISO 8601 in UTC (jsonb's own rendering follows the session's time zone). */
-const iso = (expression: string) =>
+export const iso = (expression: string) =>
   `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Where the events of one statement come from: a FROM item aliased `r`, and what each row makes. */
@@ -39,13 +40,16 @@ function insertDeliveriesSql(types: string, source: EventSource): string {
            ORDER BY e.n, s.key`;
 }
 
-/** What a request's event carries, from `r` shaped like privacy_requests, merged with `extra` (jsonb). */
+/**
+ * What a request's event carries, from `r` shaped like privacy_requests, merged with `extra` (jsonb). The
+ * request's jurisdiction and due date are added when it is delivered (delivery-repository.ts): a request's
+ * clock is set after the statement that receives it, in the same transaction.
+ */
 function requestData(extra: string): string {
   return `jsonb_build_object(
             'privacy_request_id', r.id, 'status', r.status,
             'policy_key', (SELECT p.key FROM policies p WHERE p.id = r.policy_id),
-            'jurisdiction', r.jurisdiction, 'requested_at', ${iso('r.requested_at')},
-            'due_at', ${iso('r.due_at')}) || ${extra}`;
+            'requested_at', ${iso('r.requested_at')}) || ${extra}`;
 }
 
 /**

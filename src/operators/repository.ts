@@ -9,6 +9,8 @@ export interface OperatorRow {
   password_hash: string | null;
   roles: string[];
   email: string | null;
+  /** Whether the operator gets the daily digest (src/events/digest.ts). */
+  digest: boolean;
   created_by: string;
   created_at: Date;
   active: boolean;
@@ -182,6 +184,50 @@ export const operatorRepository = {
       [username, ...entries.map(([, value]) => value)],
     );
     return rows[0];
+  },
+
+  /** Turns the operator's daily digest on or off; undefined when there is no such operator. */
+  async setDigest(db: Queryable, username: string, digest: boolean): Promise<OperatorRow | undefined> {
+    const { rows } = await db.query<OperatorRow>(
+      'UPDATE operators SET digest = $2 WHERE username = $1 RETURNING *',
+      [username, digest],
+    );
+    return rows[0];
+  },
+
+  /** The operators holding the owner role, with their email (src/events/ tells them of a disabled subscription). */
+  async owners(db: Queryable): Promise<{ username: string; email: string | null }[]> {
+    const { rows } = await db.query<{ username: string; email: string | null }>(
+      `SELECT username, email FROM operators WHERE 'owner' = ANY (roles) ORDER BY username`,
+    );
+    return rows;
+  },
+
+  /**
+   * The operators who asked for the daily digest (only `username`, when given) and have not had it on the
+   * local `day`, unless `again`: `lethe digest send` sends it whatever was sent.
+   */
+  async digestReaders(
+    db: Queryable,
+    filter: { username: string | undefined; day: string; again: boolean },
+  ): Promise<{ username: string; email: string | null }[]> {
+    const { rows } = await db.query<{ username: string; email: string | null }>(
+      `SELECT username, email FROM operators
+        WHERE digest AND ($1::text IS NULL OR username = $1) AND ($3 OR digest_sent_on IS DISTINCT FROM $2::date)
+        ORDER BY username`,
+      [filter.username ?? null, filter.day, filter.again],
+    );
+    return rows;
+  },
+
+  /** Marks the digest of the local `day` as the operator's; false when it already was (and not `again`). */
+  async claimDigestDay(tx: Queryable, username: string, day: string, again: boolean): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE operators SET digest_sent_on = $2::date
+        WHERE username = $1 AND digest AND ($3 OR digest_sent_on IS DISTINCT FROM $2::date)`,
+      [username, day, again],
+    );
+    return (rowCount ?? 0) > 0;
   },
 
   /** The email of the operator, if they have one set (the overdue-task reminder's address). */

@@ -28,6 +28,7 @@ const Operator = Type.Object({
     description: "the provider's groups of the operator, as last reported",
   }),
   active: Type.Boolean({ description: 'false once the provider deactivated the operator' }),
+  digest: Type.Boolean({ description: 'whether the operator gets the daily digest (docs/events.md)' }),
   created_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -59,6 +60,12 @@ const OperatorChange = Type.Object(
     email: Type.Optional(OperatorEmail),
     roles: Type.Optional(
       Type.Array(RoleName, { minItems: 1, maxItems: 50, description: "replaces the operator's roles" }),
+    ),
+    digest: Type.Optional(
+      Type.Boolean({
+        description:
+          'one mail each local morning (LETHE_TIME_ZONE) listing what needs the operator, to their email (docs/events.md)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -146,7 +153,8 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         onRequest: app.authorize('user:*'),
         schema: {
           tags: ['operators'],
-          summary: "Change an operator account's email (where their overdue-task reminders go) or roles.",
+          summary:
+            "Change an operator account's email (where their overdue-task reminders go), roles, or whether they get the daily digest.",
           security,
           params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
           body: OperatorChange,

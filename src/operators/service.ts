@@ -37,6 +37,7 @@ export interface OperatorView {
   groups: string[];
   /** False once deactivated by SCIM: no sign-in, no session, no client acting for them. */
   active: boolean;
+  digest: boolean;
   created_by: string;
   created_at: string;
 }
@@ -263,7 +264,7 @@ export class OperatorService {
   async update(
     by: ChangeActor,
     username: string,
-    input: { email?: string | null; roles?: readonly string[] },
+    input: { email?: string | null; roles?: readonly string[]; digest?: boolean },
   ): Promise<OperatorView> {
     const email = checkEmail(input.email);
     if (input.roles?.length === 0) throw invalid('body.roles must name at least one role.');
@@ -273,17 +274,20 @@ export class OperatorService {
       await checkHoldsScopesOf(tx, by, row, 'change');
       const roles = input.roles === undefined ? undefined : await knownRoles(tx, input.roles, 'body.roles');
       if (roles) await checkMayGive(tx, by, roles);
-      if (input.email === undefined && roles === undefined) return toView(row);
-      const updated = await operatorRepository.update(tx, username, {
+      if (input.email === undefined && roles === undefined && input.digest === undefined) return toView(row);
+      let updated = await operatorRepository.update(tx, username, {
         email: input.email === undefined ? undefined : email,
         roles,
       });
+      if (input.digest !== undefined)
+        updated = await operatorRepository.setDigest(tx, username, input.digest);
       if (!updated) throw notFound(`No operator named ${username}.`);
       if (roles) await operatorAccess.rescope(tx, username, await scopesOfRoles(tx, roles));
       await recordChange(tx, by, 'operator.update', {
         username,
         ...(input.email === undefined ? {} : { email_set: email !== null }),
         ...(roles ? { roles } : {}),
+        ...(input.digest === undefined ? {} : { digest: input.digest }),
       });
       return toView(updated);
     });
@@ -447,6 +451,7 @@ export function toView(row: OperatorRow): OperatorView {
     provider: row.provider,
     groups: [...new Set([...row.groups, ...(row.scim_groups ?? [])])],
     active: row.active,
+    digest: row.digest,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
   };

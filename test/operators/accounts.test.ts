@@ -48,6 +48,7 @@ describe('operator accounts', () => {
       'active',
       'created_at',
       'created_by',
+      'digest',
       'email',
       'groups',
       'provider',
