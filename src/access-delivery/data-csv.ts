@@ -2,18 +2,20 @@
 // ZIP), and one per answer given for a manual system, for a subject who opens their data in a spreadsheet. Every field quoted (RFC 4180); a value a
 // spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) is prefixed with ' so
 // that opening the file never executes anything.
+// The header row is in the subject's language (src/i18n/); the values are as stored.
+import { translate } from '../i18n/catalogue.ts';
 import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 import { fileEntryName } from './report.ts';
 
-const HEADER = ['datastore', 'entity_type', 'entity_id', 'attribute', 'value'];
+const HEADER = ['csv.datastore', 'csv.entity_type', 'csv.entity_id', 'csv.attribute', 'csv.value'] as const;
 
 function cell(value: string): string {
   const inert = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return `"${inert.replace(/"/g, '""')}"`;
 }
 
-export function renderDataCsv(accessPackage: AccessPackage): string {
-  const rows: string[][] = [HEADER];
+export function renderDataCsv(accessPackage: AccessPackage, language: string): string {
+  const rows: string[][] = [HEADER.map((key) => translate(language, key))];
   for (const datastore of accessPackage.datastores) {
     for (const entity of datastore.entities) {
       for (const attribute of entity.attributes)

@@ -15,6 +15,7 @@ import { type AccessPackage, readAccessPackage } from '../privacy-requests/rules
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';
+import { isLanguage } from '../i18n/catalogue.ts';
 import { renderDataCsv } from './data-csv.ts';
 import { fileEntryName, renderAccessReport } from './report.ts';
 import { EMPTY_DISCLOSURE, reportDisclosures } from '../disclosure/service.ts';
@@ -37,13 +38,14 @@ export async function checkPackageDownload(
   services: Pick<Services, 'db'>,
   token: string,
 ): Promise<{ privacyRequestId: string }> {
-  if (!TOKEN_SHAPE.test(token)) throw notFound(GONE);
+  if (!TOKEN_SHAPE.test(token)) throw notFound(GONE, { key: 'refusal.download_gone' });
   const privacyRequestId = await repo.liveRequest(services.db, hashToken(token));
   // A link outlives nothing: it works while its request is complete.
   const request = privacyRequestId
     ? await privacyRequestRepository.find(services.db, privacyRequestId)
     : undefined;
-  if (!privacyRequestId || request?.status !== 'complete') throw notFound(GONE);
+  if (!privacyRequestId || request?.status !== 'complete')
+    throw notFound(GONE, { key: 'refusal.download_gone' });
   return { privacyRequestId };
 }
 
@@ -90,7 +92,13 @@ export async function openPackageDownload(
     accessPackage.datastores.map((datastore) => datastore.name),
     request?.policy_id,
   );
-  const report = renderAccessReport(accessPackage, settings.organization_name, { labels, disclosures });
+  // The package is written in the subject's language, as every message about the request is.
+  const language = isLanguage(request?.language) ? request.language : services.config.defaultLanguage;
+  const report = renderAccessReport(accessPackage, settings.organization_name, {
+    language,
+    labels,
+    disclosures,
+  });
   // data.json carries the same disclosures as the report, per datastore and per receiver (art. 15(1), 20).
   const data = {
     ...accessPackage,
@@ -102,7 +110,7 @@ export async function openPackageDownload(
   };
   zip.addBuffer(Buffer.from(report), 'report.html', { mtime });
   zip.addBuffer(Buffer.from(`${JSON.stringify(data, null, 2)}\n`), 'data.json', { mtime });
-  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage)), 'data.csv', { mtime });
+  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage, language)), 'data.csv', { mtime });
   for (const { datastore, entityId, file } of files) {
     const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);
     // A file erased since the package was made is simply not in the ZIP (data.json still lists it).

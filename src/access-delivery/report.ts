@@ -1,13 +1,15 @@
 // report.html of an access package: the subject's data readable by a person, grouped by datastore and by
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
-// Written for a person: dates in words in the report's language (its own date and the values that are ISO
-// dates), (English: neither the privacy center nor
-// a request records a language yet; the locale is a parameter for when one does), each entity under the
-// label its datastore gives its name and each attribute under the label of `<entity>.<attribute>`
-// (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
+// Written for a person, in the subject's language (src/i18n/): dates in its words with the zone named (its
+// own date and the values that are ISO dates), each entity under the label its datastore gives its name and
+// each attribute under the label of
+// `<entity>.<attribute>` (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
 import type { DisclosureView } from '../disclosure/schemas.ts';
+import { type MessageKey, translate } from '../i18n/catalogue.ts';
+import { formatInstant } from '../i18n/dates.ts';
+import { translateHtml } from '../i18n/html.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { AccessPackage } from '../privacy-requests/rules/access-package.ts';
 
@@ -29,8 +31,8 @@ export function fileEntryName(
 }
 
 export interface ReportOptions {
-  /** A BCP 47 language tag for the page and its dates; English when absent. */
-  locale?: string;
+  /** The language of the report (one of src/i18n/catalogues/); English when absent. */
+  language?: string;
   /** Per datastore, the human label of each entity name and of each `<entity name>.<attribute>`. */
   labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** What the organisation says of each datastore, and of each receiver (connection) that holds the data. */
@@ -40,29 +42,33 @@ export interface ReportOptions {
   };
 }
 
-const NOT_STATED = '<em>not stated</em>';
-
 /** The "how we use your data" block of one source (GDPR art. 15(1)(a)-(h)). */
-export function renderDisclosure(heading: string, disclosure: DisclosureView | undefined): string {
+export function renderDisclosure(
+  heading: string,
+  disclosure: DisclosureView | undefined,
+  language = 'en',
+): string {
+  const say = (key: MessageKey) => escapeHtml(translate(language, key));
+  const notStated = `<em>${say('report.not_stated')}</em>`;
   const list = (items: readonly string[] | undefined) =>
     items && items.length > 0
       ? `<ul>${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`
-      : NOT_STATED;
-  const text = (value: string | undefined, empty = NOT_STATED) => (value ? escapeHtml(value) : empty);
+      : notStated;
+  const text = (value: string | undefined, empty = notStated) => (value ? escapeHtml(value) : empty);
   return `<div class="use"><h3>${escapeHtml(heading)}</h3><dl>
-<dt>Why we use it</dt><dd>${list(disclosure?.purposes)}</dd>
-<dt>Who receives it</dt><dd>${list(disclosure?.recipients)}</dd>
-<dt>How long we keep it</dt><dd>${text(disclosure?.retention)}</dd>
-<dt>Where it comes from</dt><dd>${text(disclosure?.source, 'from you, or as stated above')}</dd>
-<dt>Automated decisions</dt><dd>${text(disclosure?.automated_decisions, 'none')}</dd>
+<dt>${say('report.purposes')}</dt><dd>${list(disclosure?.purposes)}</dd>
+<dt>${say('report.recipients')}</dt><dd>${list(disclosure?.recipients)}</dd>
+<dt>${say('report.retention')}</dt><dd>${text(disclosure?.retention)}</dd>
+<dt>${say('report.source')}</dt><dd>${text(disclosure?.source, say('report.source_default'))}</dd>
+<dt>${say('report.automated_decisions')}</dt><dd>${text(disclosure?.automated_decisions, say('report.automated_decisions_none'))}</dd>
 </dl></div>`;
 }
 
-/** A date in words, in UTC: "January 2, 2026 at 3:04 AM UTC". */
-export function readableDate(iso: string, locale = 'en'): string {
+/** A date in words in the language, with its zone: "January 2, 2026 at 3:04 AM UTC". */
+export function readableDate(iso: string, language = 'en'): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
+  return formatInstant(language, date);
 }
 
 /** An ISO 8601 date (`2025-03-04`) or date-time with its zone, as systems store them. */
@@ -73,14 +79,14 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?
  * A value for a person: an ISO date or date-time in words (the ISO text kept in `datetime`; data.json and
  * data.csv keep the value as stored), anything else escaped as it is.
  */
-export function readableValue(value: string, locale = 'en'): string {
+export function readableValue(value: string, language = 'en'): string {
   if (ISO_DATE.test(value)) {
     const date = new Date(`${value}T00:00:00Z`);
     if (!Number.isNaN(date.getTime()))
-      return `<time datetime="${escapeHtml(value)}">${escapeHtml(new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(date))}</time>`;
+      return `<time datetime="${escapeHtml(value)}">${escapeHtml(new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(date))}</time>`;
   }
   if (ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime()))
-    return `<time datetime="${escapeHtml(value)}">${escapeHtml(readableDate(value, locale))}</time>`;
+    return `<time datetime="${escapeHtml(value)}">${escapeHtml(readableDate(value, language))}</time>`;
   return escapeHtml(value);
 }
 
@@ -89,27 +95,42 @@ export function renderAccessReport(
   organizationName: string,
   options: ReportOptions = {},
 ): string {
-  const locale = options.locale ?? 'en';
+  const language = options.language ?? 'en';
+  const say = (key: MessageKey, values?: Record<string, string | number>) =>
+    escapeHtml(translate(language, key, values));
   const hasFiles = accessPackage.datastores.some((datastore) =>
     datastore.entities.some((entity) => entity.files.length > 0),
   );
   const parts: string[] = [
     '<!doctype html>',
-    `<html lang="${escapeHtml(locale)}"><head><meta charset="utf-8">`,
+    `<html lang="${escapeHtml(language)}"><head><meta charset="utf-8">`,
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>Your personal data held by ${escapeHtml(organizationName)}</title>`,
+    `<title>${say('report.title', { organization: organizationName })}</title>`,
     `<style>${STYLE}</style></head><body><main>`,
-    `<h1>Your personal data held by ${escapeHtml(organizationName)}</h1>`,
-    `<p>Request <code>${escapeHtml(accessPackage.privacy_request_id)}</code>, gathered ${escapeHtml(readableDate(accessPackage.generated_at, locale))}. The same data, machine-readable, is in <code>data.json</code> (and, for a spreadsheet, <code>data.csv</code>)${hasFiles ? '; your files are in the <code>files</code> folder, linked below' : ''}.</p>`,
+    `<h1>${say('report.title', { organization: organizationName })}</h1>`,
+    `<p>${translateHtml(language, hasFiles ? 'report.intro_with_files' : 'report.intro', {
+      text: { date: readableDate(accessPackage.generated_at, language) },
+      markup: {
+        request: `<code>${escapeHtml(accessPackage.privacy_request_id)}</code>`,
+        json: '<code>data.json</code>',
+        csv: '<code>data.csv</code>',
+        folder: '<code>files</code>',
+      },
+    })}</p>`,
   ];
   const withData = accessPackage.datastores.filter((datastore) => datastore.entities.length > 0);
   const manualSystems = accessPackage.manual_systems ?? [];
-  if (withData.length === 0 && manualSystems.length === 0)
-    parts.push('<p>We found no personal data about you.</p>');
+  if (withData.length === 0 && manualSystems.length === 0) parts.push(`<p>${say('report.no_data')}</p>`);
   for (const datastore of withData) {
     parts.push(`<section><h2>${escapeHtml(datastore.name)}</h2>`);
-    parts.push(renderDisclosure('How we use your data', options.disclosures?.datastores.get(datastore.name)));
+    parts.push(
+      renderDisclosure(
+        translate(language, 'report.how_we_use'),
+        options.disclosures?.datastores.get(datastore.name),
+        language,
+      ),
+    );
     const labels = options.labels?.get(datastore.name) ?? {};
     for (const entity of datastore.entities) {
       const label = Object.hasOwn(labels, entity.name) ? labels[entity.name] : undefined;
@@ -123,14 +144,14 @@ export function renderAccessReport(
       };
       for (const attribute of entity.attributes)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? '<em>empty</em>' : readableValue(attribute.value, locale)}</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : readableValue(attribute.value, language)}</td></tr>`,
         );
       for (const file of entity.files)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attributeLabel(file.name))}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${file.size} bytes, ${escapeHtml(file.contentType)})</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(file.name))}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${say('report.file', { size: file.size, type: file.contentType })})</td></tr>`,
         );
       if (entity.attributes.length === 0 && entity.files.length === 0)
-        parts.push('<tr><td colspan="2"><em>no attributes</em></td></tr>');
+        parts.push(`<tr><td colspan="2"><em>${say('report.no_attributes')}</em></td></tr>`);
       parts.push('</tbody></table>');
     }
     parts.push('</section>');
@@ -144,9 +165,15 @@ export function renderAccessReport(
   }
   const receivers = [...(options.disclosures?.connections ?? new Map<string, DisclosureView>())];
   if (receivers.length > 0) {
-    parts.push('<section><h2>Other systems that received your request</h2>');
+    parts.push(`<section><h2>${say('report.receivers')}</h2>`);
     for (const [connection, disclosure] of receivers)
-      parts.push(renderDisclosure(`How ${connection} uses your data`, disclosure));
+      parts.push(
+        renderDisclosure(
+          translate(language, 'report.how_receiver_uses', { receiver: connection }),
+          disclosure,
+          language,
+        ),
+      );
     parts.push('</section>');
   }
   parts.push('</main></body></html>');

@@ -3,6 +3,8 @@
 // what Lethe does not decide for you). Periods run from receipt of the request and are counted by
 // calendar.ts; an appeal window runs from the decision it appeals.
 
+import type { MessageKey } from '../i18n/catalogue.ts';
+
 /** A period counted in calendar months (GDPR) or in calendar days (the US statutes). */
 export type Period = { months: number } | { days: number };
 
@@ -10,6 +12,8 @@ export interface Authority {
   /** Whom the subject may complain to. */
   name: string;
   url: string;
+  /** The name in the subject's language (src/i18n/), where it is a description rather than a proper name. */
+  nameKey?: MessageKey;
 }
 
 export interface Jurisdiction {
@@ -31,6 +35,7 @@ export interface Jurisdiction {
 const GDPR_AUTHORITY: Authority = {
   name: 'the data protection supervisory authority of your member state',
   url: 'https://www.edpb.europa.eu/about-edpb/about-edpb/members_en',
+  nameKey: 'authority.gdpr',
 };
 
 export const JURISDICTIONS: readonly Jurisdiction[] = [

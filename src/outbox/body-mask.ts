@@ -3,12 +3,30 @@
 // download their data). Owners (role `owner`, or the root client) see the bodies as sent, because without
 // LETHE_SMTP_URL the outbox is where the codes and links of a local run are read.
 import { type Principal, SCOPES } from '../auth/scopes.ts';
+import { catalogueOf, LANGUAGES } from '../i18n/catalogue.ts';
+import { escapeHtml } from '../validation/html.ts';
 
 export const MASK = '***';
 
+/**
+ * The words before the code in the verification message of every language (its catalogue's
+ * `mail.verification_code.code`, whose `{code}` each catalogue must lead up to), as escaped HTML and as
+ * plain text, so that a code is found in any language a message was written in.
+ */
+function codeLeads(): string[] {
+  const leads = LANGUAGES.map((language) => {
+    const lead = (catalogueOf(language)['mail.verification_code.code'] ?? '').split('{code}')[0]?.trim();
+    if (!lead) throw new Error(`the ${language} verification message must put words before {code}`);
+    return lead;
+  });
+  return [...new Set([...leads, ...leads.map(escapeHtml)])].map((lead) =>
+    lead.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
+}
+
 /** A verification code as the templates write it, and a download link's token (43 base64url characters). */
 const SECRETS: readonly [RegExp, string][] = [
-  [/(enter this code:\s*)\d{4,10}/gi, `$1${MASK}`],
+  [new RegExp(`(${codeLeads().join('|')})(\\s*)\\d{4,10}`, 'giu'), `$1$2${MASK}`],
   [/(\/privacy-center\/download\/)[A-Za-z0-9_-]+/g, `$1${MASK}`],
 ];
 

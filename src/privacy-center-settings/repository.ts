@@ -4,19 +4,29 @@ import type { PrivacyCenterSettings } from './schemas.ts';
 
 export const privacyCenterSettingsRepository = {
   async read(db: Queryable): Promise<PrivacyCenterSettings | undefined> {
-    const { rows } = await db.query<PrivacyCenterSettings>(
-      'SELECT title, organization_name, actions FROM privacy_center_settings',
+    const { rows } = await db.query<PrivacyCenterSettings & { translations: object }>(
+      'SELECT title, organization_name, actions, translations FROM privacy_center_settings',
     );
-    return rows[0];
+    const row = rows[0];
+    if (!row) return undefined;
+    // Settings saved without translations read back as they were saved.
+    const { translations, ...rest } = row;
+    return Object.keys(translations).length > 0 ? row : rest;
   },
 
   async write(db: Queryable, settings: PrivacyCenterSettings): Promise<void> {
     await db.query(
-      `INSERT INTO privacy_center_settings (singleton, title, organization_name, actions, updated_at)
-       VALUES (true, $1, $2, $3::jsonb, now())
+      `INSERT INTO privacy_center_settings (singleton, title, organization_name, actions, translations, updated_at)
+       VALUES (true, $1, $2, $3::jsonb, $4::jsonb, now())
        ON CONFLICT (singleton) DO UPDATE SET title = EXCLUDED.title,
-         organization_name = EXCLUDED.organization_name, actions = EXCLUDED.actions, updated_at = now()`,
-      [settings.title, settings.organization_name, JSON.stringify(settings.actions)],
+         organization_name = EXCLUDED.organization_name, actions = EXCLUDED.actions,
+         translations = EXCLUDED.translations, updated_at = now()`,
+      [
+        settings.title,
+        settings.organization_name,
+        JSON.stringify(settings.actions),
+        JSON.stringify(settings.translations ?? {}),
+      ],
     );
   },
 };

@@ -4,6 +4,17 @@
 import Type from 'typebox';
 
 const Strict = { additionalProperties: false } as const;
+
+/** `{<language>: {<field>: text}}`: an operator's text in other languages (src/i18n/operator-texts.ts). */
+const Translations = (description: string) =>
+  Type.Optional(
+    Type.Record(
+      Type.String({ maxLength: 16 }),
+      Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 2000 })),
+      { description, maxProperties: 40 },
+    ),
+  );
+
 const InputRequirement = Type.Union([Type.Literal('required'), Type.Literal('optional')]);
 
 export const PrivacyCenterAction = Type.Object(
@@ -15,6 +26,9 @@ export const PrivacyCenterAction = Type.Object(
       { email: Type.Optional(InputRequirement), phone_number: Type.Optional(InputRequirement) },
       { ...Strict, minProperties: 1 },
     ),
+    translations: Translations(
+      'The title and description in other languages: {"de": {"title": "…", "description": "…"}}; missing ones read the text above.',
+    ),
   },
   Strict,
 );
@@ -25,6 +39,9 @@ export const PrivacyCenterSettings = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 200 }),
     organization_name: Type.String({ minLength: 1, maxLength: 200 }),
     actions: Type.Array(PrivacyCenterAction, { maxItems: 20 }),
+    translations: Translations(
+      'The title in other languages: {"de": {"title": "Datenschutzcenter"}}; a missing one reads `title`.',
+    ),
   },
   Strict,
 );

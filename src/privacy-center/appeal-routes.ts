@@ -9,10 +9,12 @@ import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import { ErrorDetail } from '../http/schemas.ts';
 import { appealOfLink, submitAppeal } from '../privacy-requests/appeals.ts';
 import type { Services } from '../services.ts';
-import { renderAppealForm, renderAppealReceived, STATEMENT_MAX_LENGTH } from './appeal-page.ts';
+import { translate } from '../i18n/catalogue.ts';
+import { appealPath, renderAppealForm, renderAppealReceived, STATEMENT_MAX_LENGTH } from './appeal-page.ts';
 import { crossSiteProblem, refuseCrossSite } from './cross-site.ts';
+import { refusalSentence, visitorLanguage } from './language.ts';
 import { PAGE_CSP, renderProblem } from './page.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 const TOKEN_PATTERN = '^[A-Za-z0-9_-]{43}$';
@@ -71,7 +73,8 @@ function statusOf(error: unknown): number {
 
 /** The page and its form. */
 export function appealPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
@@ -81,24 +84,33 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
     });
     const html = (reply: FastifyReply, status: number, text: string) =>
       reply.status(status).type('text/html; charset=utf-8').send(text);
-    const problem = async (reply: FastifyReply, error: unknown) => {
+    const problem = async (reply: FastifyReply, error: unknown, page: { language: string; path: string }) => {
       const status = statusOf(error);
-      return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+      const message = refusalSentence(page.language, error as DomainError);
+      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
     const unknownLink = () =>
-      new DomainError('not_found', 'This appeal link is unknown or was already used.');
+      new DomainError('not_found', 'This appeal link is unknown or was already used.', {
+        key: 'refusal.appeal_link_unknown',
+      });
 
     app.get<{ Params: { token: string } }>(
       '/privacy-center/appeal/:token',
       { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
         const { token } = request.params;
+        const language = visitorLanguage(request, services.config);
+        const page = { language, path: TOKEN_SHAPE.test(token) ? appealPath(token) : '/privacy-center' };
         try {
           if (!TOKEN_SHAPE.test(token)) throw unknownLink();
           const appeal = await appealOfLink(services, token);
-          return html(reply, 200, renderAppealForm(await settings(), token, appeal.window_ends_at));
+          return html(
+            reply,
+            200,
+            renderAppealForm(await settings(language), token, appeal.window_ends_at, undefined, language),
+          );
         } catch (error) {
-          return problem(reply, error);
+          return problem(reply, error, page);
         }
       },
     );
@@ -107,9 +119,15 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
       '/privacy-center/appeal/:token',
       { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
-        const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderProblem(await settings(), 403, crossSite));
         const { token } = request.params;
+        const language = visitorLanguage(request, services.config);
+        const page = { language, path: TOKEN_SHAPE.test(token) ? appealPath(token) : '/privacy-center' };
+        if (crossSiteProblem(request, services.config))
+          return html(
+            reply,
+            403,
+            renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
+          );
         try {
           await throttle(request, reply);
           if (!TOKEN_SHAPE.test(token)) throw unknownLink();
@@ -120,16 +138,22 @@ export function appealPageRoutes(services: Services, throttle: PublicThrottle): 
             return html(
               reply,
               422,
-              renderAppealForm(await settings(), token, appeal.window_ends_at, {
-                message: `Write why we should reconsider, in at most ${STATEMENT_MAX_LENGTH} characters.`,
-                statement: statement.slice(0, STATEMENT_MAX_LENGTH),
-              }),
+              renderAppealForm(
+                await settings(language),
+                token,
+                appeal.window_ends_at,
+                {
+                  message: translate(language, 'appeal.statement_problem', { max: STATEMENT_MAX_LENGTH }),
+                  statement: statement.slice(0, STATEMENT_MAX_LENGTH),
+                },
+                language,
+              ),
             );
           }
           const received = await submitAppeal(services, token, statement);
-          return html(reply, 200, renderAppealReceived(await settings(), received.due_date));
+          return html(reply, 200, renderAppealReceived(await settings(language), received.due_date, page));
         } catch (error) {
-          return problem(reply, error);
+          return problem(reply, error, page);
         }
       },
     );

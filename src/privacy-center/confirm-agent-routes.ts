@@ -1,13 +1,16 @@
 // The subject's page to confirm an authorized agent, /privacy-center/confirm-agent/{token}: server-rendered
 // without script like the privacy center. Opening the link only shows what it is about (mail scanners open
 // links); the subject's button posts the confirmation. A link used before says so and changes nothing.
+// Every word is in the visitor's language (src/i18n/).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
+import { translate } from '../i18n/catalogue.ts';
 import { crossSiteProblem } from './cross-site.ts';
-import { layout, PAGE_CSP, renderProblem } from './page.ts';
+import { refusalSentence, visitorLanguage } from './language.ts';
+import { inLanguage, layout, PAGE_CSP, type PageContext, renderProblem, wordsOf } from './page.ts';
 import type { PublicThrottle } from './throttle.ts';
 import type { Services } from '../services.ts';
 import { escapeHtml } from '../validation/html.ts';
@@ -18,33 +21,36 @@ function statusOf(error: unknown): number {
   throw error;
 }
 
-const statusLink = (view: ConfirmationView) =>
-  `<p><a href="/privacy-center/requests/${encodeURIComponent(view.privacyRequestId)}">Follow the request</a></p>`;
+const confirmPath = (token: string) => `/privacy-center/confirm-agent/${encodeURIComponent(token)}`;
 
 export function renderConfirmation(
   settings: PrivacyCenterSettings,
   view: ConfirmationView,
   token: string,
+  language = 'en',
 ): string {
-  const agent = escapeHtml(view.agentName);
+  const { say } = wordsOf(language);
+  const agent = view.agentName;
+  const statusPath = `/privacy-center/requests/${encodeURIComponent(view.privacyRequestId)}`;
   const body =
     view.state === 'confirmed'
-      ? `<h1>Agent confirmed</h1>
-<p class="info" role="status">You confirmed that ${agent} acts for you. Your request goes on; we will email you about it.</p>
-${statusLink(view)}`
+      ? `<h1>${say('agent.confirmed_title')}</h1>
+<p class="info" role="status">${say('agent.confirmed_text', { agent })}</p>
+<p><a href="${escapeHtml(inLanguage(statusPath, language))}">${say('agent.follow')}</a></p>`
       : view.state === 'expired'
-        ? `<h1>This link has expired</h1><p role="alert">Nothing was changed. Your agent can submit the request again.</p>`
-        : `<h1>Confirm your authorized agent</h1>
-<p>${agent} asked ${escapeHtml(settings.organization_name)} to act on your behalf. Nothing happens until you confirm that you gave them permission.</p>
-<form method="post" action="/privacy-center/confirm-agent/${encodeURIComponent(token)}">
-<p><button type="submit">Yes, ${agent} acts for me</button></p>
+        ? `<h1>${say('agent.expired_title')}</h1><p role="alert">${say('agent.expired_text')}</p>`
+        : `<h1>${say('agent.title')}</h1>
+<p>${say('agent.asked', { agent, organization: settings.organization_name })}</p>
+<form method="post" action="${escapeHtml(inLanguage(confirmPath(token), language))}">
+<p><button type="submit">${say('agent.confirm_button', { agent })}</button></p>
 </form>
-<p>If you did not give anyone permission, close this page: the request will not go on.</p>`;
-  return layout('Confirm your authorized agent', settings, body);
+<p>${say('agent.not_given')}</p>`;
+  return layout(translate(language, 'agent.title'), settings, body, { language, path: confirmPath(token) });
 }
 
 export function agentPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
   return async (app) => {
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.header('content-security-policy', PAGE_CSP);
@@ -54,9 +60,10 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
     });
     const html = (reply: FastifyReply, status: number, text: string) =>
       reply.status(status).type('text/html; charset=utf-8').send(text);
-    const problem = async (reply: FastifyReply, error: unknown) => {
+    const problem = async (reply: FastifyReply, error: unknown, page: PageContext) => {
       const status = statusOf(error);
-      return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+      const message = refusalSentence(page.language, error as DomainError);
+      return html(reply, status, renderProblem(await settings(page.language), status, message, page));
     };
 
     app.get<{ Params: { token: string } }>(
@@ -64,11 +71,16 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
       // The token is in the path: the per-request info lines (which log the URL) stay off for this route.
       { schema: { hide: true }, logLevel: 'warn', onRequest: throttle },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         try {
           const view = await readConfirmation(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token));
+          return html(
+            reply,
+            200,
+            renderConfirmation(await settings(language), view, request.params.token, language),
+          );
         } catch (error) {
-          return problem(reply, error);
+          return problem(reply, error, { language, path: '/privacy-center' });
         }
       },
     );
@@ -77,13 +89,23 @@ export function agentPageRoutes(services: Services, throttle: PublicThrottle): F
       '/privacy-center/confirm-agent/:token',
       { schema: { hide: true }, logLevel: 'warn', onRequest: throttle },
       async (request, reply) => {
-        const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderProblem(await settings(), 403, crossSite));
+        const language = visitorLanguage(request, services.config);
+        const page = { language, path: '/privacy-center' };
+        if (crossSiteProblem(request, services.config))
+          return html(
+            reply,
+            403,
+            renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
+          );
         try {
           const view = await confirmAgent(services, request.params.token);
-          return html(reply, 200, renderConfirmation(await settings(), view, request.params.token));
+          return html(
+            reply,
+            200,
+            renderConfirmation(await settings(language), view, request.params.token, language),
+          );
         } catch (error) {
-          return problem(reply, error);
+          return problem(reply, error, page);
         }
       },
     );

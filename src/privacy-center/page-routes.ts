@@ -5,27 +5,31 @@
 // Every answer carries PAGE_CSP and is never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import {
+  type Correction,
   Correction as CorrectionSchema,
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
-import type { Correction } from '../corrections/sealing.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
+import { translate } from '../i18n/catalogue.ts';
+import { refusalSentence, visitorLanguage } from './language.ts';
 import {
   CORRECTION_FIELDS,
   CORRECTION_ROWS,
   type CorrectionRow,
+  inLanguage,
   PAGE_CSP,
   PAGE_STYLE,
   renderHome,
   renderProblem,
   renderStanding,
 } from './page.ts';
-import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { itemValidator, type ItemCheck } from '../validation/bulk.ts';
@@ -61,7 +65,11 @@ function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined
   for (const [offset, row] of rows.entries()) {
     if (row.attribute === '' && row.value === '') continue;
     const checked = checkCorrection(row);
-    if (!checked.ok) throw invalid(`Item ${offset + 1} to correct: ${checked.message}`);
+    if (!checked.ok)
+      throw invalid(`Item ${offset + 1} to correct: ${checked.message}`, {
+        key: 'refusal.correction_item',
+        values: { row: offset + 1 },
+      });
     corrections.push(checked.value);
   }
   return corrections.length > 0 ? corrections : undefined;
@@ -72,24 +80,37 @@ function statusOf(error: unknown): number {
   throw error;
 }
 
+/** A refusal's status and its sentence in the page's language (a non-domain error is thrown on). */
+function refused(error: unknown, language: string): { status: number; message: string } {
+  const status = statusOf(error);
+  return { status, message: refusalSentence(language, error as DomainError) };
+}
+
+const HOME = '/privacy-center';
+const requestPath = (id: string) => `/privacy-center/requests/${encodeURIComponent(id)}`;
+
 export function privacyCenterPageRoutes(services: Services, throttle: PublicThrottle): FastifyPluginAsync {
   const submissions = new PublicSubmissionService(services);
   const verification = new IdentityVerificationService(services);
-  const settings = () => readPrivacyCenterSettings(services.db);
+  const settings = async (language: string) =>
+    settingsIn(await readPrivacyCenterSettings(services.db), language);
 
   /** The page's answer to a cross-site or throttled form: a page with the problem (403, 429). */
   const throttleForm = async (request: FastifyRequest, reply: FastifyReply) => {
-    const crossSite = crossSiteProblem(request, services.config);
-    if (crossSite) {
+    const language = visitorLanguage(request, services.config);
+    const page = { language, path: HOME };
+    if (crossSiteProblem(request, services.config)) {
       reply.status(403).type('text/html; charset=utf-8');
-      return reply.send(renderProblem(await settings(), 403, crossSite));
+      return reply.send(
+        renderProblem(await settings(language), 403, translate(language, 'refusal.cross_site'), page),
+      );
     }
     try {
       await throttle(request, reply);
     } catch (error) {
-      const status = statusOf(error);
+      const { status, message } = refused(error, language);
       reply.status(status).type('text/html; charset=utf-8');
-      return reply.send(renderProblem(await settings(), status, (error as Error).message));
+      return reply.send(renderProblem(await settings(language), status, message, page));
     }
     return undefined;
   };
@@ -108,26 +129,35 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
 
     const standingPage = async (
       reply: FastifyReply,
+      language: string,
       id: string,
       status = 200,
       notice?: { kind: 'problem' | 'info'; message: string },
     ) => {
-      const current = await settings();
+      const current = await settings(language);
       try {
-        return html(reply, status, renderStanding(current, await submissions.standing(id), notice));
+        return html(
+          reply,
+          status,
+          renderStanding(current, await submissions.standing(id, language), notice, language),
+        );
       } catch (error) {
-        const status = statusOf(error);
-        return html(reply, status, renderProblem(current, status, (error as Error).message));
+        const refusal = refused(error, language);
+        return html(
+          reply,
+          refusal.status,
+          renderProblem(current, refusal.status, refusal.message, { language, path: HOME }),
+        );
       }
     };
 
-    const home = async (problem?: Parameters<typeof renderHome>[1]) => {
-      const current = await settings();
-      return renderHome(current, problem, await submissions.formKinds(current));
+    const home = async (language: string, problem?: Parameters<typeof renderHome>[1]) => {
+      const current = await settings(language);
+      return renderHome(current, problem, await submissions.formKinds(current), language);
     };
 
-    app.get('/privacy-center', { schema: { hide: true } }, async (_request, reply) =>
-      html(reply, 200, await home()),
+    app.get('/privacy-center', { schema: { hide: true } }, async (request, reply) =>
+      html(reply, 200, await home(visitorLanguage(request, services.config))),
     );
 
     app.get('/privacy-center/privacy-center.css', { schema: { hide: true } }, async (_request, reply) =>
@@ -138,13 +168,14 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       '/privacy-center/requests',
       { schema: { hide: true }, onRequest: throttleForm },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         const policyKey = field(request.body, 'policy_key', 200) ?? '';
         const values = {
           email: field(request.body, 'email', 320),
           phone_number: field(request.body, 'phone_number', 16),
         };
         const agent = {
-          agent_name: field(request.body, 'agent_name', 200),
+          agent_name: field(request.body, 'agent_name', AGENT_NAME_MAX_LENGTH),
           agent_email: field(request.body, 'agent_email', 320),
         };
         const rows = correctionRows(request.body);
@@ -162,18 +193,15 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
                 ? { agent: { name: agent.agent_name ?? '', email: agent.agent_email ?? '' } }
                 : {}),
             },
-            { gpc: request.headers['sec-gpc'] === '1' },
+            { gpc: request.headers['sec-gpc'] === '1', language },
           );
-          return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
+          return reply.redirect(inLanguage(requestPath(answer.id), language), 303);
         } catch (error) {
+          const { status, message } = refused(error, language);
           return html(
             reply,
-            statusOf(error),
-            await home({
-              policyKey,
-              message: (error as Error).message,
-              values: { ...values, ...agent, corrections: rows },
-            }),
+            status,
+            await home(language, { policyKey, message, values: { ...values, ...agent, corrections: rows } }),
           );
         }
       },
@@ -183,12 +211,14 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       '/privacy-center/requests/:id',
       { schema: { hide: true } },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         const sent = (request.query as Form | undefined)?.sent === '1';
         return standingPage(
           reply,
+          language,
           request.params.id,
           200,
-          sent ? { kind: 'info', message: 'We sent you a new code.' } : undefined,
+          sent ? { kind: 'info', message: translate(language, 'standing.code_sent') } : undefined,
         );
       },
     );
@@ -197,21 +227,20 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       '/privacy-center/requests/:id/verify',
       { schema: { hide: true }, onRequest: throttleForm },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         const code = field(request.body, 'code', 6) ?? '';
         if (!/^[0-9]{6}$/.test(code))
-          return standingPage(reply, request.params.id, 400, {
+          return standingPage(reply, language, request.params.id, 400, {
             kind: 'problem',
-            message: 'The code is the 6 digits from the email we sent you.',
+            message: translate(language, 'standing.code_shape'),
           });
         try {
           await verification.verify(request.params.id, code);
         } catch (error) {
-          return standingPage(reply, request.params.id, statusOf(error), {
-            kind: 'problem',
-            message: (error as Error).message,
-          });
+          const { status, message } = refused(error, language);
+          return standingPage(reply, language, request.params.id, status, { kind: 'problem', message });
         }
-        return reply.redirect(`/privacy-center/requests/${encodeURIComponent(request.params.id)}`, 303);
+        return reply.redirect(inLanguage(requestPath(request.params.id), language), 303);
       },
     );
 
@@ -219,19 +248,15 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       '/privacy-center/requests/:id/resend',
       { schema: { hide: true }, onRequest: throttleForm },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         try {
           await verification.resend(request.params.id);
         } catch (error) {
           if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfterSeconds));
-          return standingPage(reply, request.params.id, statusOf(error), {
-            kind: 'problem',
-            message: (error as Error).message,
-          });
+          const { status, message } = refused(error, language);
+          return standingPage(reply, language, request.params.id, status, { kind: 'problem', message });
         }
-        return reply.redirect(
-          `/privacy-center/requests/${encodeURIComponent(request.params.id)}?sent=1`,
-          303,
-        );
+        return reply.redirect(`${inLanguage(requestPath(request.params.id), language)}&sent=1`, 303);
       },
     );
 
@@ -240,6 +265,15 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
       // The token is in the path: the per-request info lines (which log the URL) stay off for this route.
       { schema: { hide: true }, logLevel: 'warn' },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
+        const problemPage = async (error: unknown) => {
+          const { status, message } = refused(error, language);
+          return html(
+            reply,
+            status,
+            renderProblem(await settings(language), status, message, { language, path: HOME }),
+          );
+        };
         if (request.method === 'HEAD') {
           // Fastify answers HEAD with this handler: check the link, build nothing, audit nothing.
           try {
@@ -249,8 +283,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
               .header('content-disposition', `attachment; filename="access-package-${privacyRequestId}.zip"`)
               .send();
           } catch (error) {
-            const status = statusOf(error);
-            return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+            return problemPage(error);
           }
         }
         let download: Awaited<ReturnType<typeof openPackageDownload>>;
@@ -260,8 +293,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
             clientAddress: request.ip,
           });
         } catch (error) {
-          const status = statusOf(error);
-          return html(reply, status, renderProblem(await settings(), status, (error as Error).message));
+          return problemPage(error);
         }
         return reply
           .type('application/zip')

@@ -1,7 +1,12 @@
 // The privacy center page, rendered on the server as plain HTML forms: no script at all, so it works with
 // any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
-// except the one the visitor has just typed (given back when a form must be corrected).
+// except the one the visitor has just typed (given back when a form must be corrected). Every word is the
+// catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others.
+import { LANGUAGES, type MessageKey, type MessageValues, translate } from '../i18n/catalogue.ts';
+import { formatInstant } from '../i18n/dates.ts';
+import { translateHtml } from '../i18n/html.ts';
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
@@ -42,10 +47,44 @@ export interface FormProblem {
   };
 }
 
+/** The page's language and its own address (without a query), where the language switcher points. */
+export interface PageContext {
+  language: string;
+  path: string;
+}
+
+/** An address of the privacy center that opens in `language`. */
+export function inLanguage(path: string, language: string): string {
+  return `${path}?lang=${encodeURIComponent(language)}`;
+}
+
+/** The page's words: `say` escapes the catalogue's message for HTML; `markup` places HTML values in it. */
+export function wordsOf(language: string) {
+  return {
+    say: (key: MessageKey, values?: MessageValues) => escapeHtml(translate(language, key, values)),
+    markup: (key: MessageKey, markup: Record<string, string>, text?: MessageValues) =>
+      translateHtml(language, key, { markup, ...(text ? { text } : {}) }),
+  };
+}
+
+/** Links to the same page in every language, each named in its own language; no script. */
+export function languageSwitcher(page: PageContext): string {
+  const links = LANGUAGES.map((language) => {
+    const current = language === page.language ? ' aria-current="true"' : '';
+    return `<li><a href="${escapeHtml(inLanguage(page.path, language))}" lang="${language}" hreflang="${language}"${current}>${escapeHtml(translate(language, 'language.name'))}</a></li>`;
+  });
+  return `<nav class="languages" aria-label="${escapeHtml(translate(page.language, 'language.switcher'))}"><ul>${links.join('')}</ul></nav>`;
+}
+
 /** A whole page of the privacy center around `body` (already HTML, its values escaped by the caller). */
-export function layout(title: string, settings: PrivacyCenterSettings, body: string): string {
+export function layout(
+  title: string,
+  settings: PrivacyCenterSettings,
+  body: string,
+  page: PageContext,
+): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(page.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -54,11 +93,12 @@ export function layout(title: string, settings: PrivacyCenterSettings, body: str
 <link rel="stylesheet" href="/privacy-center/privacy-center.css">
 </head>
 <body>
-<header class="banner"><p class="organization">${escapeHtml(settings.organization_name)}</p></header>
+<header class="banner"><p class="organization">${escapeHtml(settings.organization_name)}</p>
+${languageSwitcher(page)}</header>
 <main id="main">
 ${body}
 </main>
-<footer><p><a href="/privacy-center">${escapeHtml(settings.title)}</a></p></footer>
+<footer><p><a href="${escapeHtml(inLanguage('/privacy-center', page.language))}">${escapeHtml(settings.title)}</a></p></footer>
 </body>
 </html>
 `;
@@ -69,32 +109,33 @@ function actionForm(
   index: number,
   problem: FormProblem | undefined,
   kinds: FormKinds,
+  language: string,
 ): string {
+  const { say } = wordsOf(language);
   const optOut = kinds.optOuts.has(action.policy_key);
   const mine = problem?.policyKey === action.policy_key ? problem : undefined;
-  const field = (name: 'email' | 'phone_number', label: string, type: string, autocomplete: string) => {
+  const field = (name: 'email' | 'phone_number', type: string, autocomplete: string) => {
     const requirement = action.identity_inputs[name];
     if (!requirement) return '';
     const id = `${name}-${index}`;
     const hint =
-      name === 'phone_number'
-        ? `<span class="hint" id="${id}-hint">International format, such as +14155550123</span>`
-        : '';
-    return `<p class="field"><label for="${id}">${label}${requirement === 'optional' ? ' (optional)' : ''}</label>
+      name === 'phone_number' ? `<span class="hint" id="${id}-hint">${say('form.phone_hint')}</span>` : '';
+    const label = translate(language, name === 'email' ? 'form.email' : 'form.phone_number');
+    return `<p class="field"><label for="${id}">${requirement === 'optional' ? say('form.optional', { label }) : escapeHtml(label)}</label>
 ${hint}<input id="${id}" name="${name}" type="${type}" autocomplete="${autocomplete}" maxlength="${name === 'email' ? 320 : 16}"${requirement === 'required' ? ' required' : ''}${hint ? ` aria-describedby="${id}-hint"` : ''} value="${escapeHtml(mine?.values[name] ?? '')}"></p>`;
   };
   return `<section class="action" aria-labelledby="action-${index}">
 <h2 id="action-${index}">${escapeHtml(action.title)}</h2>
 ${action.description ? `<p>${escapeHtml(action.description)}</p>` : ''}
-${optOut ? '<p class="hint">No code is needed: we stop selling or sharing your personal information within 15 business days. A Global Privacy Control signal from your browser counts as this request too.</p>' : ''}
+${optOut ? `<p class="hint">${say('form.opt_out_hint')}</p>` : ''}
 ${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(mine.message)}</p>` : ''}
-<form method="post" action="/privacy-center/requests">
+<form method="post" action="${escapeHtml(inLanguage('/privacy-center/requests', language))}">
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
-${field('email', 'Email address', 'email', 'email')}
-${field('phone_number', 'Phone number', 'tel', 'tel')}
-${kinds.corrections.has(action.policy_key) ? correctionFields(index, mine) : ''}
-${agentFields(index, mine)}
-<p><button type="submit">${optOut ? 'Do not sell or share my personal information' : 'Send this request'}</button></p>
+${field('email', 'email', 'email')}
+${field('phone_number', 'tel', 'tel')}
+${kinds.corrections.has(action.policy_key) ? correctionFields(index, mine, language) : ''}
+${agentFields(index, mine, language)}
+<p><button type="submit">${say(optOut ? 'form.opt_out_button' : 'form.send')}</button></p>
 </form>
 </section>`;
 }
@@ -104,33 +145,35 @@ ${agentFields(index, mine)}
  * request's `corrections`. An update rule names no attributes (policies/service.ts refuses its targets),
  * so the attribute is typed, not picked; the submission checks it against what the datastores hold.
  */
-function correctionFields(index: number, mine: FormProblem | undefined): string {
+function correctionFields(index: number, mine: FormProblem | undefined, language: string): string {
+  const { say } = wordsOf(language);
   const rows = Array.from({ length: CORRECTION_ROWS }, (_, offset) => {
     const row = offset + 1;
     const typed = mine?.values.corrections?.[offset];
     const id = `correction-${index}-${row}`;
     return `<div class="correction">
-<p class="field"><label for="${id}-attribute">Item ${row}: what to correct</label>
+<p class="field"><label for="${id}-attribute">${say('form.correction_attribute', { row })}</label>
 <input id="${id}-attribute" name="${CORRECTION_FIELDS.attribute(row)}" type="text" autocomplete="off" spellcheck="false" maxlength="${MAX_CORRECTION_ATTRIBUTE_LENGTH}" aria-describedby="corrections-hint-${index}"${row === 1 ? ' required' : ''} value="${escapeHtml(typed?.attribute ?? '')}"></p>
-<p class="field"><label for="${id}-value">Item ${row}: the right value</label>
+<p class="field"><label for="${id}-value">${say('form.correction_value', { row })}</label>
 <input id="${id}-value" name="${CORRECTION_FIELDS.value(row)}" type="text" autocomplete="off" maxlength="${MAX_CORRECTION_VALUE_LENGTH}" value="${escapeHtml(typed?.value ?? '')}"></p>
 </div>`;
   });
-  return `<fieldset class="corrections"><legend>What should we correct?</legend>
-<p class="hint" id="corrections-hint-${index}">Name each piece of information as table.attribute, such as users.name, and give its right value. Give at least one; empty items are left out.</p>
+  return `<fieldset class="corrections"><legend>${say('form.corrections_legend')}</legend>
+<p class="hint" id="corrections-hint-${index}">${say('form.corrections_hint')}</p>
 ${rows.join('\n')}
-<p class="hint">A person reviews every correction before anything is changed.</p>
+<p class="hint">${say('form.corrections_review')}</p>
 </fieldset>`;
 }
 
 /** An authorized agent's own name and email, folded away (no script: a details element). */
-function agentFields(index: number, mine: FormProblem | undefined): string {
+function agentFields(index: number, mine: FormProblem | undefined, language: string): string {
+  const { say } = wordsOf(language);
   const open = mine?.values.agent_email || mine?.values.agent_name ? ' open' : '';
-  return `<details class="agent"${open}><summary>I am an authorized agent acting for this person</summary>
-<p class="hint">We send the code to you, then email the person you act for a link to confirm you. Nothing happens until they do.</p>
-<p class="field"><label for="agent_name-${index}">Your name (agent)</label>
-<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
-<p class="field"><label for="agent_email-${index}">Your email (agent)</label>
+  return `<details class="agent"${open}><summary>${say('form.agent_summary')}</summary>
+<p class="hint">${say('form.agent_hint')}</p>
+<p class="field"><label for="agent_name-${index}">${say('form.agent_name')}</label>
+<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="${AGENT_NAME_MAX_LENGTH}" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
+<p class="field"><label for="agent_email-${index}">${say('form.agent_email')}</label>
 <input id="agent_email-${index}" name="agent_email" type="email" autocomplete="email" maxlength="320" value="${escapeHtml(mine?.values.agent_email ?? '')}"></p>
 </details>`;
 }
@@ -142,83 +185,108 @@ export function renderHome(
   settings: PrivacyCenterSettings,
   problem?: FormProblem,
   kinds: FormKinds = PLAIN_FORMS,
+  language = 'en',
 ): string {
+  const { say } = wordsOf(language);
   const general = problem && !settings.actions.some((action) => action.policy_key === problem.policyKey);
   const body = `<h1>${escapeHtml(settings.title)}</h1>
-<p>Ask ${escapeHtml(settings.organization_name)} about the personal data it holds about you. Choose what you want, give the contact details it asks for, and we will send you a code to confirm that they are yours.</p>
+<p>${say('home.intro', { organization: settings.organization_name })}</p>
 ${general ? `<p class="problem" role="alert">${escapeHtml(problem.message)}</p>` : ''}
 ${
   settings.actions.length === 0
-    ? '<p>No request can be made here yet.</p>'
-    : settings.actions.map((action, index) => actionForm(action, index, problem, kinds)).join('\n')
+    ? `<p>${say('home.no_actions')}</p>`
+    : settings.actions.map((action, index) => actionForm(action, index, problem, kinds, language)).join('\n')
 }`;
-  return layout(settings.title, settings, body);
+  return layout(settings.title, settings, body, { language, path: '/privacy-center' });
 }
 
-const STAGES: readonly { stage: Stage; label: string }[] = [
-  { stage: 'received', label: 'Received' },
-  { stage: 'verified', label: 'Verified' },
-  { stage: 'in_progress', label: 'In progress' },
-  { stage: 'done', label: 'Done' },
+const STAGES: readonly { stage: Stage; label: MessageKey }[] = [
+  { stage: 'received', label: 'standing.stage.received' },
+  { stage: 'verified', label: 'standing.stage.verified' },
+  { stage: 'in_progress', label: 'standing.stage.in_progress' },
+  { stage: 'done', label: 'standing.stage.done' },
 ];
 
-const STAGE_SENTENCES: Record<Stage, string> = {
-  received: 'We received your request.',
-  verified: 'Your email address is verified; your request awaits review.',
-  in_progress: 'We are working on your request.',
-  done: 'Your request is done. We sent you an email with the result.',
-  denied: 'Your request was declined. We sent you an email with the reason.',
-  canceled: 'Your request was canceled. We sent you an email with the reason.',
+const STAGE_SENTENCES: Record<Stage, MessageKey> = {
+  received: 'standing.sentence.received',
+  verified: 'standing.sentence.verified',
+  in_progress: 'standing.sentence.in_progress',
+  done: 'standing.sentence.done',
+  denied: 'standing.sentence.denied',
+  canceled: 'standing.sentence.canceled',
 };
 
 export function renderStanding(
   settings: PrivacyCenterSettings,
   request: PublicRequestView,
   notice?: { kind: 'problem' | 'info'; message: string },
+  language = 'en',
 ): string {
+  const { say, markup } = wordsOf(language);
+  const path = `/privacy-center/requests/${encodeURIComponent(request.id)}`;
   const closed = request.stage === 'denied' || request.stage === 'canceled';
   const reached = STAGES.findIndex((entry) => entry.stage === request.stage);
   const progress = closed
     ? ''
     : `<ol class="stages">${STAGES.map(
         (entry, index) =>
-          `<li class="${index < reached ? 'past' : index === reached ? 'current' : 'future'}"${index === reached ? ' aria-current="step"' : ''}>${entry.label}${index < reached ? '<span class="visually-hidden"> (done)</span>' : ''}</li>`,
+          `<li class="${index < reached ? 'past' : index === reached ? 'current' : 'future'}"${index === reached ? ' aria-current="step"' : ''}>${say(entry.label)}${index < reached ? `<span class="visually-hidden"> ${say('standing.stage_passed')}</span>` : ''}</li>`,
       ).join('')}</ol>`;
   const verification = request.awaiting_agent_confirmation
     ? `<section aria-labelledby="confirm-title">
-<h2 id="confirm-title">Waiting for the person you act for</h2>
-<p>Your email address is verified. We emailed the person you act for a link to confirm that you do; nothing happens until they confirm.</p>
+<h2 id="confirm-title">${say('standing.agent_wait_title')}</h2>
+<p>${say('standing.agent_wait_text')}</p>
 </section>`
     : request.status === 'identity_unverified'
       ? `<section aria-labelledby="verify-title">
-<h2 id="verify-title">Confirm your email address</h2>
-<p>We sent a 6-digit code to your email address. Type it here.</p>
-<form method="post" action="/privacy-center/requests/${encodeURIComponent(request.id)}/verify">
-<p class="field"><label for="code">Verification code</label>
+<h2 id="verify-title">${say('standing.verify_title')}</h2>
+<p>${say('standing.verify_text')}</p>
+<form method="post" action="${escapeHtml(inLanguage(`${path}/verify`, language))}">
+<p class="field"><label for="code">${say('standing.code_label')}</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" minlength="6" maxlength="6" required></p>
-<p><button type="submit">Verify</button></p>
+<p><button type="submit">${say('standing.verify_button')}</button></p>
 </form>
-<form method="post" action="/privacy-center/requests/${encodeURIComponent(request.id)}/resend">
-<p><button type="submit" class="secondary">Send a new code</button></p>
+<form method="post" action="${escapeHtml(inLanguage(`${path}/resend`, language))}">
+<p><button type="submit" class="secondary">${say('standing.resend_button')}</button></p>
 </form>
 </section>`
       : '';
-  const body = `<h1>Your request</h1>
-<p class="summary">${escapeHtml(request.action_title)}, sent ${escapeHtml(request.requested_at.slice(0, 16).replace('T', ' '))} UTC</p>
+  const body = `<h1>${say('standing.title')}</h1>
+<p class="summary">${say('standing.summary', { action: request.action_title, date: formatInstant(language, new Date(request.requested_at)) })}</p>
 ${notice ? `<p class="${notice.kind}" role="${notice.kind === 'problem' ? 'alert' : 'status'}">${escapeHtml(notice.message)}</p>` : ''}
-<p class="stage" id="stage">Status: <strong>${escapeHtml(STAGE_SENTENCES[request.stage])}</strong></p>
+<p class="stage" id="stage">${markup('standing.status', { sentence: `<strong>${say(STAGE_SENTENCES[request.stage])}</strong>` })}</p>
 ${progress}
 ${verification}
-<p>Keep the address of this page to follow your request. Reference: <code>${escapeHtml(request.id)}</code></p>
-<p><a href="/privacy-center/requests/${encodeURIComponent(request.id)}">Refresh the status</a></p>`;
-  return layout(`Your request: ${request.action_title}`, settings, body);
+<p>${markup('standing.keep_address', { reference: `<code>${escapeHtml(request.id)}</code>` })}</p>
+<p><a href="${escapeHtml(inLanguage(path, language))}">${say('standing.refresh')}</a></p>`;
+  return layout(
+    translate(language, 'standing.page_title', { action: request.action_title }),
+    settings,
+    body,
+    {
+      language,
+      path,
+    },
+  );
 }
 
 /** A page that only says what went wrong: a link or address that leads nowhere, or too many requests. */
-export function renderProblem(settings: PrivacyCenterSettings, status: number, message: string): string {
-  const heading =
-    status === 404 ? 'Not found' : status === 429 ? 'Please wait a moment' : 'Something is wrong';
-  return layout(heading, settings, `<h1>${heading}</h1><p role="alert">${escapeHtml(message)}</p>`);
+export function renderProblem(
+  settings: PrivacyCenterSettings,
+  status: number,
+  message: string,
+  page: PageContext = { language: 'en', path: '/privacy-center' },
+): string {
+  const heading = translate(
+    page.language,
+    status === 404 ? 'problem.not_found' : status === 429 ? 'problem.wait' : 'problem.other',
+  );
+  return layout(
+    heading,
+    settings,
+    `<h1>${escapeHtml(heading)}</h1><p role="alert">${escapeHtml(message)}</p>`,
+    page,
+  );
 }
 
 export const PAGE_STYLE = `:root{color-scheme:light;--ink:#1b1b1b;--accent:#1d4ed8;--muted:#4b5563;--bad:#991b1b}
@@ -247,5 +315,7 @@ code{word-break:break-all}
 fieldset.corrections{border:1px solid #cbd5e1;border-radius:.375rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
 fieldset.corrections legend{font-weight:600;padding:0 .25rem}.correction{margin:.5rem 0}
 details.agent{margin:.75rem 0}details.agent summary{cursor:pointer;color:var(--accent);font-weight:600}
+.languages ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:.5rem 0 0;padding:0}
+.languages a{color:#fff}.languages a[aria-current]{font-weight:700;text-decoration:none}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

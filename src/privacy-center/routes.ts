@@ -17,6 +17,7 @@ import { PublicRequestView, PublicSubmission, RequestIdParams, RequestStanding }
 import { updatePrivacyCenterSettings } from './settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { refuseCrossSite } from './cross-site.ts';
+import { visitorLanguage } from './language.ts';
 import type { PublicThrottle } from './throttle.ts';
 
 const tags = ['privacy center'];
@@ -101,7 +102,7 @@ export function privacyCenterRoutes(services: Services, throttle: PublicThrottle
         schema: {
           tags,
           summary:
-            'Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code.',
+            'Submit a privacy request for a published policy (public; throttled per address; cross-site posts 403). Its messages are written in the language of `?lang=`, else Accept-Language, else LETHE_DEFAULT_LANGUAGE. An opt-out (a policy whose rules all record consent, with no opt-in) needs no code. Otherwise, with identity verification on, a code goes to the email (at most 3 requests awaiting verification and 5 code mails an hour per address: 429). Every value given stays unverified until proved: only the email is, by its code.',
           headers: Type.Object({
             'sec-gpc': Type.Optional(
               Type.String({
@@ -117,7 +118,8 @@ export function privacyCenterRoutes(services: Services, throttle: PublicThrottle
       },
       async (request, reply) => {
         const gpc = request.headers['sec-gpc'] === '1';
-        const answer = await withRetryAfter(reply, () => submissions.submit(request.body, { gpc }));
+        const language = visitorLanguage(request, services.config);
+        const answer = await withRetryAfter(reply, () => submissions.submit(request.body, { gpc, language }));
         request.log.info(
           { privacy_request_id: answer.id, status: answer.status },
           'public privacy request received',

@@ -3,6 +3,7 @@
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import type { Database } from '../db/database.ts';
 import { invalid } from '../errors.ts';
+import { translationsProblem } from '../i18n/operator-texts.ts';
 import { policyRepository } from '../policies/repository.ts';
 import { privacyCenterSettingsRepository as repo } from '../privacy-center-settings/repository.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
@@ -19,6 +20,14 @@ export async function updatePrivacyCenterSettings(
   const known = await policyRepository.idsByKey(db, keys);
   const unknown = keys.find((key) => !known.has(key));
   if (unknown !== undefined) throw invalid(`No policy with key ${unknown}.`);
+  const untranslatable =
+    translationsProblem(settings.translations, ['title'], 'privacy center') ??
+    settings.actions
+      .map((action) =>
+        translationsProblem(action.translations, ['title', 'description'], `action ${action.policy_key}`),
+      )
+      .find((problem) => problem !== undefined);
+  if (untranslatable) throw invalid(untranslatable);
   await db.transaction(async (tx) => {
     await repo.write(tx, settings);
     await recordChange(tx, by, 'privacy-center.update', {

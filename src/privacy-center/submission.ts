@@ -8,11 +8,11 @@
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
+import { agentProblem, awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import {
   DO_NOT_SELL_OR_SHARE,
   isConsentOnly,
-  recordPreferences,
+  recordOptOuts,
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
 import { hasUpdateRule } from '../corrections/service.ts';
@@ -29,12 +29,18 @@ import {
   typedIdentities,
 } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
+import { NOTHING_PROVED } from '../privacy-requests/trusted-identity.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
 import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
-import { publishedAction, readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
+import {
+  publishedAction,
+  readPrivacyCenterSettings,
+  settingsIn,
+} from '../privacy-center-settings/settings.ts';
+import { REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';
 
 export type Stage = 'received' | 'verified' | 'in_progress' | 'done' | 'denied' | 'canceled';
 
@@ -55,6 +61,7 @@ export interface FormKinds {
 }
 
 const IDENTITY_FIELDS = ['email', 'phone_number'] as const;
+const NOT_PUBLISHED = { key: 'refusal.not_published' } as const;
 
 export function stageOf(row: Pick<RequestRow, 'status' | 'identity_verified_at'>): Stage {
   switch (row.status) {
@@ -83,48 +90,82 @@ export class PublicSubmissionService {
   /**
    * `signals.gpc`: the browser sent `Sec-GPC: 1`, which records an opt-out of sale and sharing for the
    * identities given, whatever the request is for (a GPC signal is an opt-out in itself: CCPA §7025).
+   * `signals.language`: the language the visitor reads, stored with the request for every later message.
    */
   async submit(
     submission: PublicSubmission,
-    signals: { gpc: boolean } = { gpc: false },
+    signals: { gpc: boolean; language?: string } = { gpc: false },
   ): Promise<{ id: string; status: string }> {
     const { db, config, keyring } = this.#services;
     const settings = await readPrivacyCenterSettings(db);
     const action = publishedAction(settings, submission.policy_key);
-    if (!action) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
+    if (!action)
+      throw notFound(
+        `Policy ${submission.policy_key} is not published in the privacy center.`,
+        NOT_PUBLISHED,
+      );
     const identity: Identity = {};
     for (const field of IDENTITY_FIELDS) {
       const value = submission.identity[field]?.trim();
       const asked = action.identity_inputs[field];
-      if (value && !asked) throw invalid(`identity.${field} is not asked for by this action.`);
-      if (!value && asked === 'required') throw invalid(`identity.${field} is required by this action.`);
+      if (value && !asked)
+        throw invalid(`identity.${field} is not asked for by this action.`, {
+          key: 'refusal.field_not_asked',
+          values: { field },
+        });
+      if (!value && asked === 'required')
+        throw invalid(`identity.${field} is required by this action.`, {
+          key: 'refusal.field_required',
+          values: { field },
+        });
       if (value) identity[field] = value;
     }
     if (Object.keys(identity).length === 0)
-      throw invalid('identity must give at least one of the fields this action asks for.');
+      throw invalid('identity must give at least one of the fields this action asks for.', {
+        key: 'refusal.identity_missing',
+      });
     const problem = identityProblem(identity);
-    if (problem) throw invalid(problem);
+    if (problem)
+      throw invalid(problem, {
+        key:
+          identity.email && !isEmailAddress(identity.email)
+            ? 'refusal.email_invalid'
+            : 'refusal.phone_invalid',
+      });
     const policyId = (await policyRepository.idsByKey(db, [submission.policy_key])).get(
       submission.policy_key,
     );
-    if (!policyId) throw notFound(`Policy ${submission.policy_key} is not published in the privacy center.`);
+    if (!policyId)
+      throw notFound(
+        `Policy ${submission.policy_key} is not published in the privacy center.`,
+        NOT_PUBLISHED,
+      );
     const rules = await policyRepository.rulesOf(db, [policyId]);
     const consentOnly = isConsentOnly(rules);
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
-    // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
-    // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
+    // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing, so
+    // it runs at once; its values stay unproven like every other (unverified_identity: the consent rule
+    // records opt-outs for them, never an opt-in, and the webhooks get them apart). An opt-in needs the code.
     const agent = submission.agent && {
       name: submission.agent.name.trim(),
       email: submission.agent.email.trim(),
     };
     // The page's form reaches here without the schema: its agent fields are checked as the schema would.
-    if (agent && !agent.email) throw invalid('agent.email is required: the agent verifies their own email.');
-    if (agent && !isEmailAddress(agent.email)) throw invalid('agent.email must be an email address.');
-    if (agent && !agent.name) throw invalid('agent.name is required.');
+    if (agent && !agent.email)
+      throw invalid('agent.email is required: the agent verifies their own email.', {
+        key: 'refusal.agent_email_required',
+      });
+    if (agent && !isEmailAddress(agent.email))
+      throw invalid('agent.email must be an email address.', { key: 'refusal.agent_email_invalid' });
+    if (agent && !agent.name)
+      throw invalid('agent.name is required.', { key: 'refusal.agent_name_required' });
     if (agent && !identity.email)
       throw invalid(
         'identity.email is required with an agent: the subject confirms the agent through a link mailed there.',
+        { key: 'refusal.agent_needs_subject_email' },
       );
+    const agentRefusal = agent && agentProblem(agent, identity.email);
+    if (agentRefusal) throw invalid(agentRefusal);
     // An agent always proves their own email, and the subject confirms them, whatever the request is for.
     const optOutOnly = !agent && consentOnly && (preferences ?? []).every((preference) => !preference.opt_in);
     const verify = Boolean(agent) || (config.identityVerificationRequired && !optOutOnly);
@@ -132,6 +173,7 @@ export class PublicSubmissionService {
     if (verify && !identity.email)
       throw invalid(
         'An identity without an email address cannot be verified; give an email address to receive the code.',
+        { key: 'refusal.email_needed' },
       );
 
     const id = `pri_${randomUUID()}`;
@@ -145,10 +187,11 @@ export class PublicSubmissionService {
         externalId: null,
         source: 'privacy_center',
         location: null,
+        ...(signals.language ? { language: signals.language } : {}),
         customFields: [],
         ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
-        identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
-        unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
+        identitySealed: sealIdentity(keyring, id, NOTHING_PROVED),
+        unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
       },
     );
     if (typeof prepared === 'string') throw invalid(prepared);
@@ -186,13 +229,10 @@ export class PublicSubmissionService {
   }
 
   async #recordGpcOptOut(tx: Queryable, id: string, identity: Identity): Promise<void> {
-    await recordPreferences(
-      tx,
-      this.#services.keyring,
-      typedIdentities(identity),
-      [{ data_use: SALE_AND_SHARING_USE, opt_in: false }],
-      { source: 'gpc', privacyRequestId: id },
-    );
+    await recordOptOuts(tx, this.#services.keyring, typedIdentities(identity), DO_NOT_SELL_OR_SHARE, {
+      source: 'gpc',
+      privacyRequestId: id,
+    });
     await logRepository.appendLogs(tx, [
       {
         id,
@@ -226,17 +266,20 @@ export class PublicSubmissionService {
   }
 
   /** Where a request stands, for the page and its subject: no identity, no operator data. */
-  async standing(id: string): Promise<PublicRequestView> {
+  async standing(id: string, language?: string): Promise<PublicRequestView> {
     const { db } = this.#services;
     const row = await requests.find(db, id);
     if (!row) throw notFound(`No privacy request with id ${id}.`);
-    const settings = await readPrivacyCenterSettings(db);
+    const written = await readPrivacyCenterSettings(db);
+    const settings = language ? settingsIn(written, language) : written;
     const policyKey = (await loadPolicyEmbeds(db, [row.policy_id])).get(row.policy_id)?.key;
     return {
       id: row.id,
       status: row.status,
       stage: stageOf(row),
-      action_title: (policyKey && publishedAction(settings, policyKey)?.title) || 'Privacy request',
+      action_title:
+        (policyKey && publishedAction(settings, policyKey)?.title) ||
+        translate(language ?? REFERENCE_LANGUAGE, 'page.default_action'),
       requested_at: row.requested_at.toISOString(),
       identity_verified: row.identity_verified_at !== null,
       awaiting_agent_confirmation: await awaitsAgentConfirmation(db, row),

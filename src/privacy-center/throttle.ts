@@ -31,6 +31,9 @@ export async function createPublicThrottle(
     if (!state.exceeded) return;
     const retryAfter = Math.max(1, state.resetSeconds);
     reply.header('retry-after', String(retryAfter));
-    throw tooManyRequests(`Too many privacy requests from this address; retry in ${retryAfter} seconds.`);
+    throw tooManyRequests(`Too many privacy requests from this address; retry in ${retryAfter} seconds.`, {
+      key: 'refusal.retry_in',
+      values: { seconds: retryAfter },
+    });
   };
 }

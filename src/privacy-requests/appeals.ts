@@ -4,7 +4,7 @@
 // request is approved and runs; upheld, the subject is told with the authority to complain to. The
 // statement is the subject's own words: it stays on the appeal, never in a log line nor the audit.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
-import { auditActor, principalName } from '../auth/scopes.ts';
+import { principalName } from '../auth/scopes.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
 import { appealDueDate, appealWindowEnd } from '../deadlines/clock.ts';
@@ -16,12 +16,15 @@ import { appealUrl } from '../privacy-center-settings/public-url.ts';
 import type { Services } from '../services.ts';
 import { approveRequest } from './approval.ts';
 import { type AppealRow, appealRepository } from './appeal-repository.ts';
+import { noticeChange } from './lifecycle.ts';
 import { logRepository } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 
 type AppealServices = Pick<Services, 'db' | 'queue' | 'config' | 'keyring'>;
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+/** How the subject reads a link that leads nowhere (src/i18n/). */
+const UNKNOWN_LINK = { key: 'refusal.appeal_link_unknown' } as const;
 
 /**
  * Tells the subject of a denial its reason and the authority to complain to and, where the jurisdiction
@@ -44,7 +47,8 @@ export async function noticeDenial(
       id: row.id,
       tokenHash: digest(token),
       windowEndsAt: until,
-      deniedBy: auditActor(by.principal),
+      // The person, not the login: a client counts as the operator who made it (four eyes are two people).
+      deniedBy: by.principal.actsFor,
     });
     appeal = { url: appealUrl(services.config, token), until };
     // A reversal runs the request: its identities must outlive the window and the time to decide.
@@ -58,13 +62,16 @@ export async function noticeDenial(
 /** What the public appeal page shows before the statement is sent: the open appeal of a valid link. */
 export async function appealOfLink(services: Pick<Services, 'db'>, token: string): Promise<AppealRow> {
   const appeal = await appealRepository.findByToken(services.db, digest(token));
-  if (!appeal) throw notFound('This appeal link is unknown or was already used.');
-  if (new Date() > appeal.window_ends_at) throw gone(windowClosed(appeal));
+  if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
+  if (new Date() > appeal.window_ends_at) throw windowClosed(appeal);
   return appeal;
 }
 
-function windowClosed(appeal: AppealRow): string {
-  return `The time to appeal this decision ended on ${dayOf(appeal.window_ends_at)}; you may still complain to the authority named in our message.`;
+function windowClosed(appeal: AppealRow) {
+  return gone(
+    `The time to appeal this decision ended on ${dayOf(appeal.window_ends_at)}; you may still complain to the authority named in our message.`,
+    { key: 'refusal.appeal_closed', values: { until: appeal.window_ends_at } },
+  );
 }
 
 /** The subject's appeal: the link spent, the statement kept, the appeal pending until its due date. */
@@ -75,17 +82,19 @@ export async function submitAppeal(
 ): Promise<{ privacy_request_id: string; due_date: Date }> {
   return services.db.transaction(async (tx) => {
     const appeal = await appealRepository.lockByToken(tx, digest(token));
-    if (!appeal) throw notFound('This appeal link is unknown or was already used.');
+    if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
     const now = new Date();
-    if (now > appeal.window_ends_at) throw gone(windowClosed(appeal));
+    if (now > appeal.window_ends_at) throw windowClosed(appeal);
     const row = await repo.find(tx, appeal.privacy_request_id);
     const jurisdiction = jurisdictionByCode(row?.jurisdiction);
-    if (!row || !jurisdiction) throw notFound('This appeal link is unknown or was already used.');
+    if (!row || !jurisdiction)
+      throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
     const dueAt = appealDueDate(now, jurisdiction);
     await appealRepository.submit(tx, row.id, statement, now, dueAt);
     await logRepository.appendLog(tx, row.id, [
       { kind: 'note', message: `appeal received; to be decided by ${dayOf(dueAt)}` },
     ]);
+    await noticeChange(tx, services, row, { kind: 'appeal_submitted', dueAt });
     return { privacy_request_id: row.id, due_date: dueAt };
   });
 }
@@ -106,9 +115,9 @@ export async function decideAppeal(
     const appeal = await appealRepository.lock(tx, id);
     if (!appeal || appeal.status !== 'pending')
       throw badRequest(`Request ${id} has no pending appeal to decide.`);
-    if (appeal.denied_by === auditActor(by.principal))
+    if (appeal.denied_by === by.principal.actsFor)
       throw forbidden(
-        'The operator who denied this request cannot decide its appeal; another operator must.',
+        'The operator who denied this request cannot decide its appeal, neither signed in nor through a client they made; another operator must.',
       );
     const name = principalName(by.principal);
     await appealRepository.decide(tx, id, { ...decision, by: name, at: new Date() });
@@ -116,6 +125,7 @@ export async function decideAppeal(
       privacy_request_id: id,
       outcome: decision.outcome,
     });
+    await noticeChange(tx, services, row, { kind: 'appeal_decided', outcome: decision.outcome });
     if (decision.outcome === 'reversed') {
       await repo.transition(tx, {
         id,

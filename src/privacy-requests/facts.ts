@@ -13,6 +13,8 @@ export interface RequestRow {
   origin: string | null;
   source: string | null;
   location: string | null;
+  /** The language its subject reads (src/i18n/); null: LETHE_DEFAULT_LANGUAGE. */
+  language: string | null;
   custom_fields: unknown[];
   /** Fides' [{data_use, opt_in}], as the request was made (src/consent/). */
   consent_preferences: { data_use: string; opt_in: boolean }[];

@@ -19,6 +19,8 @@ export interface NewRequest extends StoredInputs {
   policyId: string;
   source: string | null;
   location: string | null;
+  /** The language its subject reads, when made on the privacy center (src/i18n/). */
+  language?: string;
   customFields: unknown[];
   /** Who made it when not the caller itself (an authorized agent); the caller's client id otherwise. */
   submittedBy?: string;
@@ -208,6 +210,7 @@ export const privacyRequestRepository = {
           policy_id: request.policyId,
           source: request.source,
           location: request.location,
+          language: request.language ?? null,
           custom_fields: request.customFields,
           consent_preferences: request.consentPreferences ?? [],
           submitted_by: request.submittedBy ?? null,
@@ -222,10 +225,10 @@ export const privacyRequestRepository = {
     const { rows } = await tx.query<RequestRow>(
       `WITH moved AS (
        INSERT INTO privacy_requests (id, external_id, status, policy_id, client_id, submitted_by, origin, source,
-                                     location, custom_fields, identity_sealed, unverified_identity_sealed,
+                                     location, language, custom_fields, identity_sealed, unverified_identity_sealed,
                                      recipient_index, consent_preferences, corrections_sealed,
                                      identity_expires_at, requested_at)
-       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, COALESCE(r->>'submitted_by', $1), NULL, r->>'source', r->>'location',
+       SELECT r->>'id', r->>'external_id', $2, r->>'policy_id', $1, COALESCE(r->>'submitted_by', $1), NULL, r->>'source', r->>'location', r->>'language',
               r->'custom_fields', decode(r->>'identity_sealed', 'base64'),
               decode(r->>'unverified_identity_sealed', 'base64'), decode(r->>'recipient_index', 'base64'),
               r->'consent_preferences', decode(r->>'corrections_sealed', 'base64'), now() + make_interval(secs => $3::int),
@@ -240,6 +243,16 @@ export const privacyRequestRepository = {
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return requests.map((request) => byId.get(request.id) as RequestRow);
+  },
+
+  /** The stored language of each request of `ids` that has one (messages/subject-messages.ts). */
+  async languagesOf(db: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await db.query<{ id: string; language: string }>(
+      'SELECT id, language FROM privacy_requests WHERE id = ANY($1::text[]) AND language IS NOT NULL',
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.language]));
   },
 
   async find(db: Queryable, id: string): Promise<RequestRow | undefined> {

@@ -1,15 +1,21 @@
 // The respondent's page /respond/{token}, rendered on the server as one plain HTML form, without script,
 // in the privacy center's style and under its Content-Security-Policy: the task's instructions and one
 // labelled field per field of its system. Of the data subject it shows only the identifiers the system
-// names (its `identities`: what the person answering needs to find the record), nothing else.
+// names (its `identities`: what the person answering needs to find the record), nothing else. Its own words
+// are in the visitor's language (src/i18n/); the instructions and field labels are the operator's, as written.
+import type { MessageKey } from '../i18n/catalogue.ts';
+import { translate } from '../i18n/catalogue.ts';
+import { languageSwitcher, type PageContext, wordsOf } from '../privacy-center/page.ts';
 import { escapeHtml } from '../validation/html.ts';
 import type { TaskRow } from './repository.ts';
 import type { Identifier } from './respondent.ts';
 import { MAX_VALUE_LENGTH } from './schemas.ts';
 
-function layout(title: string, organization: string, body: string): string {
+export const respondentPath = (token: string) => `/respond/${encodeURIComponent(token)}`;
+
+function layout(title: string, organization: string, body: string, page: PageContext): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(page.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -18,7 +24,8 @@ function layout(title: string, organization: string, body: string): string {
 <link rel="stylesheet" href="/privacy-center/privacy-center.css">
 </head>
 <body>
-<header class="banner"><p class="organization">${escapeHtml(organization)}</p></header>
+<header class="banner"><p class="organization">${escapeHtml(organization)}</p>
+${languageSwitcher(page)}</header>
 <main id="main">
 ${body}
 </main>
@@ -27,17 +34,20 @@ ${body}
 `;
 }
 
-const KIND_NAMES: Record<string, string> = { email: 'Email address', phone_number: 'Phone number' };
+const IDENTIFIER_NAMES: Record<string, MessageKey> = {
+  email: 'identifier.email',
+  phone_number: 'identifier.phone_number',
+};
 
-function renderIdentifiers(identifiers: readonly Identifier[]): string {
+function renderIdentifiers(identifiers: readonly Identifier[], say: (key: MessageKey) => string): string {
   if (identifiers.length === 0) return '';
   const rows = identifiers
-    .map(
-      (identifier) =>
-        `<dt>${escapeHtml(KIND_NAMES[identifier.kind] ?? identifier.kind)}</dt><dd>${escapeHtml(identifier.value)}</dd>`,
-    )
+    .map((identifier) => {
+      const name = IDENTIFIER_NAMES[identifier.kind];
+      return `<dt>${name ? say(name) : escapeHtml(identifier.kind)}</dt><dd>${escapeHtml(identifier.value)}</dd>`;
+    })
     .join('');
-  return `<section class="action" aria-labelledby="whose"><h2 id="whose">Whose record to look for</h2><dl>${rows}</dl></section>`;
+  return `<section class="action" aria-labelledby="whose"><h2 id="whose">${say('respondent.whose')}</h2><dl>${rows}</dl></section>`;
 }
 
 export function renderRespondentForm(
@@ -45,7 +55,9 @@ export function renderRespondentForm(
   task: TaskRow,
   token: string,
   identifiers: readonly Identifier[] = [],
+  language = 'en',
 ): string {
+  const { say, markup } = wordsOf(language);
   const fields = task.fields
     .map(
       (
@@ -54,40 +66,44 @@ export function renderRespondentForm(
 <textarea id="field-${escapeHtml(field.name)}" name="${escapeHtml(field.name)}" rows="3" maxlength="${MAX_VALUE_LENGTH}"></textarea></p>`,
     )
     .join('\n');
-  const verb = task.action === 'erasure' ? 'Confirm the erasure' : 'Send the answer';
+  const verb = say(task.action === 'erasure' ? 'respondent.confirm_erasure' : 'respondent.send');
   return layout(
-    `A question from ${organization}`,
+    translate(language, 'respondent.page_title', { organization }),
     organization,
-    `<h1>A question about a privacy request</h1>
-<p>${escapeHtml(organization)} handles a privacy request and asks for your help with <strong>${escapeHtml(task.system_name)}</strong>.</p>
-${renderIdentifiers(identifiers)}
-${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">Instructions</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
-<form method="post" action="/respond/${escapeHtml(token)}" class="action">
+    `<h1>${say('respondent.title')}</h1>
+<p>${markup('respondent.asks', { system: `<strong>${escapeHtml(task.system_name)}</strong>` }, { organization })}</p>
+${renderIdentifiers(identifiers, say)}
+${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">${say('respondent.instructions')}</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
+<form method="post" action="${escapeHtml(`${respondentPath(token)}?lang=${encodeURIComponent(language)}`)}" class="action">
 ${fields}
 <p><button type="submit">${verb}</button></p>
 </form>
-<p class="hint">This link works once. After you send the answer it cannot be changed here.</p>`,
+<p class="hint">${say('respondent.once')}</p>`,
+    { language, path: respondentPath(token) },
   );
 }
 
 const ENDINGS = {
-  done: ['Thank you', 'Your answer was received. You can close this page.'],
-  used: ['This link was already used', 'An answer was already sent through this link; nothing was changed.'],
-  expired: [
-    'This link has expired',
-    'Ask the organisation that sent it for a new link; nothing was changed.',
-  ],
-  answered: ['Already answered', 'This question was already answered by someone else; nothing was changed.'],
-  unknown: ['Link not found', 'This link is not known. Check that you copied all of it.'],
-  cross_site: ['Refused', 'Answers are taken from this page itself only; nothing was changed.'],
-  too_long: ['Answer too long', 'Each answer may hold at most 10,000 characters; nothing was changed.'],
-} as const;
+  done: ['respondent.done.title', 'respondent.done.text'],
+  used: ['respondent.used.title', 'respondent.used.text'],
+  expired: ['respondent.expired.title', 'respondent.expired.text'],
+  answered: ['respondent.answered.title', 'respondent.answered.text'],
+  unknown: ['respondent.unknown.title', 'respondent.unknown.text'],
+  cross_site: ['respondent.cross_site.title', 'respondent.cross_site.text'],
+  too_long: ['respondent.too_long.title', 'respondent.too_long.text'],
+} as const satisfies Record<string, readonly [MessageKey, MessageKey]>;
 
-export function renderRespondentEnding(organization: string, kind: keyof typeof ENDINGS): string {
+export function renderRespondentEnding(
+  organization: string,
+  kind: keyof typeof ENDINGS,
+  page: PageContext = { language: 'en', path: '/privacy-center' },
+): string {
+  const { say } = wordsOf(page.language);
   const [heading, text] = ENDINGS[kind];
   return layout(
-    heading,
+    translate(page.language, heading),
     organization,
-    `<h1>${heading}</h1><p role="${kind === 'done' ? 'status' : 'alert'}">${text}</p>`,
+    `<h1>${say(heading)}</h1><p role="${kind === 'done' ? 'status' : 'alert'}">${say(text, { max: MAX_VALUE_LENGTH })}</p>`,
+    page,
   );
 }

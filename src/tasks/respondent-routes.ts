@@ -4,10 +4,11 @@
 // center's Content-Security-Policy and is never cached. The token never reaches a log line.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { crossSiteProblem } from '../privacy-center/cross-site.ts';
+import { visitorLanguage } from '../privacy-center/language.ts';
 import { PAGE_CSP } from '../privacy-center/page.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import type { Services } from '../services.ts';
-import { renderRespondentEnding, renderRespondentForm } from './respondent-page.ts';
+import { renderRespondentEnding, renderRespondentForm, respondentPath } from './respondent-page.ts';
 import { answerAsRespondent, respondentLinkState } from './respondent.ts';
 import { MAX_VALUE_LENGTH } from './schemas.ts';
 
@@ -31,15 +32,27 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
       '/respond/:token',
       { schema: { hide: true } },
       async (request, reply) => {
+        const language = visitorLanguage(request, services.config);
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind === 'form') {
           return html(
             reply,
             200,
-            renderRespondentForm(await organization(), state.task, request.params.token, state.identifiers),
+            renderRespondentForm(
+              await organization(),
+              state.task,
+              request.params.token,
+              state.identifiers,
+              language,
+            ),
           );
         }
-        return html(reply, STATUS_OF[state.kind], renderRespondentEnding(await organization(), state.kind));
+        const page = { language, path: respondentPath(request.params.token) };
+        return html(
+          reply,
+          STATUS_OF[state.kind],
+          renderRespondentEnding(await organization(), state.kind, page),
+        );
       },
     );
 
@@ -47,11 +60,20 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
       '/respond/:token',
       { schema: { hide: true } },
       async (request, reply) => {
+        const page = {
+          language: visitorLanguage(request, services.config),
+          path: respondentPath(request.params.token),
+        };
         const crossSite = crossSiteProblem(request, services.config);
-        if (crossSite) return html(reply, 403, renderRespondentEnding(await organization(), 'cross_site'));
+        if (crossSite)
+          return html(reply, 403, renderRespondentEnding(await organization(), 'cross_site', page));
         const state = await respondentLinkState(services, request.params.token);
         if (state.kind !== 'form') {
-          return html(reply, STATUS_OF[state.kind], renderRespondentEnding(await organization(), state.kind));
+          return html(
+            reply,
+            STATUS_OF[state.kind],
+            renderRespondentEnding(await organization(), state.kind, page),
+          );
         }
         // Only the task's own fields are read; empty answers are left out.
         const form = (
@@ -63,13 +85,13 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           if (typeof value === 'string' && value.trim() !== '') data[field.name] = value.trim();
         }
         if (Object.values(data).some((value) => value.length > MAX_VALUE_LENGTH)) {
-          return html(reply, 422, renderRespondentEnding(await organization(), 'too_long'));
+          return html(reply, 422, renderRespondentEnding(await organization(), 'too_long', page));
         }
         const outcome = await answerAsRespondent(services, request.params.token, data);
         if (outcome === 'done') {
           request.log.info({ task_id: state.task.id }, 'task answered by its respondent');
         }
-        return html(reply, STATUS_OF[outcome], renderRespondentEnding(await organization(), outcome));
+        return html(reply, STATUS_OF[outcome], renderRespondentEnding(await organization(), outcome, page));
       },
     );
   };

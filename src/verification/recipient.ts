@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
-import { DomainError, tooManyRequests } from '../errors.ts';
+import { DomainError, tooManyRequests, type Wording } from '../errors.ts';
 
 export const MAX_CODE_MAILS_PER_HOUR = 5;
 export const MAX_OPEN_UNVERIFIED = 3;
@@ -15,8 +15,8 @@ export const MAX_OPEN_UNVERIFIED = 3;
 export class RetryLater extends DomainError {
   readonly retryAfterSeconds: number;
 
-  constructor(message: string, retryAfterSeconds: number) {
-    super('too_many_requests', message);
+  constructor(message: string, retryAfterSeconds: number, wording?: Wording) {
+    super('too_many_requests', message, wording);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -86,6 +86,7 @@ export async function reserveCodeMail(tx: Queryable, keyring: Keyring, email: st
     throw new RetryLater(
       `Too many messages were sent to this address in the last hour; retry in ${wait} seconds.`,
       wait,
+      { key: 'refusal.mails_per_hour', values: { seconds: wait } },
     );
   }
   await recipientRepository.recordMail(tx, recipient);
@@ -99,6 +100,7 @@ export async function assertFewOpenRequests(tx: Queryable, keyring: Keyring, ema
   if ((await recipientRepository.openUnverified(tx, recipient)) >= MAX_OPEN_UNVERIFIED)
     throw tooManyRequests(
       `This address already has ${MAX_OPEN_UNVERIFIED} requests awaiting verification; verify one of them (the codes were mailed) or wait until they are canceled.`,
+      { key: 'refusal.open_requests', values: { max: MAX_OPEN_UNVERIFIED } },
     );
   return recipient;
 }

@@ -8,6 +8,7 @@
 // request does. A wrong one changes nothing but the counts of tries. It never logs a code nor an identity.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
+import type { MessageKey, MessageValues } from '../i18n/catalogue.ts';
 import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
 import { agentEmailVerified, agentOf } from '../agents/service.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
@@ -21,6 +22,7 @@ import {
   sealUnverifiedIdentity,
 } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
+import { provedByCode } from '../privacy-requests/trusted-identity.ts';
 import type { Services } from '../services.ts';
 import { reserveCodeMail, RetryLater } from './recipient.ts';
 import { verificationRepository as repo } from './repository.ts';
@@ -63,10 +65,16 @@ export async function issueVerificationCode(
   ]);
 }
 
+/** A code refused (403), with the words the subject reads it in. */
+const refusal = (message: string, key: MessageKey, values?: MessageValues) =>
+  forbidden(message, { key, ...(values ? { values } : {}) });
+
 function awaitingVerification(row: RequestRow | undefined, id: string): RequestRow {
-  if (!row) throw notFound(`No privacy request with id ${id}.`);
+  if (!row) throw notFound(`No privacy request with id ${id}.`, { key: 'refusal.unknown_request' });
   if (row.status !== 'identity_unverified')
-    throw badRequest(`Request ${id} is not awaiting identity verification; it is ${row.status}.`);
+    throw badRequest(`Request ${id} is not awaiting identity verification; it is ${row.status}.`, {
+      key: 'refusal.not_awaiting_code',
+    });
   return row;
 }
 
@@ -78,12 +86,11 @@ function givenIdentity(services: Pick<Services, 'keyring'>, row: RequestRow): Id
 
 /** The request's identities once its email is proved: the email trusted, every other value still not. */
 function provedEmail(services: Pick<Services, 'keyring'>, row: RequestRow) {
-  const { email, ...rest } = givenIdentity(services, row);
-  const trusted: Identity = email ? { email } : {};
+  const { trusted, unproven } = provedByCode(givenIdentity(services, row));
   return {
     identity_sealed: sealIdentity(services.keyring, row.id, trusted),
     unverified_identity_sealed:
-      Object.keys(rest).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, rest) : null,
+      Object.keys(unproven).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, unproven) : null,
     recipient_index: null,
   };
 }
@@ -101,21 +108,30 @@ export class IdentityVerificationService {
       const row = awaitingVerification(await requests.lock(tx, id), id);
       const verification = await repo.lock(tx, id);
       if (!verification || verification.failed_attempts >= MAX_WRONG_CODES)
-        return 'This code no longer works after too many wrong tries; ask for a new code.';
-      if (verification.expired) return 'This code has expired; ask for a new code.';
+        return refusal(
+          'This code no longer works after too many wrong tries; ask for a new code.',
+          'refusal.code_locked',
+        );
+      if (verification.expired)
+        return refusal('This code has expired; ask for a new code.', 'refusal.code_expired');
       const expected = Buffer.from(verification.code_hash);
       const given = codeHash(this.#services, id, code);
       if (!timingSafeEqual(expected, given)) {
         // The try counts (it commits); the request itself does not change, unless it was its last.
         if (verification.wrong_codes_total + 1 >= MAX_WRONG_CODES_PER_REQUEST) {
           await cancelLocked(tx, this.#services, row, TOO_MANY_WRONG_CODES, 'lethe');
-          return 'Wrong code; too many wrong codes were given for this request, which is now canceled.';
+          return refusal(
+            'Wrong code; too many wrong codes were given for this request, which is now canceled.',
+            'refusal.code_canceled',
+          );
         }
         await repo.countFailure(tx, id);
         const left = MAX_WRONG_CODES - verification.failed_attempts - 1;
         return left > 0
-          ? `Wrong code; ${left} ${left === 1 ? 'try' : 'tries'} left.`
-          : 'Wrong code; this code no longer works. Ask for a new code.';
+          ? refusal(`Wrong code; ${left} ${left === 1 ? 'try' : 'tries'} left.`, 'refusal.code_wrong', {
+              left,
+            })
+          : refusal('Wrong code; this code no longer works. Ask for a new code.', 'refusal.code_spent');
       }
       await repo.remove(tx, id);
       // A request an agent made: the code proved the agent's email; the subject confirms next.
@@ -130,7 +146,7 @@ export class IdentityVerificationService {
       });
       return undefined;
     });
-    if (outcome !== undefined) throw forbidden(outcome);
+    if (outcome !== undefined) throw outcome;
     const row = await requests.find(this.#services.db, id);
     return { id, status: row?.status ?? 'pending' };
   }
@@ -143,10 +159,14 @@ export class IdentityVerificationService {
       if (verification && verification.resends >= MAX_RESENDS)
         throw tooManyRequests(
           `At most ${MAX_RESENDS} new codes can be sent for a request; submit a new request if none arrived.`,
+          { key: 'refusal.resend_limit', values: { max: MAX_RESENDS } },
         );
       if (verification && verification.age_seconds < RESEND_INTERVAL_SECONDS) {
         const wait = Math.ceil(RESEND_INTERVAL_SECONDS - verification.age_seconds);
-        throw new RetryLater(`A new code can be sent once a minute; retry in ${wait} seconds.`, wait);
+        throw new RetryLater(`A new code can be sent once a minute; retry in ${wait} seconds.`, wait, {
+          key: 'refusal.resend_interval',
+          values: { seconds: wait },
+        });
       }
       const agent = await agentOf(tx, this.#services, id);
       if (agent?.row.email_verified_at)

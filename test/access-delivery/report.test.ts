@@ -83,15 +83,17 @@ describe('the access report', () => {
         ],
       },
       'Example Ltd',
-      { labels: new Map([['crm', { users: 'Your <account>' }]]), locale: 'de' },
+      { labels: new Map([['crm', { users: 'Your <account>' }]]), language: 'de' },
     );
     assert.match(labelled, /<html lang="de">/);
-    assert.match(labelled, /gathered 4\. März 2026 um 05:06 UTC/);
+    assert.match(labelled, /zusammengestellt am 4\. März 2026 um 05:06 UTC/);
+    assert.match(labelled, /<h1>Ihre personenbezogenen Daten bei Example Ltd<\/h1>/);
     assert.match(labelled, /<h3>Your &lt;account&gt; <small>/);
-    assert.match(labelled, /your files are in the <code>files<\/code> folder/);
+    assert.match(labelled, /Ihre Dateien liegen im Ordner <code>files<\/code>/);
+    assert.match(labelled, /<dt>Wozu wir sie verwenden<\/dt><dd><em>nicht angegeben<\/em><\/dd>/);
     assert.match(
       labelled,
-      /<a href="files\/crm\/00000000-0000-4000-8000-000000000002\/avatar-me\.png">me\.png<\/a> \(3 bytes, image\/png\)/,
+      /<a href="files\/crm\/00000000-0000-4000-8000-000000000002\/avatar-me\.png">me\.png<\/a> \(3 Bytes, image\/png\)/,
     );
     assert.match(readableDate('not a date'), /^not a date$/);
   });

@@ -177,7 +177,11 @@ describe('the law’s clock', () => {
     assert.ok(answer.body.extended_at);
     const notice = await mailTo('extend@example.com', 'we need more time for your request');
     assert.match(notice.text, /We must gather records from three archives\./);
-    assert.ok(notice.text.includes(`We will answer by ${answer.body.due_date.slice(0, 10)} (UTC)`));
+    // The day in English words, as a reader writes it, with its zone named.
+    const day = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(
+      new Date(answer.body.due_date),
+    );
+    assert.ok(notice.text.includes(`We will answer by ${day} (UTC)`), notice.text);
 
     const twice = await extend(request.id, { reason: 'again' });
     assert.equal(twice.status, 400);

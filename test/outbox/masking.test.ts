@@ -4,6 +4,7 @@
 // in the answer and in the stored row alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LANGUAGES } from '../../src/i18n/catalogue.ts';
 import { maskBodySecrets } from '../../src/outbox/body-mask.ts';
 import { openContent } from '../../src/outbox/content.ts';
 import { maskEmail } from '../../src/outbox/recipient-mask.ts';
@@ -95,6 +96,7 @@ describe('the outbox without a mail server: codes for owners only', () => {
   it("masks a download link's token in the text and the HTML", () => {
     const token = 'A'.repeat(20) + '_-' + 'b'.repeat(21);
     const message = renderMessage('completed', {
+      language: 'en',
       organizationName: 'Example Ltd',
       actionTitle: 'Get a copy of my data',
       requestId: 'pri_1',
@@ -110,6 +112,23 @@ describe('the outbox without a mail server: codes for owners only', () => {
       assert.ok(!masked.includes(token), masked);
       assert.match(masked, /\/privacy-center\/download\/\*\*\*/);
       assert.ok(masked.includes('/privacy-center/requests/pri_1'), 'other links stay');
+    }
+  });
+
+  it('masks a verification code in every language the message is written in', () => {
+    for (const language of LANGUAGES) {
+      const message = renderMessage('verification_code', {
+        language,
+        organizationName: 'Example Ltd',
+        actionTitle: 'Get a copy of my data',
+        requestId: 'pri_1',
+        statusUrl: 'http://127.0.0.1:8080/privacy-center/requests/pri_1',
+        code: '731904',
+      });
+      for (const body of [message.text, message.html]) {
+        assert.ok(body.includes('731904'), `${language}: the code is in the message`);
+        assert.ok(!maskBodySecrets(body).includes('731904'), `${language}: ${maskBodySecrets(body)}`);
+      }
     }
   });
 });

@@ -6,11 +6,17 @@
 // were purged) gets no message. Nothing here sends or logs anything.
 import type { Queryable } from '../../db/database.ts';
 import { type AddressedMessage, enqueueMessages } from '../../outbox/enqueue.ts';
-import type { MessageKind } from '../../outbox/repository.ts';
+import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { requestStatusUrl } from '../../privacy-center-settings/public-url.ts';
-import { publishedAction, readPrivacyCenterSettings } from '../../privacy-center-settings/settings.ts';
+import {
+  publishedAction,
+  readPrivacyCenterSettings,
+  settingsIn,
+} from '../../privacy-center-settings/settings.ts';
 import type { Services } from '../../services.ts';
+import { isLanguage, translate } from '../../i18n/catalogue.ts';
 import { contactEmail } from '../identity.ts';
+import { privacyRequestRepository } from '../repository.ts';
 import { loadPolicyEmbeds, type PolicyEmbed } from '../view.ts';
 import { type MessageContext, renderMessage } from './templates.ts';
 
@@ -20,8 +26,10 @@ export interface SubjectMessage {
     policy_id: string;
     identity_sealed: Uint8Array | null;
     unverified_identity_sealed?: Uint8Array | null;
+    /** The language its subject reads; read from the request when the caller did not give it. */
+    language?: string | null;
   };
-  kind: MessageKind;
+  kind: RequestMessageKind;
   /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
   details?: Pick<
     MessageContext,
@@ -53,6 +61,18 @@ export async function queueSubjectMessages(
   return addressed.length;
 }
 
+/**
+ * The language a message is written in: the request's, for every message to its subject; the
+ * organisation's (LETHE_DEFAULT_LANGUAGE) for those to its own people (a manual system's respondent, the
+ * operators told of an overdue task), who need not read the subject's language.
+ */
+function languageOf(kind: RequestMessageKind, requestLanguage: string | null | undefined, defaultLanguage: string) {
+  if (STAFF_KINDS.has(kind)) return defaultLanguage;
+  return isLanguage(requestLanguage) ? requestLanguage : defaultLanguage;
+}
+
+const STAFF_KINDS: ReadonlySet<RequestMessageKind> = new Set(['respondent_invite', 'task_overdue']);
+
 /** The messages of `queueSubjectMessages` addressed and worded, for a caller that queues them itself. */
 export async function addressSubjectMessages(
   tx: Queryable,
@@ -70,11 +90,23 @@ export async function addressSubjectMessages(
     ? await loadPolicyEmbeds(tx, unread)
     : new Map();
   for (const message of addressed) if (message.policy) policies.set(message.policy.id, message.policy);
+  const stored = await privacyRequestRepository.languagesOf(
+    tx,
+    addressed.flatMap((message) => (message.request.language === undefined ? [message.request.id] : [])),
+  );
   return addressed.map((message) => {
     const policy = policies.get(message.request.policy_id);
+    const language = languageOf(
+      message.kind,
+      message.request.language ?? stored.get(message.request.id),
+      services.config.defaultLanguage,
+    );
     const actionTitle =
-      (policy && publishedAction(settings, policy.key)?.title) ?? policy?.name ?? 'privacy request';
+      (policy && publishedAction(settingsIn(settings, language), policy.key)?.title) ??
+      policy?.name ??
+      translate(language, 'mail.default_action');
     const rendered = renderMessage(message.kind, {
+      language,
       organizationName: settings.organization_name,
       actionTitle,
       requestId: message.request.id,

@@ -1,7 +1,9 @@
 // The messages Lethe sends a data subject, in plain text and in simple HTML, each signed with the
-// organisation's name. Every value placed in HTML is escaped. No template names the person: they are
-// addressed as "you".
-import type { MessageKind } from '../../outbox/repository.ts';
+// organisation's name, worded from the catalogue of the request's language (src/i18n/). Every value placed
+// in HTML is escaped. No template names the person: they are addressed as "you".
+import { type MessageKey, type MessageValues, translate } from '../../i18n/catalogue.ts';
+import { formatDay, formatInstant } from '../../i18n/dates.ts';
+import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { escapeHtml } from '../../validation/html.ts';
 
 export interface ErasedInDatastore {
@@ -14,6 +16,8 @@ export interface ErasedInDatastore {
 }
 
 export interface MessageContext {
+  /** The language the message is written in (one of src/i18n/catalogues/). */
+  language: string;
   organizationName: string;
   actionTitle: string;
   requestId: string;
@@ -27,7 +31,7 @@ export interface MessageContext {
   /** The (new) date by which the request is answered. */
   dueDate?: Date;
   /** Whom the subject may complain to, under the request's jurisdiction (src/deadlines/jurisdictions.ts). */
-  authority?: { name: string; url: string };
+  authority?: { name: string; url: string; nameKey?: MessageKey };
   /** Where and until when a denial may be appealed. */
   appeal?: { url: string; until: Date };
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
@@ -48,7 +52,10 @@ export interface RenderedMessage {
 type Part = string | { text: string; url: string } | { list: string[] };
 
 function render(subject: string, context: MessageContext, parts: readonly Part[]): RenderedMessage {
-  const closing = [`Request reference: ${context.requestId}`, `${context.organizationName}`];
+  const closing = [
+    translate(context.language, 'mail.reference', { requestId: context.requestId }),
+    `${context.organizationName}`,
+  ];
   const text = [
     ...parts.map((part) =>
       typeof part === 'string'
@@ -61,7 +68,7 @@ function render(subject: string, context: MessageContext, parts: readonly Part[]
   ].join('\n\n');
   const html = [
     '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8">',
+    `<html lang="${escapeHtml(context.language)}"><head><meta charset="utf-8">`,
     `<title>${escapeHtml(subject)}</title></head>`,
     '<body style="font-family: sans-serif; line-height: 1.5; max-width: 40em">',
     ...parts.map((part) =>
@@ -79,137 +86,138 @@ function render(subject: string, context: MessageContext, parts: readonly Part[]
   return { subject: oneLine, text: `${text}\n`, html: `${html}\n` };
 }
 
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
-
 /** The sentence naming the authority to complain to, with its address. */
-function complaintPart(context: MessageContext, fallback: string): Part {
-  return context.authority
-    ? {
-        text: `You have the right to lodge a complaint with ${context.authority.name}:`,
-        url: context.authority.url,
-      }
-    : fallback;
+function complaintPart(context: MessageContext, say: Say, fallback: MessageKey): Part {
+  if (!context.authority) return say(fallback);
+  const authority = context.authority.nameKey ? say(context.authority.nameKey) : context.authority.name;
+  return { text: say('mail.complaint', { authority }), url: context.authority.url };
 }
 
-function erasureLines(erased: readonly ErasedInDatastore[]): string[] {
-  return erased.map(
-    (store) =>
-      `${store.datastore}: ${store.entities} records; ${store.attributesMasked} values masked, ` +
-      `${store.attributesDeleted} values deleted, ${store.filesDeleted} files deleted, ` +
-      `${store.entitiesForgotten} records removed`,
+function erasureLines(say: Say, erased: readonly ErasedInDatastore[]): string[] {
+  return erased.map((store) =>
+    say('mail.completed.erased_line', {
+      datastore: store.datastore,
+      entities: store.entities,
+      masked: store.attributesMasked,
+      deleted: store.attributesDeleted,
+      files: store.filesDeleted,
+      forgotten: store.entitiesForgotten,
+    }),
   );
 }
 
-export function renderMessage(kind: MessageKind, context: MessageContext): RenderedMessage {
-  const follow = { text: 'You can follow your request here:', url: context.statusUrl };
+type Say = (key: MessageKey, values?: MessageValues) => string;
+
+export function renderMessage(kind: RequestMessageKind, context: MessageContext): RenderedMessage {
+  const language = context.language;
+  const say: Say = (key, values) => translate(language, key, values);
+  const action = context.actionTitle;
+  const organization = context.organizationName;
+  const reason = context.reason ?? say('mail.no_reason');
+  // Lethe's own pages open in the message's language, whatever the reader's browser asks for.
+  const page = (url: string) => (url ? `${url}${url.includes('?') ? '&' : '?'}lang=${language}` : url);
+  const follow = { text: say('mail.follow'), url: page(context.statusUrl) };
+  const instant = (at: Date | undefined) => formatInstant(language, at ?? new Date());
   switch (kind) {
     case 'verification_code':
-      return render('your verification code', context, [
-        `Someone, probably you, asked ${context.organizationName} for: ${context.actionTitle}.`,
-        `To confirm that this email address is yours, enter this code: ${context.code ?? ''}`,
-        `The code works for ${context.codeTtlMinutes ?? 10} minutes. If you did not ask for this, ignore this message: nothing happens without the code.`,
+      return render(say('mail.verification_code.subject'), context, [
+        say('mail.verification_code.asked', { organization, action }),
+        say('mail.verification_code.code', { code: context.code ?? '' }),
+        say('mail.verification_code.lifetime', { minutes: context.codeTtlMinutes ?? 10 }),
         follow,
       ]);
     case 'received':
-      return render('we received your request', context, [
-        `We received your request: ${context.actionTitle}.`,
-        'We will answer within the time the law gives us and tell you by email.',
+      return render(say('mail.received.subject'), context, [
+        say('mail.received.received', { action }),
+        say('mail.received.answer'),
         follow,
       ]);
     case 'denied': {
-      const parts: Part[] = [
-        `We declined your request: ${context.actionTitle}.`,
-        `Reason: ${context.reason ?? 'no reason was given'}`,
-      ];
+      const parts: Part[] = [say('mail.denied.declined', { action }), say('mail.reason', { reason })];
       if (context.appeal)
         parts.push({
-          text: `You may appeal this decision until ${dayOf(context.appeal.until)} (UTC); a person other than the one who declined it will decide:`,
-          url: context.appeal.url,
+          text: say('mail.denied.appeal', { until: formatDay(language, context.appeal.until) }),
+          url: page(context.appeal.url),
         });
-      parts.push(
-        complaintPart(
-          context,
-          'You may contact us, or the data protection authority of your country, if you disagree.',
-        ),
-        follow,
-      );
-      return render('your request was declined', context, parts);
+      parts.push(complaintPart(context, say, 'mail.denied.disagree'), follow);
+      return render(say('mail.denied.subject'), context, parts);
     }
     case 'extended':
-      return render('we need more time for your request', context, [
-        `We need more time to answer your request: ${context.actionTitle}.`,
-        `Reason: ${context.reason ?? 'no reason was given'}`,
-        `We will answer by ${context.dueDate ? dayOf(context.dueDate) : 'the new date the law allows'} (UTC).`,
+      return render(say('mail.extended.subject'), context, [
+        say('mail.extended.more_time', { action }),
+        say('mail.reason', { reason }),
+        context.dueDate
+          ? say('mail.extended.answer_by', { due: formatDay(language, context.dueDate) })
+          : say('mail.extended.answer_by_law'),
         follow,
       ]);
     case 'appeal_upheld':
-      return render('your appeal was decided', context, [
-        `We reviewed your appeal and kept our decision to decline your request: ${context.actionTitle}.`,
-        `Reason: ${context.reason ?? 'no reason was given'}`,
-        complaintPart(context, 'You may contact the data protection authority of your country.'),
+      return render(say('mail.appeal_upheld.subject'), context, [
+        say('mail.appeal_upheld.kept', { action }),
+        say('mail.reason', { reason }),
+        complaintPart(context, say, 'mail.appeal_upheld.contact'),
         follow,
       ]);
     case 'canceled':
-      return render('your request was canceled', context, [
-        `Your request was canceled: ${context.actionTitle}.`,
-        `Reason: ${context.reason ?? 'no reason was given'}.`,
+      return render(say('mail.canceled.subject'), context, [
+        say('mail.canceled.canceled', { action }),
+        say('mail.reason', { reason }),
         follow,
       ]);
     case 'agent_confirmation':
-      return render('confirm who acts for you', context, [
-        `${context.agent?.name ?? 'Someone'} says they are your authorized agent and asked ${context.organizationName} on your behalf for: ${context.actionTitle}.`,
-        {
-          text: 'If you gave them permission, confirm it here (nothing happens until you do):',
-          url: context.agent?.confirmUrl ?? '',
-        },
-        `The link works once, until ${(context.agent?.expiresAt ?? new Date()).toISOString().replace('T', ' ').slice(0, 16)} UTC. If you did not give anyone permission, ignore this message and the request will not go on.`,
+      return render(say('mail.agent_confirmation.subject'), context, [
+        // The name is the agent's own words, never the organisation's: quoted, and said to be theirs.
+        say('mail.agent_confirmation.claim', {
+          agent: context.agent?.name ?? say('mail.agent_confirmation.someone'),
+          organization,
+          action,
+        }),
+        { text: say('mail.agent_confirmation.confirm'), url: page(context.agent?.confirmUrl ?? '') },
+        say('mail.agent_confirmation.lifetime', { until: instant(context.agent?.expiresAt) }),
       ]);
     case 'completed': {
-      const parts: Part[] = [`Your request is complete: ${context.actionTitle}.`];
+      const parts: Part[] = [say('mail.completed.complete', { action })];
       if (context.download) {
         parts.push(
-          {
-            text: 'Download a copy of your personal data (a ZIP file with a readable report and a machine-readable data.json):',
-            url: context.download.url,
-          },
-          `The link works until ${context.download.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+          { text: say('mail.completed.download'), url: page(context.download.url) },
+          say('mail.completed.download_until', { until: instant(context.download.expiresAt) }),
         );
       }
       if (context.erased) {
         parts.push(
-          context.erased.length === 0
-            ? 'We held no personal data about you to erase.'
-            : 'We erased your personal data as follows:',
+          context.erased.length === 0 ? say('mail.completed.nothing_to_erase') : say('mail.completed.erased'),
         );
-        if (context.erased.length > 0) parts.push({ list: erasureLines(context.erased) });
+        if (context.erased.length > 0) parts.push({ list: erasureLines(say, context.erased) });
         if (context.recipients && context.recipients.length > 0)
-          parts.push('We told these recipients of your data to erase it too:', {
-            list: [...context.recipients],
-          });
+          parts.push(say('mail.completed.recipients'), { list: [...context.recipients] });
       }
       parts.push(follow);
-      return render('your request is complete', context, parts);
+      return render(say('mail.completed.subject'), context, parts);
     }
     case 'respondent_invite': {
       const task = context.task;
-      return render('a question about a privacy request', context, [
-        `${context.organizationName} handles a privacy request and asks for your help with: ${task?.systemName ?? ''}.`,
+      return render(say('mail.respondent_invite.subject'), context, [
+        say('mail.respondent_invite.asks', { organization, system: task?.systemName ?? '' }),
         ...(task?.instructions ? [task.instructions] : []),
-        { text: 'Please answer on this page (no sign-in needed):', url: task?.url ?? '' },
-        `The link works once, until ${(task?.expiresAt ?? new Date()).toISOString().replace('T', ' ').slice(0, 16)} UTC.`,
+        { text: say('mail.respondent_invite.answer'), url: page(task?.url ?? '') },
+        say('mail.respondent_invite.lifetime', { until: instant(task?.expiresAt) }),
       ]);
     }
     case 'subject_note':
-      return render('a note about your request', context, [
-        `A note about your request: ${context.actionTitle}.`,
+      return render(say('mail.subject_note.subject'), context, [
+        say('mail.subject_note.note', { action }),
         context.reason ?? '',
         follow,
       ]);
     case 'task_overdue': {
       const task = context.task;
-      return render('a task is overdue', context, [
-        `The task for ${task?.systemName ?? ''} on privacy request ${context.requestId} was due on ${(task?.dueAt ?? new Date()).toISOString().slice(0, 10)} and is still open.`,
-        'Please complete it or skip it, saying why, in the console or with lethe task.',
+      return render(say('mail.task_overdue.subject'), context, [
+        say('mail.task_overdue.overdue', {
+          system: task?.systemName ?? '',
+          requestId: context.requestId,
+          due: formatDay(language, task?.dueAt ?? new Date()),
+        }),
+        say('mail.task_overdue.act'),
       ]);
     }
   }

@@ -8,6 +8,7 @@ import { renderHome } from '../../../src/privacy-center/page.ts';
 
 const hostile = '<script>alert("x")</script> & Co\r\nBcc: someone@example.com';
 const base = {
+  language: 'en',
   organizationName: hostile,
   actionTitle: '<img src=x onerror=alert(1)>',
   requestId: 'pri_1',
@@ -39,8 +40,8 @@ describe('message templates', () => {
       download: { url: 'http://x/privacy-center/download/abc', expiresAt: new Date('2030-01-02T03:04:05Z') },
     });
     assert.match(access.text, /http:\/\/x\/privacy-center\/download\/abc/);
-    assert.match(access.text, /until 2030-01-02 03:04 UTC/);
-    assert.match(access.html, /<a href="http:\/\/x\/privacy-center\/download\/abc">/);
+    assert.match(access.text, /until January 2, 2030 at 3:04 AM UTC/);
+    assert.match(access.html, /<a href="http:\/\/x\/privacy-center\/download\/abc\?lang=en">/);
     const erasure = renderMessage('completed', {
       ...base,
       erased: [
@@ -56,7 +57,7 @@ describe('message templates', () => {
     });
     assert.match(
       erasure.text,
-      /- crm: 3 records; 5 values masked, 1 values deleted, 1 files deleted, 0 records removed/,
+      /- crm: 3 records; 5 values masked, 1 value deleted, 1 file deleted, 0 records removed/,
     );
     assert.match(renderMessage('completed', { ...base, erased: [] }).text, /held no personal data/);
   });
