@@ -21,6 +21,7 @@ import { RecordsPage } from './pages/records.tsx';
 import { PrivacyCenterPage } from './pages/privacy-center.tsx';
 import { TasksPage } from './pages/tasks.tsx';
 import { ManualSystemsPage } from './pages/manual-systems.tsx';
+import { FirstStepsPage } from './pages/first-steps.tsx';
 
 function NavLink(props: { href: string; children: string }) {
   const [exact] = useRoute(props.href);
@@ -85,6 +86,7 @@ function Frame() {
       </header>
       <main id="main">
         <Switch>
+          <Route path="/start" component={FirstStepsPage} />
           <Route path="/requests" component={RequestsPage} />
           <Route path="/tasks" component={TasksPage} />
           <Route path="/manual-systems" component={ManualSystemsPage} />

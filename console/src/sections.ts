@@ -12,6 +12,8 @@ export interface Section {
 }
 
 export const SECTIONS: readonly Section[] = [
+  // Sign-ins that configure Lethe land on what to do first (issue 37); approvers and viewers do not.
+  { href: '/start', label: 'First steps', reads: 'policy:create_or_update' },
   { href: '/requests', label: 'Privacy requests', reads: 'privacy-request:read' },
   { href: '/tasks', label: 'Tasks', reads: 'task:read' },
   { href: '/manual-systems', label: 'Manual systems', reads: 'manual-system:read' },

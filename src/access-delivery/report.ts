@@ -1,7 +1,8 @@
 // report.html of an access package: the subject's data readable by a person, grouped by datastore and by
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
-// Written for a person, in the subject's language (src/i18n/): dates in its words with the zone named, each
-// entity under the label its datastore gives its name and each attribute under the label of
+// Written for a person, in the subject's language (src/i18n/): dates in its words with the zone named (its
+// own date and the values that are ISO dates), each entity under the label its datastore gives its name and
+// each attribute under the label of
 // `<entity>.<attribute>` (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
@@ -70,6 +71,25 @@ export function readableDate(iso: string, language = 'en'): string {
   return formatInstant(language, date);
 }
 
+/** An ISO 8601 date (`2025-03-04`) or date-time with its zone, as systems store them. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A value for a person: an ISO date or date-time in words (the ISO text kept in `datetime`; data.json and
+ * data.csv keep the value as stored), anything else escaped as it is.
+ */
+export function readableValue(value: string, language = 'en'): string {
+  if (ISO_DATE.test(value)) {
+    const date = new Date(`${value}T00:00:00Z`);
+    if (!Number.isNaN(date.getTime()))
+      return `<time datetime="${escapeHtml(value)}">${escapeHtml(new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(date))}</time>`;
+  }
+  if (ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime()))
+    return `<time datetime="${escapeHtml(value)}">${escapeHtml(readableDate(value, language))}</time>`;
+  return escapeHtml(value);
+}
+
 export function renderAccessReport(
   accessPackage: AccessPackage,
   organizationName: string,
@@ -124,7 +144,7 @@ export function renderAccessReport(
       };
       for (const attribute of entity.attributes)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : escapeHtml(attribute.value)}</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : readableValue(attribute.value, language)}</td></tr>`,
         );
       for (const file of entity.files)
         parts.push(

@@ -98,6 +98,48 @@ describe('the access report', () => {
     assert.match(readableDate('not a date'), /^not a date$/);
   });
 
+  it('labels attributes by <entity>.<attribute>, and writes ISO dates among the values in words', () => {
+    const html = renderAccessReport(
+      {
+        privacy_request_id: 'pri_3',
+        policy_key: 'default_access_policy',
+        generated_at: '2026-03-04T05:06:07.000Z',
+        rules: [],
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                id: '00000000-0000-4000-8000-000000000003',
+                name: 'users',
+                references: [],
+                attributes: [
+                  { name: 'joined', value: '2025-03-04' },
+                  { name: 'last_seen', value: '2026-01-02T03:04:00Z' },
+                  { name: 'code', value: '2025-13-45x' },
+                ],
+                files: [],
+                createdAt: '2026-01-01T00:00:00.000Z',
+              },
+            ],
+          },
+        ],
+      },
+      'Example Ltd',
+      { labels: new Map([['crm', { users: 'Your account', 'users.joined': 'Member since' }]]) },
+    );
+    assert.match(
+      html,
+      /<th scope="row">Member since<\/th><td><time datetime="2025-03-04">March 4, 2025<\/time><\/td>/,
+    );
+    assert.match(
+      html,
+      /<th scope="row">last_seen<\/th><td><time datetime="2026-01-02T03:04:00Z">January 2, 2026 at 3:04 AM UTC<\/time>/,
+    );
+    assert.match(html, /<th scope="row">code<\/th><td>2025-13-45x<\/td>/);
+  });
+
   it('names file entries without path separators', () => {
     const name = fileEntryName('crm', 'id', 'avatar', '../../etc/passwd');
     assert.equal(name, 'files/crm/id/avatar-.._.._etc_passwd');

@@ -146,7 +146,8 @@ describe('the console in a browser', () => {
     await page.getByLabel('Client secret').fill(root.secret);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Sections' }).waitFor();
-    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Privacy requests');
+    // The root client configures Lethe: it lands on what to do first (test/console/dpo-console-only.test.ts).
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'First steps');
     const stored = await page.evaluate(() => ({
       local: localStorage.length,
       session: Object.keys(sessionStorage),

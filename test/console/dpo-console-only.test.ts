@@ -62,6 +62,92 @@ describe('a DPO who uses only the console', () => {
     await mail?.close();
   });
 
+  // First: it reads the fresh installation (no datastore, no operator, nothing published).
+  test('the first screen says what to do first, each item from the real state; an owner is created as an owner only', async () => {
+    const page = await newPage();
+    await signIn(page, service);
+    await page.getByRole('heading', { level: 1, name: 'First steps' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/console/start');
+    const status = (title: string) =>
+      page.locator(`li[data-step="${title}"]`).getByTestId('step-status').textContent();
+    const steps = ['Connect a datastore', 'Publish the privacy center', 'Set jurisdictions', 'Add operators'];
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll('[data-testid="step-status"]')].some((status) =>
+          status.textContent?.includes('checking'),
+        ),
+    );
+    for (const step of steps) assert.equal(await status(step), '(to do)', step);
+
+    // An owner, created in the console, is an owner only (a preset "viewer" stayed ticked before).
+    await page.locator('li[data-step="Add operators"]').getByRole('link').click();
+    const form = page.getByRole('form', { name: 'Create a user' });
+    await form.getByLabel('Username').fill('olga.owner');
+    await form.getByLabel('Password').fill('a password for olga');
+    await form.getByRole('checkbox', { name: /owner/ }).check();
+    assert.deepEqual(
+      await form
+        .getByRole('checkbox')
+        .evaluateAll((boxes) =>
+          boxes
+            .filter((box) => (box as HTMLInputElement).checked)
+            .map((box) => box.parentElement?.querySelector('strong')?.textContent),
+        ),
+      ['owner'],
+    );
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page.getByText('Created olga.owner. They can sign in now.').waitFor();
+    assert.match(
+      (await page.getByRole('row', { name: /olga\.owner/ }).textContent()) ?? '',
+      /^olga\.owner\s*owner(?!.*viewer)/,
+    );
+
+    // The privacy center published with the default policies; a datastore receives data.
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Privacy center' })
+      .click();
+    await page.getByRole('button', { name: 'Publish the default policies' }).click();
+    await page.getByRole('button', { name: 'Save the privacy center' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /saved|published/i })
+      .first()
+      .waitFor();
+    const store = await apiClient(service, 'first_store');
+    await store.call('/api/entity/create', {
+      json: [{ name: 'users', attributes: [{ name: 'email', value: 'first@example.com' }] }],
+    });
+
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'First steps' })
+      .click();
+    await page.getByText('1 operator account(s).').waitFor();
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll('[data-testid="step-status"]')].some((status) =>
+          status.textContent?.includes('checking'),
+        ),
+    );
+    assert.equal(await status('Connect a datastore'), '(done)');
+    assert.equal(await status('Publish the privacy center'), '(done)');
+    assert.equal(await status('Add operators'), '(done)');
+    // Jurisdictions: done only when every published policy names one (read from the policies as they are).
+    const policies = (await setUp('GET', '/v1/dsr/policy?size=1000')) as {
+      items: { key: string; jurisdiction: string | null }[];
+    };
+    const published = policies.items.filter((policy) =>
+      ['default_access_policy', 'default_erasure_policy'].includes(policy.key),
+    );
+    assert.equal(
+      await status('Set jurisdictions'),
+      published.every((policy) => policy.jurisdiction) ? '(done)' : '(to do)',
+    );
+    await screenshot(page, 'first-steps');
+    await page.context().close();
+  });
+
   test('a rule starts on its policy’s action or on no action; consent and update rules are made in the console', async () => {
     await setUp('PATCH', '/v1/dsr/policy', [
       { name: 'Marketing access', key: 'marketing_access', drp_action: 'access' },
@@ -184,6 +270,8 @@ describe('a DPO who uses only the console', () => {
     await dialog.getByRole('button', { name: 'Approve erasure' }).click();
     await page.getByRole('button', { name: `Approve ${request.id}` }).waitFor({ state: 'detached' });
     await page.context().close();
+    // The next journey's access request must wait for its own system only.
+    await setUp('DELETE', '/v1/manual-system/old_crm_access');
   });
 
   test('disclosure and display names set in the console, a respondent invited from the task, and the report reads them', async () => {
@@ -260,7 +348,7 @@ describe('a DPO who uses only the console', () => {
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Tasks', exact: true })
       .click();
-    const row = page.locator('tr', { hasText: request.id });
+    const row = page.locator('tr', { hasText: request.id }).filter({ hasText: 'Loyalty cards' });
     await row.getByRole('button', { name: 'Open' }).click({ timeout: 60_000 });
     const invite = row.getByRole('form', { name: 'Invite a respondent for Loyalty cards' });
     await invite.getByLabel("Respondent's email").fill('cards@vendor.example');

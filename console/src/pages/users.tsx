@@ -137,7 +137,8 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [email, setEmail] = useState('');
-  const [roles, setRoles] = useState<Role[]>(['viewer']);
+  // No role is ticked beforehand: a preset "viewer" stayed ticked beside "owner" (issue 37).
+  const [roles, setRoles] = useState<Role[]>([]);
   const create = useAction();
   const available = useResource(() => answer(api.GET('/v1/role')), 'roles-to-give');
 
@@ -157,7 +158,7 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
     if (created) {
       setUsername('');
       setEmail('');
-      setRoles(['viewer']);
+      setRoles([]);
       await props.onCreated(name);
     }
   }
