@@ -1779,9 +1779,13 @@ export interface components {
             detail: string;
         };
         Jurisdiction: {
-            /** @description EU, EEA, UK or an ISO 3166-2 US state such as US-CA. */
+            /** @description EU, EEA, UK, CH, BR, or an ISO 3166-2 subdivision with its own law such as US-CA or CA-QC. */
             code: string;
             name: string;
+            /** @description The sections the rule comes from. */
+            citation: string;
+            /** @description IANA time zone whose local days the periods count, unless the location names its own. */
+            time_zone: string;
             response_days?: number;
             response_months?: number;
             extension_days?: number;
@@ -1790,6 +1794,8 @@ export interface components {
             /** @description Days after a denial during which it may be appealed. */
             appeal_days?: number;
             appeal_response_days?: number;
+            /** @description A refusal also names the right to a court remedy. */
+            judicial_remedy: boolean;
             authority: {
                 name: string;
                 url: string;
@@ -1818,11 +1824,8 @@ export interface components {
             key: string;
             drp_action: string | null;
             execution_timeframe: number;
-            /**
-             * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
-             * @enum {string|null}
-             */
-            jurisdiction: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
+            /** @description The jurisdiction (GET /v1/jurisdiction: EU, EEA, UK, CH, BR, CA-QC, US-CA, US-VA, US-CO, US-CT, US-UT, US-TX, US-OR, US-MT, US-IA, US-DE, US-NE, US-NH, US-NJ, US-TN, US-MN, US-MD, US-IN, US-KY, US-RI) whose deadlines apply to its requests whose location names none. */
+            jurisdiction: string | null;
             client_id: string | null;
             rules: components["schemas"]["Rule"][];
             /** Format: date-time */
@@ -4404,11 +4407,8 @@ export interface operations {
                     key: string;
                     drp_action?: string | null;
                     execution_timeframe?: number;
-                    /**
-                     * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
-                     * @enum {string|null}
-                     */
-                    jurisdiction?: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
+                    /** @description The jurisdiction (GET /v1/jurisdiction: EU, EEA, UK, CH, BR, CA-QC, US-CA, US-VA, US-CO, US-CT, US-UT, US-TX, US-OR, US-MT, US-IA, US-DE, US-NE, US-NH, US-NJ, US-TN, US-MN, US-MD, US-IN, US-KY, US-RI) whose deadlines apply to its requests whose location names none. */
+                    jurisdiction?: string | null;
                 }[];
             };
         };
@@ -18008,7 +18008,7 @@ export interface operations {
                         items: {
                             id: string;
                             privacy_request_id: string | null;
-                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note";
+                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "appeal_reversed" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note";
                             state: "pending" | "sent";
                             to: string;
                             subject: string;

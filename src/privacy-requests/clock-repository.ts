@@ -187,6 +187,11 @@ export const clockRepository = {
     return ids.flatMap((id) => byId.get(id) ?? []);
   },
 
+  /** Moves the request's due date (an appeal reversed: the request runs by the appeal's own deadline). */
+  async setDueDate(tx: Queryable, id: string, dueAt: Date): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET due_at = $2 WHERE id = $1', [id, dueAt]);
+  },
+
   /** Keeps the request's identities at least until `until` (past the TTL of LETHE_DEFAULT_TTL_SECONDS). */
   async keepIdentityUntil(tx: Queryable, id: string, until: Date): Promise<void> {
     await tx.query(

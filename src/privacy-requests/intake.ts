@@ -9,7 +9,7 @@
 import { actionInputs, needsPerson } from '../actions/registry.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
-import { dueDateOf, jurisdictionOf } from '../deadlines/clock.ts';
+import { dueDateOf, jurisdictionOf, timeZoneOf } from '../deadlines/clock.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
@@ -100,10 +100,11 @@ async function startClocks(
     const policy = policies.get(row.policy_id);
     if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
     const jurisdiction = jurisdictionOf(row.location, policy.jurisdiction);
+    const zone = timeZoneOf(row.location, jurisdiction);
     return {
       id: row.id,
       jurisdiction,
-      dueAt: dueDateOf(row.requested_at, jurisdiction, policy.execution_timeframe, policy.opt_out),
+      dueAt: dueDateOf(row.requested_at, jurisdiction, policy.execution_timeframe, zone, policy.opt_out),
     };
   });
   await clockRepository.setDeadlines(tx, deadlines);

@@ -11,6 +11,7 @@ import {
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
 import { waitForStatus } from '../privacy-requests/support.ts';
+import { endOfLocalDay, localDayOf, plusDays, plusMonths } from '../helpers/statute-days.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -63,18 +64,33 @@ describe('the law’s clock', () => {
   const mailTo = (email: string, subject: string) =>
     mail.waitFor((message) => message.to.includes(email) && message.text.includes(subject));
 
-  it('lists the built-in jurisdictions with their periods and authorities', async () => {
+  it('lists every law in force with its periods, citation, zone and authority', async () => {
     const answer = await service.call('GET', '/v1/jurisdiction', { token: root });
     assert.equal(answer.status, 200, answer.text);
     const byCode = new Map(answer.body.map((rule: { code: string }) => [rule.code, rule]));
-    assert.deepEqual([...byCode.keys()], ['EU', 'EEA', 'UK', 'US-CA', 'US-VA', 'US-CO', 'US-CT']);
+    const states = 'CA VA CO CT UT TX OR MT IA DE NE NH NJ TN MN MD IN KY RI'
+      .split(' ')
+      .map((s) => `US-${s}`);
+    assert.deepEqual([...byCode.keys()].sort(), ['BR', 'CA-QC', 'CH', 'EEA', 'EU', 'UK', ...states].sort());
     const eu = byCode.get('EU') as Record<string, unknown>;
     assert.equal(eu.response_months, 1);
     assert.equal(eu.extension_months, 2);
+    assert.equal(eu.judicial_remedy, true);
     assert.equal('appeal_days' in eu, false);
     const california = byCode.get('US-CA') as Record<string, unknown>;
     assert.equal(california.response_days, 45);
     assert.equal(california.acknowledge_business_days, 10);
+    assert.equal(california.time_zone, 'America/Los_Angeles');
+    assert.equal('appeal_days' in california, false);
+    const iowa = byCode.get('US-IA') as Record<string, unknown>;
+    assert.equal(iowa.response_days, 90);
+    const texas = byCode.get('US-TX') as Record<string, unknown>;
+    assert.equal(texas.appeal_response_days, 60);
+    assert.match((texas.authority as { name: string }).name, /Texas Attorney General/);
+    assert.equal((byCode.get('US-VA') as Record<string, unknown>).citation, 'Va. Code §59.1-577');
+    const brazil = byCode.get('BR') as Record<string, unknown>;
+    assert.equal(brazil.response_days, 15);
+    assert.equal('extension_days' in brazil, false);
     const colorado = byCode.get('US-CO') as Record<string, unknown>;
     assert.equal(colorado.appeal_days, 45);
     assert.equal(colorado.appeal_response_days, 45);
@@ -84,16 +100,17 @@ describe('the law’s clock', () => {
   it('dates a request by its location: one calendar month in the EU, the policy’s days without a rule', async () => {
     const french = await create('fr@example.com', 'FR');
     assert.equal(french.jurisdiction, 'EU');
+    // One calendar month from the day of receipt in Paris, to the end of that day, Paris time.
     const received = new Date(french.requested_at);
-    const expected = new Date(received);
-    expected.setUTCMonth(received.getUTCMonth() + 1);
-    if (expected.getUTCDate() !== received.getUTCDate()) expected.setUTCDate(0);
+    const expected = endOfLocalDay(plusMonths(localDayOf(received, 'Europe/Paris'), 1), 'Europe/Paris');
     assert.equal(french.due_date, expected.toISOString());
     assert.ok(french.days_left >= 27 && french.days_left <= 30, String(french.days_left));
 
     const japanese = await create('jp@example.com', 'JP');
     assert.equal(japanese.jurisdiction, null);
-    assert.equal(Date.parse(japanese.due_date) - Date.parse(japanese.requested_at), 45 * 86_400_000);
+    // No rule: the policy's 45 days, counted in UTC days to the end of the last one.
+    const japaneseDay = localDayOf(new Date(japanese.requested_at), 'UTC');
+    assert.equal(japanese.due_date, endOfLocalDay(plusDays(japaneseDay, 45), 'UTC').toISOString());
     const stored = await service.services.db.query<{ due_at: Date }>(
       'SELECT due_at FROM privacy_requests WHERE id = $1',
       [french.id],
@@ -107,23 +124,26 @@ describe('the law’s clock', () => {
       json: [
         { name: 'UK access', key: 'uk_access', jurisdiction: 'UK' },
         { name: 'Nowhere', key: 'nowhere_access', jurisdiction: 'ATLANTIS' },
+        { name: 'California access', key: 'ca_access', jurisdiction: 'US-CA' },
       ],
     });
     assert.equal(policies.status, 200, policies.text);
     assert.equal(policies.body.succeeded[0].jurisdiction, 'UK');
-    assert.match(policies.body.failed[0].message, /jurisdiction/);
-    const rules = await service.call('PATCH', '/v1/dsr/policy/uk_access/rule', {
-      token: root,
-      json: [
-        {
-          name: 'Access',
-          key: 'uk_access_rule',
-          action_type: 'access',
-          storage_destination_key: 'default_storage',
-        },
-      ],
-    });
-    assert.equal(rules.status, 200, rules.text);
+    assert.match(policies.body.failed[0].message, /jurisdiction "ATLANTIS" is not a built-in jurisdiction/);
+    for (const key of ['uk_access', 'ca_access']) {
+      const rules = await service.call('PATCH', `/v1/dsr/policy/${key}/rule`, {
+        token: root,
+        json: [
+          {
+            name: 'Access',
+            key: `${key}_rule`,
+            action_type: 'access',
+            storage_destination_key: 'default_storage',
+          },
+        ],
+      });
+      assert.equal(rules.status, 200, rules.text);
+    }
     const made = await service.call('POST', '/v1/privacy-request', {
       token: root,
       json: [
@@ -135,6 +155,20 @@ describe('the law’s clock', () => {
     assert.deepEqual(
       made.body.succeeded.map((request: { jurisdiction: string }) => request.jurisdiction),
       ['UK', 'US-CA', 'UK'],
+    );
+    // A state's law protects its own residents: under a California policy, a Texas request takes Texas's
+    // rule, and one from a state without a law takes none (the policy's days), never California's.
+    const states = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        { policy_key: 'ca_access', identity: { email: 'ca.tx@example.com' }, location: 'US-TX' },
+        { policy_key: 'ca_access', identity: { email: 'ca.fl@example.com' }, location: 'US-FL' },
+        { policy_key: 'ca_access', identity: { email: 'ca.ia@example.com' }, location: 'US-IA' },
+      ],
+    });
+    assert.deepEqual(
+      states.body.succeeded.map((request: { jurisdiction: string }) => request.jurisdiction),
+      ['US-TX', null, 'US-IA'],
     );
   });
 
@@ -172,12 +206,15 @@ describe('the law’s clock', () => {
     const request = await create('extend@example.com', 'US-CA');
     const answer = await extend(request.id, { reason: 'We must gather records from three archives.' });
     assert.equal(answer.status, 200, answer.text);
-    assert.equal(Date.parse(answer.body.due_date) - Date.parse(request.due_date), 45 * 86_400_000);
+    const zone = 'America/Los_Angeles';
+    const extended = endOfLocalDay(plusDays(localDayOf(new Date(request.due_date), zone), 45), zone);
+    assert.equal(answer.body.due_date, extended.toISOString());
     assert.equal(answer.body.extension_reason, 'We must gather records from three archives.');
     assert.ok(answer.body.extended_at);
     const notice = await mailTo('extend@example.com', 'we need more time for your request');
     assert.match(notice.text, /We must gather records from three archives\./);
-    assert.ok(notice.text.includes(`We will answer by ${answer.body.due_date.slice(0, 10)} (UTC)`));
+    const lastDay = new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(extended);
+    assert.ok(notice.text.includes(`We will answer by ${lastDay} (America/Los_Angeles time)`), notice.text);
 
     const twice = await extend(request.id, { reason: 'again' });
     assert.equal(twice.status, 400);
@@ -186,6 +223,40 @@ describe('the law’s clock', () => {
       ...answer.body,
       acknowledged_at: (await get(request.id)).acknowledged_at,
     });
+  });
+
+  it('never extends an opt-out: 400 naming CCPA regulations §7026(f), and nothing changes', async () => {
+    const policy = await service.call('PATCH', '/v1/dsr/policy', {
+      token: root,
+      json: [{ name: 'Do not sell (California)', key: 'ca_do_not_sell', jurisdiction: 'US-CA' }],
+    });
+    assert.deepEqual(policy.body.failed, [], policy.text);
+    const rule = await service.call('PATCH', '/v1/dsr/policy/ca_do_not_sell/rule', {
+      token: root,
+      json: [{ name: 'Record consent', key: 'ca_record_consent', action_type: 'consent' }],
+    });
+    assert.deepEqual(rule.body.failed, [], rule.text);
+    const made = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        {
+          policy_key: 'ca_do_not_sell',
+          identity: { email: 'optout@example.com' },
+          location: 'US-CA',
+          consent_preferences: [{ data_use: 'marketing.advertising', opt_in: false }],
+        },
+      ],
+    });
+    assert.deepEqual(made.body.failed, [], made.text);
+    const request = made.body.succeeded[0];
+    const before = await get(request.id);
+    const answer = await extend(request.id, { reason: 'We are busy.' });
+    assert.equal(answer.status, 400, answer.text);
+    assert.match(answer.body.detail, /opt-out .*never extended .*7026\(f\)/);
+    const after = await get(request.id);
+    assert.equal(after.due_date, before.due_date);
+    assert.equal(after.extended_at, null);
+    assert.equal(after.extension_reason, null);
   });
 
   it('refuses an extension naming why: no jurisdiction, closed, past due, a reason too long', async () => {
@@ -270,13 +341,20 @@ describe('the law’s clock', () => {
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Appeal our decision/);
 
+    const sentFrom = new Date();
     const appealed = await service.call('POST', '/v1/privacy-center/appeal', {
       json: { token, statement: 'I have an account; my customer number is on the invoice.' },
     });
+    const sentTo = new Date();
     assert.equal(appealed.status, 200, appealed.text);
     assert.equal(appealed.body.privacy_request_id, request.id);
-    const submitted = Date.parse(appealed.body.due_date) - 45 * 86_400_000;
-    assert.ok(Math.abs(submitted - Date.now()) < 60_000, 'Colorado: decided within 45 days');
+    // Colorado: decided within 45 days of the appeal's receipt, to the end of that day in Denver.
+    const denver = 'America/Denver';
+    const decideBy = (at: Date) => endOfLocalDay(plusDays(localDayOf(at, denver), 45), denver).toISOString();
+    assert.ok(
+      [decideBy(sentFrom), decideBy(sentTo)].includes(appealed.body.due_date),
+      `Colorado: decided within 45 days (${appealed.body.due_date})`,
+    );
     const again = await service.call('POST', '/v1/privacy-center/appeal', {
       json: { token, statement: 'twice' },
     });
@@ -340,7 +418,10 @@ describe('the law’s clock', () => {
       json: { token: lateLink.token, statement: 'Please look again.' },
     });
     assert.equal(tooLate.status, 410, tooLate.text);
-    assert.match(tooLate.body.detail, /The time to appeal this decision ended on \d{4}-\d{2}-\d{2}/);
+    assert.match(
+      tooLate.body.detail,
+      /The time to appeal this decision ended with \d{4}-\d{2}-\d{2} \(America\/New_York time\)/,
+    );
     assert.equal((await get(late.id)).appeal.status, 'open');
     const latePage = await fetch(lateLink.url);
     assert.equal(latePage.status, 410);

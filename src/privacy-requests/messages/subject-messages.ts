@@ -36,6 +36,8 @@ export interface SubjectMessage {
     | 'task'
     | 'agent'
     | 'recipients'
+    | 'timeZone'
+    | 'judicialRemedy'
   >;
   /** The recipient when the caller already holds it opened. */
   email?: string;

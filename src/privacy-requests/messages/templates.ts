@@ -2,6 +2,7 @@
 // organisation's name. Every value placed in HTML is escaped. No template names the person: they are
 // addressed as "you".
 import type { MessageKind } from '../../outbox/repository.ts';
+import { localDate } from '../../deadlines/calendar.ts';
 import { escapeHtml } from '../../validation/html.ts';
 
 export interface ErasedInDatastore {
@@ -28,8 +29,12 @@ export interface MessageContext {
   dueDate?: Date;
   /** Whom the subject may complain to, under the request's jurisdiction (src/deadlines/jurisdictions.ts). */
   authority?: { name: string; url: string };
-  /** Where and until when a denial may be appealed. */
+  /** The law also gives a court remedy against the refusal (GDPR and UK GDPR art. 12(4), art. 79). */
+  judicialRemedy?: boolean;
+  /** Where and until when a denial may be appealed (`until`: the end of the last local day accepted). */
   appeal?: { url: string; until: Date };
+  /** The IANA zone whose local days the request's dates are named in (src/deadlines/locations.ts). */
+  timeZone?: string;
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
   task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
   /** A completed erasure's recipients, who were told of it (GDPR art. 19). */
@@ -79,7 +84,9 @@ function render(subject: string, context: MessageContext, parts: readonly Part[]
   return { subject: oneLine, text: `${text}\n`, html: `${html}\n` };
 }
 
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+/** A deadline as its last local day, with the zone that day is counted in. */
+const dayOf = (at: Date, context: MessageContext) =>
+  `${localDate(at, context.timeZone ?? 'UTC')} (${context.timeZone ?? 'UTC'} time)`;
 
 /** The sentence naming the authority to complain to, with its address. */
 function complaintPart(context: MessageContext, fallback: string): Part {
@@ -123,7 +130,7 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
       ];
       if (context.appeal)
         parts.push({
-          text: `You may appeal this decision until ${dayOf(context.appeal.until)} (UTC); a person other than the one who declined it will decide:`,
+          text: `You may appeal this decision until the end of ${dayOf(context.appeal.until, context)}; a person other than the one who declined it will decide:`,
           url: context.appeal.url,
         });
       parts.push(
@@ -131,15 +138,19 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
           context,
           'You may contact us, or the data protection authority of your country, if you disagree.',
         ),
-        follow,
       );
+      if (context.judicialRemedy)
+        parts.push(
+          'You also have the right to an effective judicial remedy: you may take this decision, and the way we handled your data, before the courts.',
+        );
+      parts.push(follow);
       return render('your request was declined', context, parts);
     }
     case 'extended':
       return render('we need more time for your request', context, [
         `We need more time to answer your request: ${context.actionTitle}.`,
         `Reason: ${context.reason ?? 'no reason was given'}`,
-        `We will answer by ${context.dueDate ? dayOf(context.dueDate) : 'the new date the law allows'} (UTC).`,
+        `We will answer by ${context.dueDate ? dayOf(context.dueDate, context) : 'the new date the law allows'}.`,
         follow,
       ]);
     case 'appeal_upheld':
@@ -147,6 +158,14 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
         `We reviewed your appeal and kept our decision to decline your request: ${context.actionTitle}.`,
         `Reason: ${context.reason ?? 'no reason was given'}`,
         complaintPart(context, 'You may contact the data protection authority of your country.'),
+        'You may send the authority a complaint about this decision: it is the last answer our appeal process gives.',
+        follow,
+      ]);
+    case 'appeal_reversed':
+      return render('your appeal was decided', context, [
+        `We reviewed your appeal and reversed our decision: we will now act on your request: ${context.actionTitle}.`,
+        `Reason: ${context.reason ?? 'no reason was given'}`,
+        `We will complete it by ${context.dueDate ? dayOf(context.dueDate, context) : 'the date the law allows'} and tell you by email when it is done.`,
         follow,
       ]);
     case 'canceled':
