@@ -1934,6 +1934,13 @@ export interface components {
              * @description When the "request received" message was delivered.
              */
             acknowledged_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the receipt must be confirmed (CCPA regs §7021(a): 10 business days); null where the law sets no time. A request not acknowledged by then is stuck.
+             */
+            acknowledge_due_at: string | null;
+            /** @description The denial came after the law’s time to refuse (GDPR art. 12(4): one month from receipt). */
+            refused_late: boolean;
             /** Format: date-time */
             extended_at: string | null;
             extension_reason: string | null;

@@ -7,7 +7,7 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { auditActor, principalName } from '../auth/scopes.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
-import { appealDueDate, appealWindowEnd, timeZoneOf } from '../deadlines/clock.ts';
+import { appealDueDate, appealWindowEnd, statutoryDueDate, timeZoneOf } from '../deadlines/clock.ts';
 import { localDate } from '../deadlines/calendar.ts';
 import { clockRepository } from './clock-repository.ts';
 import { jurisdictionByCode } from '../deadlines/jurisdictions.ts';
@@ -36,6 +36,14 @@ export async function noticeDenial(
 ): Promise<void> {
   const jurisdiction = jurisdictionByCode(row.jurisdiction);
   const zone = timeZoneOf(row.location, row.jurisdiction);
+  // GDPR/UK art. 12(4): a refusal is told within one month of receipt, even when the answer was extended;
+  // a later one is recorded as late (the records show it).
+  if (jurisdiction?.judicialRemedy && at > statutoryDueDate(row.requested_at, jurisdiction, zone)) {
+    await clockRepository.markRefusedLate(tx, row.id);
+    await logRepository.appendLog(tx, row.id, [
+      { kind: 'note', message: 'refused after the one month the law gives to refuse (art. 12(4)): late' },
+    ]);
+  }
   const until = appealWindowEnd(at, jurisdiction, zone);
   let appeal: { url: string; until: Date } | undefined;
   if (until) {
@@ -55,7 +63,13 @@ export async function noticeDenial(
     {
       request: row,
       kind: 'denied',
-      details: { reason, authority: jurisdiction?.authority, appeal, timeZone: zone },
+      details: {
+        reason,
+        authority: jurisdiction?.authority,
+        judicialRemedy: jurisdiction?.judicialRemedy,
+        appeal,
+        timeZone: zone,
+      },
     },
   ]);
 }

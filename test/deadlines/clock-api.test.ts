@@ -11,7 +11,14 @@ import {
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
 import { waitForStatus } from '../privacy-requests/support.ts';
-import { endOfLocalDay, localDayOf, plusDays, plusMonths } from '../helpers/statute-days.ts';
+import { sweep } from '../../src/privacy-requests/engine/worker.ts';
+import {
+  endOfLocalDay,
+  localDayOf,
+  plusBusinessDays,
+  plusDays,
+  plusMonths,
+} from '../helpers/statute-days.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -183,6 +190,64 @@ describe('the law’s clock', () => {
     }
     assert.ok(acknowledged, 'acknowledged_at is set');
     assert.ok(Date.parse(acknowledged) >= Date.parse(request.requested_at));
+    // §7021(a): confirmed within 10 business days in California; the message says how the request is
+    // verified and the date it will be answered by.
+    const zone = 'America/Los_Angeles';
+    const receiptDay = localDayOf(new Date(request.requested_at), zone);
+    assert.equal(
+      request.acknowledge_due_at,
+      endOfLocalDay(plusBusinessDays(receiptDay, 10), zone).toISOString(),
+    );
+    const received = await mailTo('ack@example.com', 'we received your request');
+    assert.match(received.text, /How we verify it is you: /);
+    const answerDay = new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(new Date(request.due_date));
+    assert.ok(
+      received.text.includes(`We will answer by ${answerDay} (America/Los_Angeles time)`),
+      received.text,
+    );
+    assert.equal(
+      (await create('ack.eu@example.com', 'FR')).acknowledge_due_at,
+      null,
+      'the GDPR sets no time',
+    );
+  });
+
+  it('keeps the identities of an open request past their TTL, and purges them once it is closed', async () => {
+    const request = await create('long.open@example.com', 'US-CA');
+    await service.services.db.query(
+      "UPDATE privacy_requests SET identity_expires_at = now() - interval '1 minute' WHERE id = $1",
+      [request.id],
+    );
+    await sweep(service.services);
+    const sealed = async () =>
+      (
+        await service.services.db.query<{ identity_sealed: unknown }>(
+          'SELECT identity_sealed FROM privacy_requests WHERE id = $1',
+          [request.id],
+        )
+      ).rows[0]?.identity_sealed;
+    assert.notEqual(await sealed(), null, 'open: a task or an appeal may still need them');
+    assert.equal((await deny(request.id, { reason: 'No account.' })).status, 200);
+    await service.services.db.query(
+      "UPDATE privacy_requests SET identity_expires_at = now() - interval '1 minute' WHERE id = $1",
+      [request.id],
+    );
+    await sweep(service.services);
+    assert.equal(await sealed(), null, 'closed and past its time: purged');
+  });
+
+  it('flags a request not acknowledged by its time as stuck', async () => {
+    const request = await create('unacknowledged@example.com', 'US-CA');
+    await service.services.db.query(
+      `UPDATE privacy_requests SET acknowledged_at = NULL, acknowledge_due_at = now() - interval '1 minute'
+        WHERE id = $1`,
+      [request.id],
+    );
+    const stuck = await service.call('GET', '/v1/privacy-request?stuck=true&size=100', { token: root });
+    assert.ok(
+      stuck.body.items.some((item: { id: string }) => item.id === request.id),
+      'not acknowledged in time: stuck',
+    );
   });
 
   it('refuses an unknown location with 422 naming it, and creates nothing of the batch', async () => {
@@ -308,7 +373,18 @@ describe('the law’s clock', () => {
     assert.match(message.text, /lodge a complaint with the data protection supervisory authority/);
     assert.ok(message.text.includes('https://www.edpb.europa.eu/'));
     assert.equal(message.text.includes('/privacy-center/appeal/'), false, 'the GDPR gives no appeal');
+    assert.match(message.text, /right to an effective judicial remedy/, 'GDPR art. 12(4): the courts too');
     assert.equal((await get(request.id)).appeal, null);
+    assert.equal((await get(request.id)).refused_late, false, 'refused within the month');
+
+    // Art. 12(4): a refusal is told within one month of receipt; one after it is recorded as late.
+    const old = await create('denied.late@example.com', 'FR');
+    await service.services.db.query(
+      "UPDATE privacy_requests SET requested_at = now() - interval '40 days' WHERE id = $1",
+      [old.id],
+    );
+    assert.equal((await deny(old.id, { reason: 'No account.' })).status, 200);
+    assert.equal((await get(old.id)).refused_late, true);
 
     // Closed 20 days ago, 10 days before a due date now past: days_left stays what it was at closing.
     await service.services.db.query(
@@ -331,6 +407,22 @@ describe('the law’s clock', () => {
     assert.equal((await deny(request.id, { reason: 'Identity not matched.' })).status, 200);
     const { message, url, token } = await appealLinkOf('appeal.co@example.com');
     assert.match(message.text, /the Colorado Attorney General/);
+    assert.equal(/judicial remedy/.test(message.text), false, 'the state laws name the appeal instead');
+    // The mail names the last day accepted, in Denver; the link accepts until the end of that day there.
+    const named =
+      /appeal this decision until the end of (\d{4})-(\d{2})-(\d{2}) \(America\/Denver time\)/.exec(
+        message.text,
+      );
+    assert.ok(named, message.text);
+    const window = await service.services.db.query<{ window_ends_at: Date }>(
+      'SELECT window_ends_at FROM privacy_request_appeals WHERE privacy_request_id = $1',
+      [request.id],
+    );
+    const lastDay = { year: Number(named[1]), month: Number(named[2]), day: Number(named[3]) };
+    assert.equal(
+      window.rows[0]?.window_ends_at.toISOString(),
+      endOfLocalDay(lastDay, 'America/Denver').toISOString(),
+    );
     const kept = await service.services.db.query<{ days: number }>(
       `SELECT extract(epoch FROM identity_expires_at - now()) / 86400 AS days FROM privacy_requests WHERE id = $1`,
       [request.id],
@@ -379,6 +471,16 @@ describe('the law’s clock', () => {
     assert.equal(reversed.status, 200, reversed.text);
     assert.equal(reversed.body.appeal.status, 'reversed');
     assert.equal(reversed.body.appeal.decided_by, 'second.reviewer');
+    const toldReversed = await mailTo('appeal.co@example.com', 'your appeal was decided');
+    assert.match(toldReversed.text, /reversed our decision: we will now act on your request/);
+    assert.match(toldReversed.text, /Found the account\./);
+    const due = (await get(request.id)).due_date as string;
+    const dueDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date(due));
+    assert.ok(
+      toldReversed.text.includes(`We will complete it by ${dueDay} (America/Denver time)`),
+      toldReversed.text,
+    );
+    assert.equal(due, appealed.body.due_date, 'the reversal runs by the appeal’s own deadline');
     const done = await waitForStatus(service, request.id, 'complete');
     assert.equal(done.status, 'complete');
     await mailTo('appeal.co@example.com', 'your request is complete');

@@ -38,6 +38,7 @@ export interface SubjectMessage {
     | 'recipients'
     | 'timeZone'
     | 'judicialRemedy'
+    | 'verifiedByCode'
   >;
   /** The recipient when the caller already holds it opened. */
   email?: string;

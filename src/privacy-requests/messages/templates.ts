@@ -33,6 +33,8 @@ export interface MessageContext {
   judicialRemedy?: boolean;
   /** Where and until when a denial may be appealed (`until`: the end of the last local day accepted). */
   appeal?: { url: string; until: Date };
+  /** The receipt message: the subject's email was confirmed with a code (else it is checked against our records). */
+  verifiedByCode?: boolean;
   /** The IANA zone whose local days the request's dates are named in (src/deadlines/locations.ts). */
   timeZone?: string;
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
@@ -120,7 +122,12 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
     case 'received':
       return render('we received your request', context, [
         `We received your request: ${context.actionTitle}.`,
-        'We will answer within the time the law gives us and tell you by email.',
+        context.verifiedByCode
+          ? 'How we verify it is you: you confirmed this email address with the code we sent to it. Before we act, we match it with the records we hold; if that is not enough to be sure, we will ask you for more information by email.'
+          : 'How we verify it is you: before we act, we match this email address with the records we hold; if that is not enough to be sure, we will ask you for more information by email.',
+        context.dueDate
+          ? `We will answer by ${dayOf(context.dueDate, context)}, and tell you by email.`
+          : 'We will answer within the time the law gives us and tell you by email.',
         follow,
       ]);
     case 'denied': {
