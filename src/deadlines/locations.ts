@@ -1,7 +1,9 @@
 // A request's `location` as ISO 3166: a country (ISO 3166-1 alpha-2, `FR`) or a subdivision (ISO 3166-2,
-// `US-CA`), and the jurisdiction it falls under. Subdivisions are checked for the United States, whose
-// states have their own laws; elsewhere any 1 to 3 letters or digits after a known country are taken as
+// `US-CA`), the jurisdiction it falls under and the time zone whose days it counts. Subdivisions are
+// checked for the United States, whose states have their own laws (a state without one falls under none,
+// never under another state's); elsewhere any 1 to 3 letters or digits after a known country are taken as
 // given (the national law applies to them all).
+import { isUsStateLaw, jurisdictionByCode } from './jurisdictions.ts';
 
 /** ISO 3166-1 alpha-2, the officially assigned codes. */
 const COUNTRIES = new Set(
@@ -16,9 +18,15 @@ const COUNTRIES = new Set(
   ),
 );
 
-/** The 27 member states of the European Union (Greece is GR in ISO 3166). */
+/**
+ * The 27 member states of the European Union (Greece is GR in ISO 3166), and the parts of it that ISO 3166-1
+ * codes apart: the outermost regions Guadeloupe, French Guiana, Martinique, Mayotte, Reunion and
+ * Saint-Martin (art. 349 TFEU), and the Aland Islands (Protocol 2 of Finland's Act of Accession).
+ */
 const EU_MEMBERS = new Set(
-  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE'.split(' '),
+  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE GP GF MQ YT RE MF AX'.split(
+    ' ',
+  ),
 );
 /** The EEA states outside the Union. */
 const EEA_ONLY = new Set(['IS', 'LI', 'NO']);
@@ -36,8 +44,103 @@ function jurisdictionCodeOf(country: string, subdivision: string | undefined): s
   if (EU_MEMBERS.has(country)) return 'EU';
   if (EEA_ONLY.has(country)) return 'EEA';
   if (country === 'GB') return 'UK';
-  if (country === 'US' && subdivision) return `US-${subdivision}`;
+  if (country === 'CH' || country === 'BR') return country;
+  if ((country === 'US' || country === 'CA') && subdivision)
+    return jurisdictionByCode(`${country}-${subdivision}`)?.code ?? null;
   return null;
+}
+
+/**
+ * The time zones of the places whose law counts in their own local days (IANA names): each European country
+ * its own, and the territories of the Union that keep another. Elsewhere the rule's zone applies.
+ */
+const ZONES: Readonly<Record<string, string>> = {
+  AT: 'Europe/Vienna',
+  BE: 'Europe/Brussels',
+  BG: 'Europe/Sofia',
+  HR: 'Europe/Zagreb',
+  CY: 'Asia/Nicosia',
+  CZ: 'Europe/Prague',
+  DK: 'Europe/Copenhagen',
+  EE: 'Europe/Tallinn',
+  FI: 'Europe/Helsinki',
+  FR: 'Europe/Paris',
+  DE: 'Europe/Berlin',
+  GR: 'Europe/Athens',
+  HU: 'Europe/Budapest',
+  IE: 'Europe/Dublin',
+  IT: 'Europe/Rome',
+  LV: 'Europe/Riga',
+  LT: 'Europe/Vilnius',
+  LU: 'Europe/Luxembourg',
+  MT: 'Europe/Malta',
+  NL: 'Europe/Amsterdam',
+  PL: 'Europe/Warsaw',
+  PT: 'Europe/Lisbon',
+  RO: 'Europe/Bucharest',
+  SK: 'Europe/Bratislava',
+  SI: 'Europe/Ljubljana',
+  ES: 'Europe/Madrid',
+  SE: 'Europe/Stockholm',
+  GP: 'America/Guadeloupe',
+  GF: 'America/Cayenne',
+  MQ: 'America/Martinique',
+  YT: 'Indian/Mayotte',
+  RE: 'Indian/Reunion',
+  MF: 'America/Marigot',
+  AX: 'Europe/Mariehamn',
+  'FR-971': 'America/Guadeloupe',
+  'FR-972': 'America/Martinique',
+  'FR-973': 'America/Cayenne',
+  'FR-974': 'Indian/Reunion',
+  'FR-976': 'Indian/Mayotte',
+  'FR-GP': 'America/Guadeloupe',
+  'FR-MQ': 'America/Martinique',
+  'FR-GF': 'America/Cayenne',
+  'FR-RE': 'Indian/Reunion',
+  'FR-YT': 'Indian/Mayotte',
+  'FR-MF': 'America/Marigot',
+  'PT-20': 'Atlantic/Azores',
+  'PT-30': 'Atlantic/Madeira',
+  'ES-CN': 'Atlantic/Canary',
+  IS: 'Atlantic/Reykjavik',
+  LI: 'Europe/Vaduz',
+  NO: 'Europe/Oslo',
+  GB: 'Europe/London',
+  CH: 'Europe/Zurich',
+};
+
+/**
+ * The time zone whose local days a request's periods count: its location's own where Lethe knows it, else
+ * its jurisdiction's, else UTC.
+ */
+export function timeZoneOf(location: string | null, jurisdictionCode: string | null): string {
+  const jurisdiction = jurisdictionByCode(jurisdictionCode);
+  if (location !== null && jurisdiction && jurisdictionOfLocation(location) === jurisdiction.code) {
+    const zone = ZONES[location] ?? ZONES[location.slice(0, 2)];
+    if (zone) return zone;
+  }
+  return jurisdiction?.timeZone ?? 'UTC';
+}
+
+function jurisdictionOfLocation(location: string): string | null {
+  const reading = readLocation(location);
+  return reading.known ? reading.jurisdiction : null;
+}
+
+/**
+ * The jurisdiction of a request: its location's rule when the location has one. A location without a rule
+ * falls to the policy's jurisdiction unless that is a US state's law, which protects only that state's
+ * residents (a Texas request under a California policy takes Texas's rule, or none). Without a location, the
+ * policy's.
+ */
+export function jurisdictionOf(location: string | null, policyJurisdiction: string | null): string | null {
+  const policyRule = jurisdictionByCode(policyJurisdiction)?.code ?? null;
+  if (location === null) return policyRule;
+  const reading = readLocation(location);
+  if (!reading.known) return policyRule;
+  if (reading.jurisdiction !== null) return reading.jurisdiction;
+  return policyRule !== null && !isUsStateLaw(policyRule) ? policyRule : null;
 }
 
 export type LocationReading = { known: true; jurisdiction: string | null } | { known: false };

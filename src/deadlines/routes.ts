@@ -11,8 +11,15 @@ const Days = Type.Optional(Type.Integer({ minimum: 1 }));
 export const JurisdictionView = named(
   'Jurisdiction',
   Type.Object({
-    code: Type.String({ description: 'EU, EEA, UK or an ISO 3166-2 US state such as US-CA.' }),
+    code: Type.String({
+      description:
+        'EU, EEA, UK, CH, BR, or an ISO 3166-2 subdivision with its own law such as US-CA or CA-QC.',
+    }),
     name: Type.String(),
+    citation: Type.String({ description: 'The sections the rule comes from.' }),
+    time_zone: Type.String({
+      description: 'IANA time zone whose local days the periods count, unless the location names its own.',
+    }),
     response_days: Days,
     response_months: Days,
     extension_days: Days,
@@ -22,6 +29,7 @@ export const JurisdictionView = named(
       Type.Integer({ minimum: 1, description: 'Days after a denial during which it may be appealed.' }),
     ),
     appeal_response_days: Days,
+    judicial_remedy: Type.Boolean({ description: 'A refusal also names the right to a court remedy.' }),
     authority: Type.Object({ name: Type.String(), url: Type.String() }),
   }),
 );
@@ -34,8 +42,10 @@ export function toJurisdictionView(jurisdiction: Jurisdiction) {
   return {
     code: jurisdiction.code,
     name: jurisdiction.name,
+    citation: jurisdiction.citation,
+    time_zone: jurisdiction.timeZone,
     ...periodFields('response', jurisdiction.response),
-    ...periodFields('extension', jurisdiction.extension),
+    ...(jurisdiction.extension ? periodFields('extension', jurisdiction.extension) : {}),
     ...(jurisdiction.acknowledgeBusinessDays === undefined
       ? {}
       : { acknowledge_business_days: jurisdiction.acknowledgeBusinessDays }),
@@ -43,6 +53,7 @@ export function toJurisdictionView(jurisdiction: Jurisdiction) {
     ...(jurisdiction.appealResponseDays === undefined
       ? {}
       : { appeal_response_days: jurisdiction.appealResponseDays }),
+    judicial_remedy: jurisdiction.judicialRemedy === true,
     authority: jurisdiction.authority,
   };
 }
@@ -52,7 +63,8 @@ export function jurisdictionRoutes(): FastifyPluginAsync {
     app.get(
       '/jurisdiction',
       {
-        onRequest: app.authorize('privacy-request:read'),
+        // Public law, no secret: any operator's token reads it (the console's policy form lists it).
+        onRequest: app.authorize(),
         schema: {
           tags: ['privacy requests'],
           summary:

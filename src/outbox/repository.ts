@@ -15,6 +15,7 @@ export const MESSAGE_KINDS = [
   'canceled',
   'extended',
   'appeal_upheld',
+  'appeal_reversed',
   'respondent_invite',
   'task_overdue',
   'agent_confirmation',

@@ -11,11 +11,12 @@ import { PATTERN_HINT } from '../validation/messages.ts';
 
 export const POLICY_FIELDS = ['name', 'key', 'drp_action', 'execution_timeframe', 'jurisdiction'] as const;
 
+// A code's shape here; whether it is a built-in rule is checked by the service, whose sentence names it.
 const Jurisdiction = Nullable(
   Type.String({
-    enum: [...JURISDICTION_CODES],
-    description:
-      'The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.',
+    minLength: 1,
+    maxLength: 40,
+    description: `The jurisdiction (GET /v1/jurisdiction: ${JURISDICTION_CODES.join(', ')}) whose deadlines apply to its requests whose location names none.`,
   }),
 );
 export const RULE_FIELDS = [

@@ -7,6 +7,7 @@ import { actionType, actionTypes, fromRegistry } from '../actions/registry.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
+import { jurisdictionByCode, unknownJurisdictionMessage } from '../deadlines/jurisdictions.ts';
 import { invalid, notFound } from '../errors.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
@@ -77,6 +78,10 @@ export class PolicyService {
         continue;
       }
       const policy = checked.value;
+      if (policy.jurisdiction && !jurisdictionByCode(policy.jurisdiction)) {
+        fail(unknownJurisdictionMessage(policy.jurisdiction));
+        continue;
+      }
       if (seen.has(policy.key)) {
         fail(`key ${policy.key} appears more than once in this request.`);
         continue;

@@ -7,7 +7,8 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
-import { appealDueDate, appealWindowEnd } from '../deadlines/clock.ts';
+import { appealDueDate, appealWindowEnd, statutoryDueDate, timeZoneOf } from '../deadlines/clock.ts';
+import { localDate } from '../deadlines/calendar.ts';
 import { clockRepository } from './clock-repository.ts';
 import { jurisdictionByCode } from '../deadlines/jurisdictions.ts';
 import { badRequest, forbidden, gone, notFound } from '../errors.ts';
@@ -22,7 +23,6 @@ import { privacyRequestRepository as repo, type RequestRow } from './repository.
 
 type AppealServices = Pick<Services, 'db' | 'queue' | 'config' | 'keyring'>;
 
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 /** How the subject reads a link that leads nowhere (src/i18n/). */
 const UNKNOWN_LINK = { key: 'refusal.appeal_link_unknown' } as const;
 
@@ -39,7 +39,16 @@ export async function noticeDenial(
   at: Date,
 ): Promise<void> {
   const jurisdiction = jurisdictionByCode(row.jurisdiction);
-  const until = appealWindowEnd(at, jurisdiction);
+  const zone = timeZoneOf(row.location, row.jurisdiction);
+  // GDPR/UK art. 12(4): a refusal is told within one month of receipt, even when the answer was extended;
+  // a later one is recorded as late (the records show it).
+  if (jurisdiction?.judicialRemedy && at > statutoryDueDate(row.requested_at, jurisdiction, zone)) {
+    await clockRepository.markRefusedLate(tx, row.id);
+    await logRepository.appendLog(tx, row.id, [
+      { kind: 'note', message: 'refused after the one month the law gives to refuse (art. 12(4)): late' },
+    ]);
+  }
+  const until = appealWindowEnd(at, jurisdiction, zone);
   let appeal: { url: string; until: Date } | undefined;
   if (until) {
     const token = generateSecret();
@@ -52,10 +61,21 @@ export async function noticeDenial(
     });
     appeal = { url: appealUrl(services.config, token), until };
     // A reversal runs the request: its identities must outlive the window and the time to decide.
-    if (jurisdiction) await clockRepository.keepIdentityUntil(tx, row.id, appealDueDate(until, jurisdiction));
+    if (jurisdiction)
+      await clockRepository.keepIdentityUntil(tx, row.id, appealDueDate(until, jurisdiction, zone));
   }
   await queueSubjectMessages(tx, services, [
-    { request: row, kind: 'denied', details: { reason, authority: jurisdiction?.authority, appeal } },
+    {
+      request: row,
+      kind: 'denied',
+      details: {
+        reason,
+        authority: jurisdiction?.authority,
+        judicialRemedy: jurisdiction?.judicialRemedy,
+        appeal,
+        timeZone: zone,
+      },
+    },
   ]);
 }
 
@@ -63,13 +83,16 @@ export async function noticeDenial(
 export async function appealOfLink(services: Pick<Services, 'db'>, token: string): Promise<AppealRow> {
   const appeal = await appealRepository.findByToken(services.db, digest(token));
   if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
-  if (new Date() > appeal.window_ends_at) throw windowClosed(appeal);
+  if (new Date() > appeal.window_ends_at)
+    throw windowClosed(appeal, await repo.find(services.db, appeal.privacy_request_id));
   return appeal;
 }
 
-function windowClosed(appeal: AppealRow) {
+/** The refusal of a late appeal, naming the last day accepted in the request's own zone, as the mail did. */
+function windowClosed(appeal: AppealRow, row: RequestRow | undefined) {
+  const zone = timeZoneOf(row?.location ?? null, row?.jurisdiction ?? null);
   return gone(
-    `The time to appeal this decision ended on ${dayOf(appeal.window_ends_at)}; you may still complain to the authority named in our message.`,
+    `The time to appeal this decision ended with ${localDate(appeal.window_ends_at, zone)} (${zone} time); you may still complain to the authority named in our message.`,
     { key: 'refusal.appeal_closed', values: { until: appeal.window_ends_at } },
   );
 }
@@ -84,15 +107,16 @@ export async function submitAppeal(
     const appeal = await appealRepository.lockByToken(tx, digest(token));
     if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
     const now = new Date();
-    if (now > appeal.window_ends_at) throw windowClosed(appeal);
     const row = await repo.find(tx, appeal.privacy_request_id);
+    if (now > appeal.window_ends_at) throw windowClosed(appeal, row);
     const jurisdiction = jurisdictionByCode(row?.jurisdiction);
     if (!row || !jurisdiction)
       throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
-    const dueAt = appealDueDate(now, jurisdiction);
+    const zone = timeZoneOf(row.location, row.jurisdiction);
+    const dueAt = appealDueDate(now, jurisdiction, zone);
     await appealRepository.submit(tx, row.id, statement, now, dueAt);
     await logRepository.appendLog(tx, row.id, [
-      { kind: 'note', message: `appeal received; to be decided by ${dayOf(dueAt)}` },
+      { kind: 'note', message: `appeal received; to be decided by ${localDate(dueAt, zone)} (${zone})` },
     ]);
     await noticeChange(tx, services, row, { kind: 'appeal_submitted', dueAt });
     return { privacy_request_id: row.id, due_date: dueAt };
@@ -134,6 +158,9 @@ export async function decideAppeal(
         changes: { finalized_at: null, finalized_by: null },
         message: `denial reversed on appeal by ${name}: ${decision.reason}`,
       });
+      // The appeal's own deadline is the date by which the reversal is carried out (the request runs now).
+      const dueAt = appeal.due_at ?? row.due_at;
+      if (dueAt) await clockRepository.setDueDate(tx, id, dueAt);
       await approveRequest(
         services.queue,
         tx,
@@ -141,6 +168,17 @@ export async function decideAppeal(
         name,
         `approved on appeal by ${name}`,
       );
+      await queueSubjectMessages(tx, services, [
+        {
+          request: row,
+          kind: 'appeal_reversed',
+          details: {
+            reason: decision.reason,
+            dueDate: dueAt ?? undefined,
+            timeZone: timeZoneOf(row.location, row.jurisdiction),
+          },
+        },
+      ]);
       return;
     }
     await logRepository.appendLog(tx, id, [

@@ -16,6 +16,7 @@ export interface Deadline {
   id: string;
   jurisdiction: string | null;
   dueAt: Date;
+  acknowledgeDueAt: Date | null;
 }
 
 export const clockRepository = {
@@ -34,8 +35,10 @@ export const clockRepository = {
   async setDeadlines(tx: Queryable, deadlines: readonly Deadline[]): Promise<void> {
     if (deadlines.length === 0) return;
     await tx.query(
-      `UPDATE privacy_requests r SET jurisdiction = d.jurisdiction, due_at = d.due_at
-         FROM jsonb_to_recordset($1::jsonb) AS d(id text, jurisdiction text, due_at timestamptz)
+      `UPDATE privacy_requests r SET jurisdiction = d.jurisdiction, due_at = d.due_at,
+              acknowledge_due_at = d.acknowledge_due_at
+         FROM jsonb_to_recordset($1::jsonb)
+              AS d(id text, jurisdiction text, due_at timestamptz, acknowledge_due_at timestamptz)
         WHERE r.id = d.id`,
       [
         JSON.stringify(
@@ -43,6 +46,7 @@ export const clockRepository = {
             id: deadline.id,
             jurisdiction: deadline.jurisdiction,
             due_at: deadline.dueAt.toISOString(),
+            acknowledge_due_at: deadline.acknowledgeDueAt?.toISOString() ?? null,
           })),
         ),
       ],
@@ -185,6 +189,16 @@ export const clockRepository = {
     ]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  },
+
+  /** Records a refusal that came after the law's time to refuse (GDPR art. 12(4)). */
+  async markRefusedLate(tx: Queryable, id: string): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET refused_late = true WHERE id = $1', [id]);
+  },
+
+  /** Moves the request's due date (an appeal reversed: the request runs by the appeal's own deadline). */
+  async setDueDate(tx: Queryable, id: string, dueAt: Date): Promise<void> {
+    await tx.query('UPDATE privacy_requests SET due_at = $2 WHERE id = $1', [id, dueAt]);
   },
 
   /** Keeps the request's identities at least until `until` (past the TTL of LETHE_DEFAULT_TTL_SECONDS). */

@@ -4,7 +4,7 @@
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import { addDays } from '../deadlines/calendar.ts';
-import { extendedDueDate, extensionRefusal } from '../deadlines/clock.ts';
+import { extendedDueDate, extensionRefusal, timeZoneOf } from '../deadlines/clock.ts';
 import { jurisdictionByCode } from '../deadlines/jurisdictions.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
@@ -28,18 +28,22 @@ export async function extendRequest(
     const now = new Date();
     const dueAt =
       row.due_at ?? addDays(row.requested_at, (await loadPolicyEmbed(tx, row.policy_id)).execution_timeframe);
+    const optOut =
+      (await clockRepository.policyClocks(tx, [row.policy_id])).get(row.policy_id)?.opt_out ?? false;
     const refusal = extensionRefusal(
       {
         closed: CLOSED_STATUSES.includes(row.status),
         jurisdiction: row.jurisdiction,
         extendedAt: row.extended_at,
         dueAt,
+        optOut,
       },
       now,
     );
     const jurisdiction = jurisdictionByCode(row.jurisdiction);
     if (refusal !== undefined || !jurisdiction) throw badRequest(`Cannot extend request ${id}: ${refusal}`);
-    const newDueAt = extendedDueDate(dueAt, jurisdiction);
+    const timeZone = timeZoneOf(row.location, row.jurisdiction);
+    const newDueAt = extendedDueDate(dueAt, jurisdiction, timeZone);
     if (!(await clockRepository.extend(tx, id, newDueAt, reason, now)))
       throw badRequest(
         `Cannot extend request ${id}: the request was already extended; the law allows one extension.`,
@@ -55,7 +59,7 @@ export async function extendRequest(
     ]);
     await recordChange(tx, by, 'privacy-request.extend', { privacy_request_id: id });
     await queueSubjectMessages(tx, services, [
-      { request: row, kind: 'extended', details: { reason, dueDate: newDueAt } },
+      { request: row, kind: 'extended', details: { reason, dueDate: newDueAt, timeZone } },
     ]);
     await noticeChange(tx, services, row, { kind: 'extended', dueAt: newDueAt });
   });

@@ -47,6 +47,10 @@ export interface RequestRow {
   jurisdiction: string | null;
   due_at: Date | null;
   acknowledged_at: Date | null;
+  /** When the receipt must be confirmed by (migration 027), where the jurisdiction sets a time. */
+  acknowledge_due_at: Date | null;
+  /** The refusal came after the law's time to refuse (GDPR art. 12(4)). */
+  refused_late: boolean;
   extended_at: Date | null;
   extension_reason: string | null;
   denial_reason: string | null;

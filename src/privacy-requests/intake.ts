@@ -9,7 +9,7 @@
 import { actionInputs, needsPerson } from '../actions/registry.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
-import { dueDateOf, jurisdictionOf } from '../deadlines/clock.ts';
+import { acknowledgeDueDate, dueDateOf, jurisdictionOf, timeZoneOf } from '../deadlines/clock.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { webhookRepository } from '../webhooks/repository.ts';
@@ -91,7 +91,7 @@ export async function receive(
 async function startClocks(
   tx: Queryable,
   rows: readonly RequestRow[],
-): Promise<Pick<RequestRow, 'jurisdiction' | 'due_at'>[]> {
+): Promise<Pick<RequestRow, 'jurisdiction' | 'due_at' | 'acknowledge_due_at'>[]> {
   const policies = await clockRepository.policyClocks(
     tx,
     rows.map((row) => row.policy_id),
@@ -100,14 +100,20 @@ async function startClocks(
     const policy = policies.get(row.policy_id);
     if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
     const jurisdiction = jurisdictionOf(row.location, policy.jurisdiction);
+    const zone = timeZoneOf(row.location, jurisdiction);
     return {
       id: row.id,
       jurisdiction,
-      dueAt: dueDateOf(row.requested_at, jurisdiction, policy.execution_timeframe, policy.opt_out),
+      dueAt: dueDateOf(row.requested_at, jurisdiction, policy.execution_timeframe, zone, policy.opt_out),
+      acknowledgeDueAt: acknowledgeDueDate(row.requested_at, jurisdiction, zone),
     };
   });
   await clockRepository.setDeadlines(tx, deadlines);
-  return deadlines.map((deadline) => ({ jurisdiction: deadline.jurisdiction, due_at: deadline.dueAt }));
+  return deadlines.map((deadline) => ({
+    jurisdiction: deadline.jurisdiction,
+    due_at: deadline.dueAt,
+    acknowledge_due_at: deadline.acknowledgeDueAt,
+  }));
 }
 
 /**
@@ -170,7 +176,16 @@ export async function admit(
   await queueSubjectMessages(
     tx,
     services,
-    rows.map((row) => ({ request: row, kind: 'received' as const })),
+    rows.map((row) => ({
+      request: row,
+      kind: 'received' as const,
+      // §7021(a): the confirmation says how the request is verified and by when it is answered.
+      details: {
+        dueDate: row.due_at ?? undefined,
+        timeZone: timeZoneOf(row.location, row.jurisdiction),
+        verifiedByCode: row.identity_verified_at !== null,
+      },
+    })),
   );
 }
 

@@ -174,6 +174,16 @@ export const PrivacyRequestView = Type.Object({
   acknowledged_at: Nullable(
     Type.String({ format: 'date-time', description: 'When the "request received" message was delivered.' }),
   ),
+  acknowledge_due_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the receipt must be confirmed (CCPA regs §7021(a): 10 business days); null where the law sets no time. A request not acknowledged by then is stuck.',
+    }),
+  ),
+  refused_late: Type.Boolean({
+    description: 'The denial came after the law’s time to refuse (GDPR art. 12(4): one month from receipt).',
+  }),
   extended_at: NullableTimestamp,
   extension_reason: NullableText,
   denial_reason: NullableText,

@@ -10,7 +10,9 @@ import { hooksOf } from './lifecycle.ts';
  */
 export function stuckCondition(seconds: string): string {
   const contributed = hooksOf('stuckWhen').map((condition) => ` OR ${condition('privacy_requests.id')}`);
-  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))${contributed.join('')})`;
+  // Not acknowledged by the law's time (CCPA regs §7021(a)): stuck too, until the confirmation is delivered.
+  const unacknowledged = ` OR (acknowledged_at IS NULL AND acknowledge_due_at < now() AND status NOT IN ('complete', 'denied', 'canceled', 'error'))`;
+  return `((status IN ('approved', 'in_processing') AND updated_at < now() - make_interval(secs => ${seconds}::int))${unacknowledged}${contributed.join('')})`;
 }
 
 export const stuckRepository = {

@@ -60,11 +60,16 @@ export const sweepRepository = {
     await tx.query('UPDATE privacy_requests SET updated_at = now() WHERE id = $1', [id]);
   },
 
+  /**
+   * Purges the identities of requests past their TTL once they are closed (or in error): an open request
+   * keeps them as long as it is open, since a task or an appeal can outlast the TTL (docs/deadlines.md).
+   */
   async purgeExpiredIdentities(db: Queryable): Promise<number> {
     const { rowCount } = await db.query(
       `UPDATE privacy_requests SET identity_sealed = NULL, unverified_identity_sealed = NULL, recipient_index = NULL,
               identity_purged_at = now(), updated_at = now()
-        WHERE identity_sealed IS NOT NULL AND identity_expires_at <= now()`,
+        WHERE identity_sealed IS NOT NULL AND identity_expires_at <= now()
+          AND status IN ('complete', 'denied', 'canceled', 'error')`,
     );
     return rowCount;
   },

@@ -47,6 +47,8 @@ export interface PrivacyRequestView {
 export interface ClockView {
   jurisdiction: string | null;
   acknowledged_at: string | null;
+  acknowledge_due_at: string | null;
+  refused_late: boolean;
   extended_at: string | null;
   extension_reason: string | null;
   denial_reason: string | null;
@@ -147,6 +149,8 @@ export function toClockView(row: RequestRow): ClockView {
   return {
     jurisdiction: row.jurisdiction,
     acknowledged_at: iso(row.acknowledged_at),
+    acknowledge_due_at: iso(row.acknowledge_due_at),
+    refused_late: row.refused_late,
     extended_at: iso(row.extended_at),
     extension_reason: row.extension_reason,
     denial_reason: row.denial_reason,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { addBusinessDays } from '../../src/deadlines/calendar.ts';
+import { endOfLocalDay, localDayOf, plusBusinessDays } from '../helpers/statute-days.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   DEFAULT_ACTIONS,
@@ -90,7 +90,9 @@ describe('consent and opt-out', () => {
       { data_use: 'marketing.advertising', opt_in: false },
     ]);
     const requestedAt = new Date(request.body.requested_at);
-    assert.equal(request.body.due_date, addBusinessDays(requestedAt, 15).toISOString());
+    // §7026(f): 15 business days; without a jurisdiction, counted in UTC days, to the end of the last one.
+    const fifteenth = plusBusinessDays(localDayOf(requestedAt, 'UTC'), 15);
+    assert.equal(request.body.due_date, endOfLocalDay(fifteenth, 'UTC').toISOString());
     assert.ok(new Date(request.body.due_date).getTime() - requestedAt.getTime() >= 19 * 86_400_000);
 
     for (const path of ['/ads_platform', '/crm_sync']) {

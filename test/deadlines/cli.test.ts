@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningService } from '../../src/runtime/start.ts';
+import { endOfLocalDay, localDayOf, plusDays } from '../helpers/statute-days.ts';
 import { type CliStore, createCliStore, SLOW } from '../cli/support.ts';
 
 const PASSWORD = 'a long cli password';
@@ -68,7 +69,9 @@ describe('the clock from the command line', () => {
     const extended = await cli(['request', 'extend', extendable.id, '--reason', 'three archives', '--json']);
     assert.equal(extended.code, 0, extended.stderr);
     const view = JSON.parse(extended.stdout);
-    assert.equal(Date.parse(view.due_date) - Date.parse(extendable.due_date), 45 * 86_400_000);
+    const zone = 'America/Los_Angeles';
+    const extendedTo = endOfLocalDay(plusDays(localDayOf(new Date(extendable.due_date), zone), 45), zone);
+    assert.equal(view.due_date, extendedTo.toISOString());
     assert.equal(view.extension_reason, 'three archives');
     assert.equal('identity' in view, false, 'no identity on the terminal');
     const again = await cli(['request', 'extend', extendable.id, '--reason', 'more']);

@@ -11,8 +11,25 @@ import {
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
 import { waitForStatus } from '../privacy-requests/support.ts';
+import { sweep } from '../../src/privacy-requests/engine/worker.ts';
+import {
+  endOfLocalDay,
+  localDayOf,
+  plusBusinessDays,
+  plusDays,
+  plusMonths,
+} from '../helpers/statute-days.ts';
 
 const PASSWORD = 'correct horse battery staple';
+
+/** A day as an English reader writes it, with its zone's short name: "December 24, 2026 (PST)". */
+function spokenDay(at: Date, timeZone: string): string {
+  const words = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone }).format(at);
+  const zoneName = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'short' })
+    .formatToParts(at)
+    .find((part) => part.type === 'timeZoneName')?.value;
+  return `${words} (${zoneName})`;
+}
 
 describe('the law’s clock', () => {
   let mail: MailServer;
@@ -63,18 +80,33 @@ describe('the law’s clock', () => {
   const mailTo = (email: string, subject: string) =>
     mail.waitFor((message) => message.to.includes(email) && message.text.includes(subject));
 
-  it('lists the built-in jurisdictions with their periods and authorities', async () => {
+  it('lists every law in force with its periods, citation, zone and authority', async () => {
     const answer = await service.call('GET', '/v1/jurisdiction', { token: root });
     assert.equal(answer.status, 200, answer.text);
     const byCode = new Map(answer.body.map((rule: { code: string }) => [rule.code, rule]));
-    assert.deepEqual([...byCode.keys()], ['EU', 'EEA', 'UK', 'US-CA', 'US-VA', 'US-CO', 'US-CT']);
+    const states = 'CA VA CO CT UT TX OR MT IA DE NE NH NJ TN MN MD IN KY RI'
+      .split(' ')
+      .map((s) => `US-${s}`);
+    assert.deepEqual([...byCode.keys()].sort(), ['BR', 'CA-QC', 'CH', 'EEA', 'EU', 'UK', ...states].sort());
     const eu = byCode.get('EU') as Record<string, unknown>;
     assert.equal(eu.response_months, 1);
     assert.equal(eu.extension_months, 2);
+    assert.equal(eu.judicial_remedy, true);
     assert.equal('appeal_days' in eu, false);
     const california = byCode.get('US-CA') as Record<string, unknown>;
     assert.equal(california.response_days, 45);
     assert.equal(california.acknowledge_business_days, 10);
+    assert.equal(california.time_zone, 'America/Los_Angeles');
+    assert.equal('appeal_days' in california, false);
+    const iowa = byCode.get('US-IA') as Record<string, unknown>;
+    assert.equal(iowa.response_days, 90);
+    const texas = byCode.get('US-TX') as Record<string, unknown>;
+    assert.equal(texas.appeal_response_days, 60);
+    assert.match((texas.authority as { name: string }).name, /Texas Attorney General/);
+    assert.equal((byCode.get('US-VA') as Record<string, unknown>).citation, 'Va. Code §59.1-577');
+    const brazil = byCode.get('BR') as Record<string, unknown>;
+    assert.equal(brazil.response_days, 15);
+    assert.equal('extension_days' in brazil, false);
     const colorado = byCode.get('US-CO') as Record<string, unknown>;
     assert.equal(colorado.appeal_days, 45);
     assert.equal(colorado.appeal_response_days, 45);
@@ -84,16 +116,17 @@ describe('the law’s clock', () => {
   it('dates a request by its location: one calendar month in the EU, the policy’s days without a rule', async () => {
     const french = await create('fr@example.com', 'FR');
     assert.equal(french.jurisdiction, 'EU');
+    // One calendar month from the day of receipt in Paris, to the end of that day, Paris time.
     const received = new Date(french.requested_at);
-    const expected = new Date(received);
-    expected.setUTCMonth(received.getUTCMonth() + 1);
-    if (expected.getUTCDate() !== received.getUTCDate()) expected.setUTCDate(0);
+    const expected = endOfLocalDay(plusMonths(localDayOf(received, 'Europe/Paris'), 1), 'Europe/Paris');
     assert.equal(french.due_date, expected.toISOString());
     assert.ok(french.days_left >= 27 && french.days_left <= 30, String(french.days_left));
 
     const japanese = await create('jp@example.com', 'JP');
     assert.equal(japanese.jurisdiction, null);
-    assert.equal(Date.parse(japanese.due_date) - Date.parse(japanese.requested_at), 45 * 86_400_000);
+    // No rule: the policy's 45 days, counted in UTC days to the end of the last one.
+    const japaneseDay = localDayOf(new Date(japanese.requested_at), 'UTC');
+    assert.equal(japanese.due_date, endOfLocalDay(plusDays(japaneseDay, 45), 'UTC').toISOString());
     const stored = await service.services.db.query<{ due_at: Date }>(
       'SELECT due_at FROM privacy_requests WHERE id = $1',
       [french.id],
@@ -107,23 +140,26 @@ describe('the law’s clock', () => {
       json: [
         { name: 'UK access', key: 'uk_access', jurisdiction: 'UK' },
         { name: 'Nowhere', key: 'nowhere_access', jurisdiction: 'ATLANTIS' },
+        { name: 'California access', key: 'ca_access', jurisdiction: 'US-CA' },
       ],
     });
     assert.equal(policies.status, 200, policies.text);
     assert.equal(policies.body.succeeded[0].jurisdiction, 'UK');
-    assert.match(policies.body.failed[0].message, /jurisdiction/);
-    const rules = await service.call('PATCH', '/v1/dsr/policy/uk_access/rule', {
-      token: root,
-      json: [
-        {
-          name: 'Access',
-          key: 'uk_access_rule',
-          action_type: 'access',
-          storage_destination_key: 'default_storage',
-        },
-      ],
-    });
-    assert.equal(rules.status, 200, rules.text);
+    assert.match(policies.body.failed[0].message, /jurisdiction "ATLANTIS" is not a built-in jurisdiction/);
+    for (const key of ['uk_access', 'ca_access']) {
+      const rules = await service.call('PATCH', `/v1/dsr/policy/${key}/rule`, {
+        token: root,
+        json: [
+          {
+            name: 'Access',
+            key: `${key}_rule`,
+            action_type: 'access',
+            storage_destination_key: 'default_storage',
+          },
+        ],
+      });
+      assert.equal(rules.status, 200, rules.text);
+    }
     const made = await service.call('POST', '/v1/privacy-request', {
       token: root,
       json: [
@@ -135,6 +171,20 @@ describe('the law’s clock', () => {
     assert.deepEqual(
       made.body.succeeded.map((request: { jurisdiction: string }) => request.jurisdiction),
       ['UK', 'US-CA', 'UK'],
+    );
+    // A state's law protects its own residents: under a California policy, a Texas request takes Texas's
+    // rule, and one from a state without a law takes none (the policy's days), never California's.
+    const states = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        { policy_key: 'ca_access', identity: { email: 'ca.tx@example.com' }, location: 'US-TX' },
+        { policy_key: 'ca_access', identity: { email: 'ca.fl@example.com' }, location: 'US-FL' },
+        { policy_key: 'ca_access', identity: { email: 'ca.ia@example.com' }, location: 'US-IA' },
+      ],
+    });
+    assert.deepEqual(
+      states.body.succeeded.map((request: { jurisdiction: string }) => request.jurisdiction),
+      ['US-TX', null, 'US-IA'],
     );
   });
 
@@ -149,6 +199,63 @@ describe('the law’s clock', () => {
     }
     assert.ok(acknowledged, 'acknowledged_at is set');
     assert.ok(Date.parse(acknowledged) >= Date.parse(request.requested_at));
+    // §7021(a): confirmed within 10 business days in California; the message says how the request is
+    // verified and the date it will be answered by.
+    const zone = 'America/Los_Angeles';
+    const receiptDay = localDayOf(new Date(request.requested_at), zone);
+    assert.equal(
+      request.acknowledge_due_at,
+      endOfLocalDay(plusBusinessDays(receiptDay, 10), zone).toISOString(),
+    );
+    const received = await mailTo('ack@example.com', 'we received your request');
+    assert.match(received.text, /How we verify it is you: /);
+    assert.ok(
+      received.text.includes(`We will answer by ${spokenDay(new Date(request.due_date), zone)}`),
+      received.text,
+    );
+    assert.equal(
+      (await create('ack.eu@example.com', 'FR')).acknowledge_due_at,
+      null,
+      'the GDPR sets no time',
+    );
+  });
+
+  it('keeps the identities of an open request past their TTL, and purges them once it is closed', async () => {
+    const request = await create('long.open@example.com', 'US-CA');
+    await service.services.db.query(
+      "UPDATE privacy_requests SET identity_expires_at = now() - interval '1 minute' WHERE id = $1",
+      [request.id],
+    );
+    await sweep(service.services);
+    const sealed = async () =>
+      (
+        await service.services.db.query<{ identity_sealed: unknown }>(
+          'SELECT identity_sealed FROM privacy_requests WHERE id = $1',
+          [request.id],
+        )
+      ).rows[0]?.identity_sealed;
+    assert.notEqual(await sealed(), null, 'open: a task or an appeal may still need them');
+    assert.equal((await deny(request.id, { reason: 'No account.' })).status, 200);
+    await service.services.db.query(
+      "UPDATE privacy_requests SET identity_expires_at = now() - interval '1 minute' WHERE id = $1",
+      [request.id],
+    );
+    await sweep(service.services);
+    assert.equal(await sealed(), null, 'closed and past its time: purged');
+  });
+
+  it('flags a request not acknowledged by its time as stuck', async () => {
+    const request = await create('unacknowledged@example.com', 'US-CA');
+    await service.services.db.query(
+      `UPDATE privacy_requests SET acknowledged_at = NULL, acknowledge_due_at = now() - interval '1 minute'
+        WHERE id = $1`,
+      [request.id],
+    );
+    const stuck = await service.call('GET', '/v1/privacy-request?stuck=true&size=100', { token: root });
+    assert.ok(
+      stuck.body.items.some((item: { id: string }) => item.id === request.id),
+      'not acknowledged in time: stuck',
+    );
   });
 
   it('refuses an unknown location with 422 naming it, and creates nothing of the batch', async () => {
@@ -172,16 +279,15 @@ describe('the law’s clock', () => {
     const request = await create('extend@example.com', 'US-CA');
     const answer = await extend(request.id, { reason: 'We must gather records from three archives.' });
     assert.equal(answer.status, 200, answer.text);
-    assert.equal(Date.parse(answer.body.due_date) - Date.parse(request.due_date), 45 * 86_400_000);
+    const zone = 'America/Los_Angeles';
+    const extended = endOfLocalDay(plusDays(localDayOf(new Date(request.due_date), zone), 45), zone);
+    assert.equal(answer.body.due_date, extended.toISOString());
     assert.equal(answer.body.extension_reason, 'We must gather records from three archives.');
     assert.ok(answer.body.extended_at);
     const notice = await mailTo('extend@example.com', 'we need more time for your request');
     assert.match(notice.text, /We must gather records from three archives\./);
     // The day in English words, as a reader writes it, with its zone named.
-    const day = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(
-      new Date(answer.body.due_date),
-    );
-    assert.ok(notice.text.includes(`We will answer by ${day} (UTC)`), notice.text);
+    assert.ok(notice.text.includes(`We will answer by ${spokenDay(extended, zone)}`), notice.text);
 
     const twice = await extend(request.id, { reason: 'again' });
     assert.equal(twice.status, 400);
@@ -190,6 +296,40 @@ describe('the law’s clock', () => {
       ...answer.body,
       acknowledged_at: (await get(request.id)).acknowledged_at,
     });
+  });
+
+  it('never extends an opt-out: 400 naming CCPA regulations §7026(f), and nothing changes', async () => {
+    const policy = await service.call('PATCH', '/v1/dsr/policy', {
+      token: root,
+      json: [{ name: 'Do not sell (California)', key: 'ca_do_not_sell', jurisdiction: 'US-CA' }],
+    });
+    assert.deepEqual(policy.body.failed, [], policy.text);
+    const rule = await service.call('PATCH', '/v1/dsr/policy/ca_do_not_sell/rule', {
+      token: root,
+      json: [{ name: 'Record consent', key: 'ca_record_consent', action_type: 'consent' }],
+    });
+    assert.deepEqual(rule.body.failed, [], rule.text);
+    const made = await service.call('POST', '/v1/privacy-request', {
+      token: root,
+      json: [
+        {
+          policy_key: 'ca_do_not_sell',
+          identity: { email: 'optout@example.com' },
+          location: 'US-CA',
+          consent_preferences: [{ data_use: 'marketing.advertising', opt_in: false }],
+        },
+      ],
+    });
+    assert.deepEqual(made.body.failed, [], made.text);
+    const request = made.body.succeeded[0];
+    const before = await get(request.id);
+    const answer = await extend(request.id, { reason: 'We are busy.' });
+    assert.equal(answer.status, 400, answer.text);
+    assert.match(answer.body.detail, /opt-out .*never extended .*7026\(f\)/);
+    const after = await get(request.id);
+    assert.equal(after.due_date, before.due_date);
+    assert.equal(after.extended_at, null);
+    assert.equal(after.extension_reason, null);
   });
 
   it('refuses an extension naming why: no jurisdiction, closed, past due, a reason too long', async () => {
@@ -241,7 +381,18 @@ describe('the law’s clock', () => {
     assert.match(message.text, /lodge a complaint with the data protection supervisory authority/);
     assert.ok(message.text.includes('https://www.edpb.europa.eu/'));
     assert.equal(message.text.includes('/privacy-center/appeal/'), false, 'the GDPR gives no appeal');
+    assert.match(message.text, /right to an effective judicial remedy/, 'GDPR art. 12(4): the courts too');
     assert.equal((await get(request.id)).appeal, null);
+    assert.equal((await get(request.id)).refused_late, false, 'refused within the month');
+
+    // Art. 12(4): a refusal is told within one month of receipt; one after it is recorded as late.
+    const old = await create('denied.late@example.com', 'FR');
+    await service.services.db.query(
+      "UPDATE privacy_requests SET requested_at = now() - interval '40 days' WHERE id = $1",
+      [old.id],
+    );
+    assert.equal((await deny(old.id, { reason: 'No account.' })).status, 200);
+    assert.equal((await get(old.id)).refused_late, true);
 
     // Closed 20 days ago, 10 days before a due date now past: days_left stays what it was at closing.
     await service.services.db.query(
@@ -264,6 +415,26 @@ describe('the law’s clock', () => {
     assert.equal((await deny(request.id, { reason: 'Identity not matched.' })).status, 200);
     const { message, url, token } = await appealLinkOf('appeal.co@example.com');
     assert.match(message.text, /the Colorado Attorney General/);
+    assert.equal(/judicial remedy/.test(message.text), false, 'the state laws name the appeal instead');
+    // The mail names the last day accepted, in Denver; the link accepts until the end of that day there.
+    const named = /appeal this decision until the end of ([A-Z][a-z]+ \d{1,2}, \d{4}) \(M[SD]T\)/.exec(
+      message.text,
+    );
+    assert.ok(named, message.text);
+    const namedDay = new Date(`${named[1]} 12:00 UTC`);
+    const window = await service.services.db.query<{ window_ends_at: Date }>(
+      'SELECT window_ends_at FROM privacy_request_appeals WHERE privacy_request_id = $1',
+      [request.id],
+    );
+    const lastDay = {
+      year: namedDay.getUTCFullYear(),
+      month: namedDay.getUTCMonth() + 1,
+      day: namedDay.getUTCDate(),
+    };
+    assert.equal(
+      window.rows[0]?.window_ends_at.toISOString(),
+      endOfLocalDay(lastDay, 'America/Denver').toISOString(),
+    );
     const kept = await service.services.db.query<{ days: number }>(
       `SELECT extract(epoch FROM identity_expires_at - now()) / 86400 AS days FROM privacy_requests WHERE id = $1`,
       [request.id],
@@ -274,13 +445,20 @@ describe('the law’s clock', () => {
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Appeal our decision/);
 
+    const sentFrom = new Date();
     const appealed = await service.call('POST', '/v1/privacy-center/appeal', {
       json: { token, statement: 'I have an account; my customer number is on the invoice.' },
     });
+    const sentTo = new Date();
     assert.equal(appealed.status, 200, appealed.text);
     assert.equal(appealed.body.privacy_request_id, request.id);
-    const submitted = Date.parse(appealed.body.due_date) - 45 * 86_400_000;
-    assert.ok(Math.abs(submitted - Date.now()) < 60_000, 'Colorado: decided within 45 days');
+    // Colorado: decided within 45 days of the appeal's receipt, to the end of that day in Denver.
+    const denver = 'America/Denver';
+    const decideBy = (at: Date) => endOfLocalDay(plusDays(localDayOf(at, denver), 45), denver).toISOString();
+    assert.ok(
+      [decideBy(sentFrom), decideBy(sentTo)].includes(appealed.body.due_date),
+      `Colorado: decided within 45 days (${appealed.body.due_date})`,
+    );
     const again = await service.call('POST', '/v1/privacy-center/appeal', {
       json: { token, statement: 'twice' },
     });
@@ -305,6 +483,15 @@ describe('the law’s clock', () => {
     assert.equal(reversed.status, 200, reversed.text);
     assert.equal(reversed.body.appeal.status, 'reversed');
     assert.equal(reversed.body.appeal.decided_by, 'second.reviewer');
+    const toldReversed = await mailTo('appeal.co@example.com', 'your appeal was decided');
+    assert.match(toldReversed.text, /reversed our decision: we will now act on your request/);
+    assert.match(toldReversed.text, /Found the account\./);
+    const due = (await get(request.id)).due_date as string;
+    assert.ok(
+      toldReversed.text.includes(`We will complete it by ${spokenDay(new Date(due), 'America/Denver')}`),
+      toldReversed.text,
+    );
+    assert.equal(due, appealed.body.due_date, 'the reversal runs by the appeal’s own deadline');
     const done = await waitForStatus(service, request.id, 'complete');
     assert.equal(done.status, 'complete');
     await mailTo('appeal.co@example.com', 'your request is complete');
@@ -344,7 +531,10 @@ describe('the law’s clock', () => {
       json: { token: lateLink.token, statement: 'Please look again.' },
     });
     assert.equal(tooLate.status, 410, tooLate.text);
-    assert.match(tooLate.body.detail, /The time to appeal this decision ended on \d{4}-\d{2}-\d{2}/);
+    assert.match(
+      tooLate.body.detail,
+      /The time to appeal this decision ended with \d{4}-\d{2}-\d{2} \(America\/New_York time\)/,
+    );
     assert.equal((await get(late.id)).appeal.status, 'open');
     const latePage = await fetch(lateLink.url);
     assert.equal(latePage.status, 410);

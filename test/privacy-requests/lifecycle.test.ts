@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { scopedToken } from '../connections/support.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { endOfLocalDay, localDayOf, plusDays } from '../helpers/statute-days.ts';
 import { engineConfig, getRequest, logOf, waitForStatus } from './support.ts';
 
 describe('privacy request lifecycle with manual approval', () => {
@@ -46,8 +47,11 @@ describe('privacy request lifecycle with manual approval', () => {
     assert.equal(request.policy.execution_timeframe, 45);
     assert.equal(request.policy.rules[0].key, 'default_access_rule');
     assert.equal(request.policy_id, request.policy.id);
-    assert.equal(Date.parse(request.due_date) - Date.parse(request.requested_at), 45 * 86_400_000);
-    assert.equal(request.days_left, 44);
+    // California: 45 days from the day of receipt, to the end of that day in California.
+    const zone = 'America/Los_Angeles';
+    const due = endOfLocalDay(plusDays(localDayOf(new Date(request.requested_at), zone), 45), zone);
+    assert.equal(request.due_date, due.toISOString());
+    assert.equal(request.days_left, 45);
     for (const field of ['reviewed_at', 'paused_at', 'started_processing_at', 'finished_processing_at']) {
       assert.equal(request[field], null, field);
     }

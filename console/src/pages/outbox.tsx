@@ -19,6 +19,7 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   canceled: 'Canceled',
   extended: 'Extended',
   appeal_upheld: 'Appeal upheld',
+  appeal_reversed: 'Appeal reversed',
   respondent_invite: 'Respondent invite',
   task_overdue: 'Task overdue',
   subject_note: 'Note to the subject',

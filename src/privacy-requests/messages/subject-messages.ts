@@ -44,6 +44,9 @@ export interface SubjectMessage {
     | 'task'
     | 'agent'
     | 'recipients'
+    | 'timeZone'
+    | 'judicialRemedy'
+    | 'verifiedByCode'
   >;
   /** The recipient when the caller already holds it opened. */
   email?: string;

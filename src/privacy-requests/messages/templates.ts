@@ -32,8 +32,14 @@ export interface MessageContext {
   dueDate?: Date;
   /** Whom the subject may complain to, under the request's jurisdiction (src/deadlines/jurisdictions.ts). */
   authority?: { name: string; url: string; nameKey?: MessageKey };
-  /** Where and until when a denial may be appealed. */
+  /** The law also gives a court remedy against the refusal (GDPR and UK GDPR art. 12(4), art. 79). */
+  judicialRemedy?: boolean;
+  /** Where and until when a denial may be appealed (`until`: the end of the last local day accepted). */
   appeal?: { url: string; until: Date };
+  /** The receipt message: the subject's email was confirmed with a code (else it is checked against our records). */
+  verifiedByCode?: boolean;
+  /** The IANA zone whose local days the request's dates are named in (src/deadlines/locations.ts). */
+  timeZone?: string;
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
   task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
   /** A completed erasure's recipients, who were told of it (GDPR art. 19). */
@@ -118,6 +124,8 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
   const page = (url: string) => (url ? `${url}${url.includes('?') ? '&' : '?'}lang=${language}` : url);
   const follow = { text: say('mail.follow'), url: page(context.statusUrl) };
   const instant = (at: Date | undefined) => formatInstant(language, at ?? new Date());
+  // A deadline is named as its last local day, in the zone its days are counted in.
+  const day = (at: Date) => formatDay(language, at, context.timeZone ?? 'UTC');
   switch (kind) {
     case 'verification_code':
       return render(say('mail.verification_code.subject'), context, [
@@ -129,17 +137,22 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
     case 'received':
       return render(say('mail.received.subject'), context, [
         say('mail.received.received', { action }),
-        say('mail.received.answer'),
+        say(context.verifiedByCode ? 'mail.received.verified_by_code' : 'mail.received.verified_by_records'),
+        context.dueDate
+          ? say('mail.received.answer_by', { due: day(context.dueDate) })
+          : say('mail.received.answer'),
         follow,
       ]);
     case 'denied': {
       const parts: Part[] = [say('mail.denied.declined', { action }), say('mail.reason', { reason })];
       if (context.appeal)
         parts.push({
-          text: say('mail.denied.appeal', { until: formatDay(language, context.appeal.until) }),
+          text: say('mail.denied.appeal', { until: day(context.appeal.until) }),
           url: page(context.appeal.url),
         });
-      parts.push(complaintPart(context, say, 'mail.denied.disagree'), follow);
+      parts.push(complaintPart(context, say, 'mail.denied.disagree'));
+      if (context.judicialRemedy) parts.push(say('mail.denied.judicial_remedy'));
+      parts.push(follow);
       return render(say('mail.denied.subject'), context, parts);
     }
     case 'extended':
@@ -147,7 +160,7 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
         say('mail.extended.more_time', { action }),
         say('mail.reason', { reason }),
         context.dueDate
-          ? say('mail.extended.answer_by', { due: formatDay(language, context.dueDate) })
+          ? say('mail.extended.answer_by', { due: day(context.dueDate) })
           : say('mail.extended.answer_by_law'),
         follow,
       ]);
@@ -156,6 +169,15 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
         say('mail.appeal_upheld.kept', { action }),
         say('mail.reason', { reason }),
         complaintPart(context, say, 'mail.appeal_upheld.contact'),
+        follow,
+      ]);
+    case 'appeal_reversed':
+      return render(say('mail.appeal_upheld.subject'), context, [
+        say('mail.appeal_reversed.reversed', { action }),
+        say('mail.reason', { reason }),
+        context.dueDate
+          ? say('mail.appeal_reversed.complete_by', { due: day(context.dueDate) })
+          : say('mail.appeal_reversed.complete_by_law'),
         follow,
       ]);
     case 'canceled':
