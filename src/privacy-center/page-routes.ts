@@ -164,6 +164,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
                 : {}),
             },
             { gpc: request.headers['sec-gpc'] === '1' },
+            'public_form',
           );
           return reply.redirect(`/privacy-center/requests/${encodeURIComponent(answer.id)}`, 303);
         } catch (error) {

@@ -88,6 +88,7 @@ export class PublicSubmissionService {
   async submit(
     submission: PublicSubmission,
     signals: { gpc: boolean } = { gpc: false },
+    from: 'public_json' | 'public_form' = 'public_json',
   ): Promise<{ id: string; status: string }> {
     const { db, config, keyring } = this.#services;
     const settings = await readPrivacyCenterSettings(db);
@@ -162,6 +163,7 @@ export class PublicSubmissionService {
         tx,
         this.#services,
         {
+          way: agent ? 'agent' : optOutOnly ? 'public_opt_out' : from,
           clientId: null,
           status: verify ? 'identity_unverified' : 'pending',
           message: agent
