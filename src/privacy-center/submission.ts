@@ -158,7 +158,9 @@ export class PublicSubmissionService {
     );
     if (typeof prepared === 'string') throw invalid(prepared);
     const row = await db.transaction(async (tx) => {
-      const recipient = verify && codeTo ? await assertFewOpenRequests(tx, keyring, codeTo) : undefined;
+      // An agent's request mails the subject a confirm-agent link: it counts against the subject's address.
+      const capped = agent ? identity.email : codeTo;
+      const recipient = verify && capped ? await assertFewOpenRequests(tx, keyring, capped) : undefined;
       const [stored] = await receive(
         tx,
         this.#services,
