@@ -117,7 +117,7 @@ describe('the outbox without a mail server: codes for owners only', () => {
 describe('every acting link is masked for all but owners', () => {
   const token = 'C'.repeat(21) + '-_' + 'd'.repeat(20);
   const base = 'http://127.0.0.1:8080';
-  const cases: [string, Parameters<typeof renderMessage>[1], RegExp][] = [
+  const cases: [string, object, RegExp][] = [
     [
       'agent_confirmation',
       {
@@ -126,7 +126,7 @@ describe('every acting link is masked for all but owners', () => {
           confirmUrl: `${base}/privacy-center/confirm-agent/${token}`,
           expiresAt: new Date(),
         },
-      } as Parameters<typeof renderMessage>[1],
+      },
       /\/privacy-center\/confirm-agent\/\*\*\*/,
     ],
     [
@@ -134,7 +134,7 @@ describe('every acting link is masked for all but owners', () => {
       {
         reason: 'no',
         appeal: { url: `${base}/privacy-center/appeal/${token}`, until: new Date('2030-01-01T00:00:00Z') },
-      } as Parameters<typeof renderMessage>[1],
+      },
       /\/privacy-center\/appeal\/\*\*\*/,
     ],
     [
@@ -146,19 +146,22 @@ describe('every acting link is masked for all but owners', () => {
           url: `${base}/respond/${token}`,
           expiresAt: new Date(),
         },
-      } as Parameters<typeof renderMessage>[1],
+      },
       /\/respond\/\*\*\*/,
     ],
   ];
   for (const [kind, details, masked] of cases) {
     it(`masks the token of a ${kind} message's link in the text and the HTML`, () => {
-      const message = renderMessage(kind as Parameters<typeof renderMessage>[0], {
-        organizationName: 'Example Ltd',
-        actionTitle: 'Get a copy of my data',
-        requestId: 'pri_1',
-        statusUrl: `${base}/privacy-center/requests/pri_1`,
-        ...details,
-      });
+      const message = renderMessage(
+        kind as Parameters<typeof renderMessage>[0],
+        {
+          organizationName: 'Example Ltd',
+          actionTitle: 'Get a copy of my data',
+          requestId: 'pri_1',
+          statusUrl: `${base}/privacy-center/requests/pri_1`,
+          ...details,
+        } as Parameters<typeof renderMessage>[1],
+      );
       for (const body of [message.text, message.html]) {
         assert.ok(body.includes(token), 'the message as sent holds the token');
         const shown = maskBodySecrets(body);
