@@ -19,6 +19,7 @@ import { admitVerified } from '../privacy-requests/intake.ts';
 import {
   type Identity,
   openIdentity,
+  contactEmail,
   openUnverifiedIdentity,
   sealIdentity,
   sealUnverifiedIdentity,
@@ -31,6 +32,7 @@ import {
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
+import { reserveCodeMail } from '../verification/recipient.ts';
 import { agentRepository, type AgentRow } from './repository.ts';
 import { type Agent, openAgent, sealAgent } from './sealing.ts';
 
@@ -143,6 +145,10 @@ export async function agentEmailVerified(
   row: RequestRow,
   agent: Agent,
 ): Promise<void> {
+  // Every mail to the subject's address counts against its caps, whoever caused it (a 429 rolls back).
+  const subjectEmail = contactEmail(services.keyring, row);
+  if (!subjectEmail) throw new Error(`the agent's request ${row.id} has no subject email`);
+  await reserveCodeMail(tx, services.keyring, subjectEmail);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = await agentRepository.markEmailVerified(
     tx,

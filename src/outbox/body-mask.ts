@@ -1,12 +1,15 @@
 // What the outbox shows of a message body to an operator who is not an owner: the verification codes and
-// the download links' tokens replaced by `***` (a viewer could otherwise verify a stranger's request or
-// download their data). Owners (role `owner`, or the root client) see the bodies as sent, because without
-// LETHE_SMTP_URL the outbox is where the codes and links of a local run are read.
+// every acting link's token (download, confirm-agent, appeal, respondent: validation/link-tokens.ts)
+// replaced by `***` (a viewer could otherwise verify a stranger's request, download their data, confirm an
+// agent, burn an appeal or answer a task as its respondent). Owners (role `owner`, or the root client) see
+// the bodies as sent, because without LETHE_SMTP_URL the outbox is where the codes and links of a local run
+// are read.
 import { type Principal, SCOPES } from '../auth/scopes.ts';
 import { catalogueOf, LANGUAGES } from '../i18n/catalogue.ts';
 import { escapeHtml } from '../validation/html.ts';
+import { maskLinkTokens, TOKEN_MASK } from '../validation/link-tokens.ts';
 
-export const MASK = '***';
+export const MASK = TOKEN_MASK;
 
 /**
  * The words before the code in the verification message of every language (its catalogue's
@@ -24,14 +27,11 @@ function codeLeads(): string[] {
   );
 }
 
-/** A verification code as the templates write it, and a download link's token (43 base64url characters). */
-const SECRETS: readonly [RegExp, string][] = [
-  [new RegExp(`(${codeLeads().join('|')})(\\s*)\\d{4,10}`, 'giu'), `$1$2${MASK}`],
-  [/(\/privacy-center\/download\/)[A-Za-z0-9_-]+/g, `$1${MASK}`],
-];
+/** A verification code as the templates write it, in any language. */
+const CODE = new RegExp(`(${codeLeads().join('|')})(\\s*)\\d{4,10}`, 'giu');
 
 export function maskBodySecrets(body: string): string {
-  return SECRETS.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), body);
+  return maskLinkTokens(body.replace(CODE, `$1$2${MASK}`));
 }
 
 /** An operator holding the owner role (every scope), or the root client. */

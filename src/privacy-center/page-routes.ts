@@ -179,6 +179,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
                 : {}),
             },
             { gpc: request.headers['sec-gpc'] === '1', language },
+            'public_form',
           );
           return reply.redirect(inLanguage(requestPath(answer.id), language), 303);
         } catch (error) {

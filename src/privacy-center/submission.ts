@@ -95,6 +95,7 @@ export class PublicSubmissionService {
   async submit(
     submission: PublicSubmission,
     signals: { gpc: boolean; language?: string } = { gpc: false },
+    from: 'public_json' | 'public_form' = 'public_json',
   ): Promise<{ id: string; status: string }> {
     const { db, config, keyring } = this.#services;
     const settings = await readPrivacyCenterSettings(db);
@@ -196,11 +197,14 @@ export class PublicSubmissionService {
     );
     if (typeof prepared === 'string') throw invalid(prepared);
     const row = await db.transaction(async (tx) => {
-      const recipient = verify && codeTo ? await assertFewOpenRequests(tx, keyring, codeTo) : undefined;
+      // An agent's request mails the subject a confirm-agent link: it counts against the subject's address.
+      const capped = agent ? identity.email : codeTo;
+      const recipient = verify && capped ? await assertFewOpenRequests(tx, keyring, capped) : undefined;
       const [stored] = await receive(
         tx,
         this.#services,
         {
+          way: agent ? 'agent' : optOutOnly ? 'public_opt_out' : from,
           clientId: null,
           status: verify ? 'identity_unverified' : 'pending',
           message: agent

@@ -52,8 +52,28 @@ export async function prepareRequest(
   return prepared;
 }
 
+/**
+ * Every way a privacy request arrives, with what proves its identities on that way (DECISIONS.md, "Trust by
+ * construction"). `receive` takes only these, and test/trust/every-way-in.test.ts walks each of WAYS_IN with
+ * a stranger's phone number: a new way in is added here, and so must join that walk.
+ */
+export const ARRIVALS = {
+  operator_api:
+    "an operator's management token: POST /v1/privacy-request (also Fides' path /api/v1/privacy-request, and the console)",
+  public_json: 'the code mailed to the email: POST /v1/privacy-center/privacy-request',
+  public_form: "the code mailed to the email: the privacy center page's form",
+  public_opt_out:
+    'nothing: an opt-out needs no proof, so its values stay unverified and record opt-outs only',
+  agent: "the subject's confirm-agent link, mailed to the subject's email: a public request naming an agent",
+} as const;
+export type ArrivalWay = keyof typeof ARRIVALS;
+
+/** The arrivals, and the one admission that is not the arrival's own proof: an operator's power of attorney. */
+export const WAYS_IN: readonly string[] = [...Object.keys(ARRIVALS), 'power_of_attorney'];
+
 /** How a batch arrives: who sent it (null: the public), the status it starts in and what its log says. */
 export interface Arrival {
+  way: ArrivalWay;
   clientId: string | null;
   status: 'identity_unverified' | 'pending';
   message: string;
@@ -81,7 +101,13 @@ export async function receive(
     tx,
     rows.map((row) => ({
       id: row.id,
-      entry: { kind: 'transition', fromStatus: null, toStatus: arrival.status, message: arrival.message },
+      entry: {
+        kind: 'transition',
+        fromStatus: null,
+        toStatus: arrival.status,
+        message: arrival.message,
+        details: { way_in: arrival.way },
+      },
     })),
   );
   return rows.map((row, index) => ({ ...row, ...clocks[index] }));

@@ -190,7 +190,12 @@ export class PrivacyRequestService {
       const stored = await receive(
         tx,
         this.#services,
-        { clientId: principalName(by.principal), status: 'pending', message: 'request received' },
+        {
+          way: 'operator_api',
+          clientId: principalName(by.principal),
+          status: 'pending',
+          message: 'request received',
+        },
         accepted,
       );
       await recordChange(tx, by, 'privacy-request.create', {

@@ -41,15 +41,17 @@ import { acceptEmptyJsonBodies } from '../http/json-body.ts';
 import { SchemasCompiledOnFirstUse } from '../http/compile-on-first-use.ts';
 import { compileValidator } from '../http/validation.ts';
 import { terminalLogStream } from '../http/log-format.ts';
+import { maskLinkTokens } from '../validation/link-tokens.ts';
 
 /**
  * What the request log says of a request: its method and path, never the query string (Area B takes
- * personal values there) or a body; nor headers, which carry secrets.
+ * personal values there), a link's token (a respondent's, a download's: masked), a body, nor headers,
+ * which carry secrets.
  */
 function requestLogFields(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.split('?')[0],
+    url: maskLinkTokens(request.url.split('?')[0] ?? ''),
     remoteAddress: request.ip,
   };
 }

@@ -17,6 +17,15 @@ export const respondentLinkRepository = {
     );
   },
 
+  /** Ends every link of the task still usable (a new invitation replaces them). */
+  async revokeUnused(tx: Queryable, taskId: string): Promise<void> {
+    await tx.query(
+      `UPDATE task_respondent_links SET expires_at = now()
+        WHERE task_id = $1 AND used_at IS NULL AND expires_at > now()`,
+      [taskId],
+    );
+  },
+
   async find(db: Queryable, tokenHash: Buffer): Promise<RespondentLinkRow | undefined> {
     const { rows } = await db.query<RespondentLinkRow>(
       'SELECT * FROM task_respondent_links WHERE token_hash = $1',

@@ -1,7 +1,8 @@
 // Respondents outside the company: POST /v1/task/{id}/invite mails a link /respond/{token} (through the
 // outbox, in the transaction of the invite) to the system's respondent_email or the one given. The token
-// is 32 random bytes; only its SHA-256 is stored. A link works once and for 7 days; its answer completes
-// the task as the respondent, in the transaction that spends the link, so a second use changes nothing.
+// is 32 random bytes; only its SHA-256 is stored. A link works once, for 7 days and until the respondent is
+// invited again (which revokes the earlier links); its answer completes the task as the respondent, in the
+// transaction that spends the link, so a second use changes nothing.
 // Nothing here logs the token or the respondent's address.
 import { createHash, randomBytes } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
@@ -47,6 +48,8 @@ export async function inviteRespondent(
     if (!request) throw notFound(`No task with id ${taskId}.`);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + RESPONDENT_LINK_TTL_SECONDS * 1000);
+    // Inviting again revokes the earlier links: only the latest mailed one answers the task.
+    await respondentLinkRepository.revokeUnused(tx, taskId);
     await respondentLinkRepository.insert(tx, hashOf(token), taskId, expiresAt);
     await queueSubjectMessages(tx, services, [
       {

@@ -29,6 +29,7 @@ import {
   startMailServer,
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
+import { recipientIndex } from '../../src/verification/recipient.ts';
 import { confirmLinkIn } from './support.ts';
 
 const CONSENT = 'agent_consent';
@@ -275,5 +276,44 @@ describe('the authorized-agent path trusts the subject’s address only', () => 
     );
     assert.deepEqual(audit.rows[0]?.details.identities, ['phone_number']);
     assert.equal(audit.rows[0]?.details.operator, 'root-test-client');
+  });
+
+  it("the agent path counts against the subject's mail caps", async () => {
+    const label = tag();
+    const subject = `capped.${label}@example.org`;
+    const asAgent = (n: number) =>
+      service.call('POST', '/v1/privacy-center/privacy-request', {
+        json: {
+          policy_key: 'default_access_policy',
+          identity: { email: subject },
+          agent: { name: 'Stranger', email: `stranger.${n}.${label}@example.net` },
+        },
+      });
+    // At most 3 open unverified requests per subject address, whoever's agent made them.
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const answer = await asAgent(n);
+      assert.equal(answer.status, 200, answer.text);
+      ids.push(answer.body.id);
+    }
+    const fourth = await asAgent(3);
+    assert.equal(fourth.status, 429, fourth.text);
+    assert.match(fourth.body.detail, /awaiting verification/);
+
+    // The subject's address had its 5 mails of the hour: the confirm-agent link is not sent, the agent's
+    // code is refused with a wait (nothing changes; it works again later).
+    const index = recipientIndex(service.services.keyring, subject);
+    for (let n = 0; n < 5; n++)
+      await service.services.db.query('INSERT INTO verification_code_mails (recipient_index) VALUES ($1)', [
+        index,
+      ]);
+    const agent = `stranger.0.${label}@example.net`;
+    const code = codeIn(await mail.waitFor(isKind('your verification code', agent)));
+    const verified = await service.call('POST', `/v1/privacy-request/${ids[0]}/verify`, { json: { code } });
+    assert.equal(verified.status, 429, verified.text);
+    assert.match(verified.body.detail, /Too many messages were sent to this address/);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(mail.mailsTo(subject).length, 0, 'no mail reached the subject');
+    assert.equal((await getRequest(service, ids[0] as string)).status, 'identity_unverified');
   });
 });

@@ -248,6 +248,21 @@ describe('authorized agents', () => {
       assert.equal(answer.status, 422, answer.text);
       assert.match(answer.body.detail, /agent/);
     }
+    // The subject's own address as the agent's, a long name, a name carrying a web address (quoted in a
+    // mail the organisation sends): 422 with a sentence, nothing stored, no mail.
+    const own = address('self');
+    for (const [agent, sentence] of [
+      [{ name: 'Me Myself', email: own.toUpperCase() }, /agent\.email must differ from identity\.email/],
+      [{ name: 'x'.repeat(101), email: address('long') }, /agent\.name/],
+      [{ name: 'Visit https://evil.example now', email: address('url') }, /agent\.name must be a name/],
+    ] as const) {
+      const answer = await service.call('POST', '/v1/privacy-center/privacy-request', {
+        json: { policy_key: POLICY, identity: { email: own }, agent },
+      });
+      assert.equal(answer.status, 422, answer.text);
+      assert.match(answer.body.detail, sentence);
+    }
+    assert.equal(mail.mailsTo(own).length, 0, 'no mail to the subject');
     const form = await fetch(`${service.url}/privacy-center/requests`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: service.url },

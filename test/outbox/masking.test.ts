@@ -133,6 +133,66 @@ describe('the outbox without a mail server: codes for owners only', () => {
   });
 });
 
+describe('every acting link is masked for all but owners', () => {
+  const token = 'C'.repeat(21) + '-_' + 'd'.repeat(20);
+  const base = 'http://127.0.0.1:8080';
+  const cases: [string, object, RegExp][] = [
+    [
+      'agent_confirmation',
+      {
+        agent: {
+          name: 'Avery',
+          confirmUrl: `${base}/privacy-center/confirm-agent/${token}`,
+          expiresAt: new Date(),
+        },
+      },
+      /\/privacy-center\/confirm-agent\/\*\*\*/,
+    ],
+    [
+      'denied',
+      {
+        reason: 'no',
+        appeal: { url: `${base}/privacy-center/appeal/${token}`, until: new Date('2030-01-01T00:00:00Z') },
+      },
+      /\/privacy-center\/appeal\/\*\*\*/,
+    ],
+    [
+      'respondent_invite',
+      {
+        task: {
+          systemName: 'Vendor',
+          instructions: '',
+          url: `${base}/respond/${token}`,
+          expiresAt: new Date(),
+        },
+      },
+      /\/respond\/\*\*\*/,
+    ],
+  ];
+  for (const [kind, details, masked] of cases) {
+    it(`masks the token of a ${kind} message's link in the text and the HTML`, () => {
+      const message = renderMessage(
+        kind as Parameters<typeof renderMessage>[0],
+        {
+          organizationName: 'Example Ltd',
+          actionTitle: 'Get a copy of my data',
+          requestId: 'pri_1',
+          statusUrl: `${base}/privacy-center/requests/pri_1`,
+          ...details,
+        } as Parameters<typeof renderMessage>[1],
+      );
+      for (const body of [message.text, message.html]) {
+        assert.ok(body.includes(token), 'the message as sent holds the token');
+        const shown = maskBodySecrets(body);
+        assert.ok(!shown.includes(token), shown);
+        assert.match(shown, masked);
+        if (body.includes('/privacy-center/requests/pri_1'))
+          assert.ok(shown.includes('/privacy-center/requests/pri_1'), 'the status link stays');
+      }
+    });
+  }
+});
+
 describe('the outbox after delivery: bodies purged, metadata kept', () => {
   let service: TestService;
   let mail: MailServer;

@@ -33,7 +33,10 @@ describe('respondent links', () => {
 
   before(async () => {
     mail = await startMailServer();
-    service = await startTestService(subjectSideConfig(mail.port), { worker: true });
+    service = await startTestService(subjectSideConfig(mail.port, { logLevel: 'debug' }), {
+      worker: true,
+      captureLogs: true,
+    });
     token = await service.rootToken();
     viewer = await signIn(service, 'vera', ['viewer']);
     await publishDefaults(service);
@@ -186,5 +189,40 @@ describe('respondent links', () => {
     assert.deepEqual(results.body.manual_systems, [
       { key: 'vendor', name: 'Fulfilment vendor', data: { customer_number: 'V-99' } },
     ]);
+  });
+
+  it('inviting again revokes the earlier links, and no token reaches the log at debug level', async () => {
+    const created = await submit(service, { policy_key: 'outside', identity: { email: 'hal@example.com' } });
+    await waitForStatus(service, created.id, 'requires_input');
+    const vendorTask = (await tasksOf(service, created.id)).find((task) => task.system === 'vendor');
+    const links: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      const before = mail.mailsTo(VENDOR).length;
+      const invited = await service.call('POST', `/v1/task/${vendorTask.id}/invite`, { token });
+      assert.equal(invited.status, 200, invited.text);
+      await mail.waitFor(() => mail.mailsTo(VENDOR).length > before);
+      links.push(linkIn((mail.mailsTo(VENDOR).at(-1) as { text: string }).text));
+    }
+    const [first, second] = links as [string, string];
+    const stale = await fetch(first, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ customer_number: 'STALE' }),
+    });
+    assert.notEqual(stale.status, 200, 'the earlier link answers nothing');
+    assert.equal(
+      (await tasksOf(service, created.id)).find((task) => task.system === 'vendor').status,
+      'open',
+    );
+    const fresh = await fetch(second, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ customer_number: 'FRESH' }),
+    });
+    assert.equal(fresh.status, 200);
+    const logs = service.logLines.join('\n');
+    for (const link of links)
+      assert.ok(!logs.includes(link.split('/').at(-1) as string), 'no token in the log');
+    assert.ok(logs.includes('/respond/***'), 'the request log shows the path with its token masked');
   });
 });
