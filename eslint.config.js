@@ -1,53 +1,81 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import letheRules from './tools/eslint-secret-owners.js';
+import trustRules from './tools/eslint-trusted-identity.js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The house's rooms, drawn by folder (README, "Architecture"). Every boundary below is one zone of one
+ * The house's rooms, drawn by folder (docs/architecture.md). Every boundary below is one zone of one
  * rule, so that no block can silently replace another (ESLint keeps only the last options a file set
  * gives a rule); test/lint/boundaries.test.ts plants a violation of each and fails if any passes.
  */
+/** Every TypeScript file of src/, as './src/...' (read at each lint run, so a new file is inside its zones). */
+const SOURCE_FILES = readdirSync(new URL('./src/', import.meta.url), { recursive: true })
+  .map((file) => `./src/${String(file).replaceAll('\\', '/')}`)
+  .filter((file) => file.endsWith('.ts'))
+  .sort();
+const isRoute = (file) => /\/([\w-]+-)?routes\.ts$/.test(file);
+const isRepository = (file) => /\/([\w-]+-)?repository\.ts$/.test(file);
+const under = (folders) => (file) => folders.some((folder) => file.startsWith(`./src/${folder}/`));
+
 const WORKER_CODE = [
   './src/privacy-requests/engine',
   './src/privacy-requests/rules/runner.ts',
   './src/privacy-requests/rules/erasure.ts',
   './src/outbox/worker.ts',
   './src/outbox/delivery.ts',
+  './src/events/delivery.ts',
+  './src/events/delivery-repository.ts',
+  './src/events/worker.ts',
 ];
-/** Folders whose code runs behind the API: routes, the HTTP kit and the services they call. */
+/**
+ * Folders whose code runs behind the API: routes, the HTTP kit and the services they call; runtime/ too,
+ * except its worker entry (start.ts starts the engine's and the outbox's workers). runtime/features.ts
+ * registers the action types: each type's module (rules/*-action.ts, consent/action.ts, ...) carries its
+ * part of the run beside its schema and checks, so registering it loads that code; the API reads only the
+ * registry's descriptions and never calls a run (the rule runner does). That seam is the one exception: the
+ * registration may import an action type's module, never the engine, the runner or erasure itself.
+ */
 const API_SIDE = [
-  './src/!(runtime|cli|privacy-requests|outbox)/**',
+  './src/!(runtime|cli|privacy-requests|outbox|events)/**',
+  './src/runtime/!(start).ts',
   './src/privacy-requests/*.ts',
   // The action types' own modules hold their part of the run: runtime/ registers them, the API reads the registry.
   './src/privacy-requests/rules/!(runner|erasure|*-action).ts',
   './src/privacy-requests/messages/**',
   './src/outbox/!(worker|delivery).ts',
+  './src/events/!(worker|delivery|delivery-repository).ts',
 ];
-/** Where domain rules and SQL live: they run the same from a route, the worker or the CLI. */
-const HTTP_FREE = [
-  './src/datastore/**',
-  './src/db/**',
-  './src/crypto/**',
-  './src/jobs/**',
-  './src/mail/**',
-  './src/audit/**',
-  './src/**/service.ts',
-  './src/**/*-service.ts',
-  './src/**/repository.ts',
-  './src/**/*-repository.ts',
-  './src/privacy-requests/engine/**',
-  './src/privacy-requests/rules/**',
-  './src/outbox/worker.ts',
-  './src/outbox/delivery.ts',
+/**
+ * The HTTP faces, the only code that may import Fastify: the folders whose every file faces HTTP, every
+ * domain's route modules (routes.ts, *-routes.ts), and the few HTTP plugins kept beside their domain. The
+ * rest of src/ is free of HTTP by folder, whatever its files are named (intake.ts, creation.ts, ...): domain
+ * rules and SQL run the same from a route, the worker or the CLI.
+ */
+const HTTP_FOLDERS = ['http', 'runtime', 'rate-limits', 'subject-api'];
+const HTTP_PLUGINS = [
+  './src/api-keys/gate.ts',
+  './src/privacy-center/cross-site.ts',
+  './src/privacy-center/throttle.ts',
+  './src/public-pages/replies.ts',
 ];
+const HTTP_FREE = SOURCE_FILES.filter(
+  (file) => !under(HTTP_FOLDERS)(file) && !isRoute(file) && !HTTP_PLUGINS.includes(file),
+);
+/** Only the database adapter (db/) and the repositories speak to PostgreSQL's driver. */
+const PG_FREE = SOURCE_FILES.filter((file) => !under(['db'])(file) && !isRepository(file));
+const REPOSITORIES = SOURCE_FILES.filter(isRepository);
+const ROUTES = SOURCE_FILES.filter(isRoute);
 const DOMAIN_ROOMS = [
   'access-delivery',
+  'actions',
   'agents',
   'api-keys',
+  'callbacks',
   'cli',
   'connections',
   'consent',
@@ -55,10 +83,13 @@ const DOMAIN_ROOMS = [
   'corrections',
   'disclosure',
   'datastore',
+  'erasure-preview',
+  'events',
   'deadlines',
   'fides-compat',
   'health',
   'manual-systems',
+  'masking',
   'metrics',
   'notes',
   'operators',
@@ -69,6 +100,8 @@ const DOMAIN_ROOMS = [
   'privacy-requests',
   'reports',
   'runtime',
+  'scim',
+  'sso',
   'subject-api',
   'tasks',
   'verification',
@@ -88,6 +121,8 @@ const CORE_FEATURES = [
   'console',
   'corrections',
   'disclosure',
+  'erasure-preview',
+  'events',
   'fides-compat',
   'manual-systems',
   'metrics',
@@ -115,13 +150,38 @@ const SECRET_OWNERS = {
   outbox: 'src/outbox/content.ts',
   'task-data': 'src/tasks/task-data.ts',
   'request-notes': 'src/notes/sealing.ts',
+  'event-signing': 'src/events/secrets.ts',
   'datastore-values:': 'src/datastore/sealing.ts',
   'datastore-blind-index:': 'src/datastore/sealing.ts',
   'consent-index': 'src/consent/identity-index.ts',
   'authorized-agent': 'src/agents/sealing.ts',
   corrections: 'src/corrections/sealing.ts',
+  'oidc-sign-in': 'src/sso/service.ts',
 };
 
+/**
+ * The modules that seal and open with a derived key, and the key ring's own folder: a route asks a service,
+ * it never imports one of these. The owners that are services a route calls (auth/service.ts,
+ * verification/, masking/strategies.ts) keep their keys behind their methods; crypto/password.ts hashes
+ * passwords with no derived key (a route reads its length bound for the schema).
+ */
+const KEYS_BEHIND_A_SERVICE = ['src/auth/service.ts', 'src/verification/', 'src/masking/strategies.ts'];
+const SECRET_MODULES = [
+  './src/crypto',
+  ...new Set(Object.values(SECRET_OWNERS).filter((owner) => !KEYS_BEHIND_A_SERVICE.includes(owner))),
+].map((owner) => (owner.startsWith('./') ? owner : `./${owner}`));
+
+/**
+ * Each function that makes a TrustedIdentity (src/privacy-requests/trusted-identity.ts) and the modules that
+ * hold its proof (DECISIONS.md, "Trust by construction"): nothing else may import it.
+ */
+const TRUST_MINTERS = {
+  provedByCode: ['src/verification/service.ts'],
+  provedByAgentConfirmation: ['src/agents/service.ts'],
+  establishedByPowerOfAttorney: ['src/agents/service.ts'],
+  givenByOperator: ['src/privacy-requests/service.ts'],
+  derivedByWebhook: ['src/privacy-requests/engine/executor.ts', 'src/privacy-requests/reply-service.ts'],
+};
 const houseZones = [
   {
     target: ['./src/!(jobs)/**', './src/*.ts'],
@@ -139,10 +199,29 @@ const houseZones = [
     message: 'Send mail through src/mail/transport.ts; only it knows the mail library.',
   },
   {
+    target: PG_FREE,
+    from: './node_modules/pg',
+    message:
+      'Only db/ and the repositories speak to PostgreSQL: take a Queryable (db/database.ts) and call a repository.',
+  },
+  {
+    target: './src/cli',
+    from: REPOSITORIES,
+    message:
+      'A CLI command calls the same services as a route, never a repository: the rules live in the service.',
+  },
+  {
+    target: ROUTES,
+    from: SECRET_MODULES,
+    except: ['./password.ts'],
+    message:
+      'A route never holds a key: it asks the service that owns the secret (SECRET_OWNERS) to seal or open it.',
+  },
+  {
     target: HTTP_FREE,
     from: ['./node_modules/fastify', './node_modules/fastify-plugin', './node_modules/@fastify'],
     message:
-      'The store, services, repositories and the worker stay free of HTTP: only routes and http/ import Fastify.',
+      'Domain code, repositories and the worker stay free of HTTP, by folder: only the HTTP faces (http/, runtime/, rate-limits/, subject-api/, route modules and the plugins HTTP_PLUGINS names) import Fastify.',
   },
   {
     target: './src/datastore',
@@ -168,6 +247,13 @@ const houseZones = [
       'http/ is the shared kit (authorize, schemas, errors, validation): it imports no domain; runtime/ wires them.',
   },
   {
+    target: './src/http',
+    from: './src/auth',
+    except: ['./scopes.ts'],
+    message:
+      'http/ is the shared kit: it reads the scopes vocabulary (auth/scopes.ts), never the auth service or its tables.',
+  },
+  {
     target: API_SIDE,
     from: WORKER_CODE,
     message:
@@ -175,10 +261,20 @@ const houseZones = [
   },
 ];
 
-export default tseslint.config(
-  { ignores: ['node_modules/', '.lethe/', 'console/dist/', 'dist/', 'test-artifacts/'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
+const consoleZones = [
+  {
+    target: './console',
+    from: './src',
+    message:
+      'The console talks to the API through the generated client (clients/typescript), never by importing src/.',
+  },
+];
+
+/**
+ * The rules this file configures itself (the presets' rules aside): test/lint/boundaries.test.ts plants a
+ * violation of each rule here and of each zone, and fails when one has no plant or a plant passes.
+ */
+export const houseRuleBlocks = [
   {
     languageOptions: { globals: globals.node },
     rules: {
@@ -197,7 +293,7 @@ export default tseslint.config(
       'regexp/no-misleading-capturing-group': 'error',
     },
   },
-  // House boundaries: who may depend on what, so the layout stays the one the README's architecture shows.
+  // House boundaries: who may depend on what, so the layout stays the one docs/architecture.md draws.
   {
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
@@ -207,11 +303,39 @@ export default tseslint.config(
   {
     // Keys are derived per purpose (crypto/keyring.ts); each purpose is used by its owner only, so no other
     // module can open an authorization, OAuth client or signing secret, a sealed identity, an outbox
-    // message or a resume token itself. Template literals count too.
+    // message or a resume token itself. Template literals count too; a purpose must be written out.
     files: ['src/**/*.ts'],
     plugins: { lethe: letheRules },
     rules: { 'lethe/secret-owners': ['error', SECRET_OWNERS] },
   },
+  {
+    // The console is a client of the API like any other: it reads the generated client, never src/.
+    files: ['console/**/*.{ts,tsx,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
+    },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: consoleZones }] },
+  },
+  {
+    // Trust is a type only proof makes: each minting function is imported by its proving module only, and
+    // nothing casts to the trusted types but identity.ts, which opens the trusted set it sealed.
+    files: ['src/**/*.ts'],
+    plugins: { trust: trustRules },
+    rules: {
+      'trust/trusted-identity': [
+        'error',
+        { minters: TRUST_MINTERS, casters: ['src/privacy-requests/identity.ts'] },
+      ],
+    },
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.lethe/', 'console/dist/', 'dist/', 'test-artifacts/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...houseRuleBlocks,
   {
     files: ['console/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,

@@ -88,10 +88,44 @@ export interface Config {
   accessPackageTtlSeconds: number;
   /** A public request still unverified after this long is canceled by the sweep (not an environment variable). */
   unverifiedRequestSeconds: number;
+  /** LETHE_PASSWORD_LOGIN: whether operators may sign in with a password; false leaves the provider (and clients). */
+  passwordLogin: boolean;
+  /** OpenID Connect sign-in (LETHE_OIDC_*); absent when LETHE_OIDC_ISSUER is not set. */
+  oidc: OidcConfig | undefined;
   /** How often the worker looks for outbox messages due for delivery (not an environment variable). */
   outboxPollIntervalSeconds: number;
   /** Longest wait between two delivery tries of a message; the wait doubles up to it (not an environment variable). */
   outboxRetryMaxSeconds: number;
+  /** An open request due within this many days gets its privacy_request.due_soon event (docs/events.md). */
+  dueSoonDays: number;
+  /** The operators' time zone (IANA name): the daily digest goes out in its morning. */
+  timeZone: string;
+  /** The local hour from which the day's digest goes out (not an environment variable). */
+  digestHour: number;
+  /** How often the worker looks for event deliveries that are due (not an environment variable). */
+  eventPollIntervalSeconds: number;
+}
+
+export interface OidcConfig {
+  /** The issuer URL; its /.well-known/openid-configuration says the rest. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** LETHE_OIDC_REDIRECT_URL; absent means `<public url>/v1/oidc/callback`. */
+  redirectUrl: string | undefined;
+  /** The claim of the ID token (or userinfo) that lists the person's groups (default `groups`). */
+  rolesClaim: string;
+  /** Group -> Lethe roles (built-in or custom). */
+  roleMap: Record<string, string[]>;
+  /** The provider's name on the console's button ("Sign in with Okta"). */
+  name: string;
+  /** LETHE_OIDC_SCOPES: the scopes asked for (default `openid email profile`; Okta's groups need `groups`). */
+  scopes: string;
+  /**
+   * Seconds Lethe's clock is taken to be ahead when checking ID tokens (not an environment variable: tests
+   * set it to see an expired token refused without waiting).
+   */
+  clockSkewSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -150,6 +184,15 @@ function addressList(env: Env, name: string): string[] {
   return entries;
 }
 
+function timeZone(env: Env, name: string): string {
+  const raw = env[name]?.trim() || 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone such as Europe/Berlin; got "${raw}".`);
+  }
+}
+
 function withoutTrailingSlashes(value: string | undefined): string | undefined {
   let end = value?.length ?? 0;
   while (end > 0 && value?.[end - 1] === '/') end -= 1;
@@ -174,6 +217,57 @@ function oneOf<const T extends string>(env: Env, name: string, allowed: readonly
   if (!(allowed as readonly string[]).includes(raw))
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}.`);
   return raw as T;
+}
+
+/** LETHE_OIDC_ROLE_MAP: a JSON object from group to a role name or a list of role names. */
+function roleMap(env: Env): Record<string, string[]> {
+  const raw = env.LETHE_OIDC_ROLE_MAP?.trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('LETHE_OIDC_ROLE_MAP must be JSON: {"<group>": "<role>" or ["<role>", ...]}.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('LETHE_OIDC_ROLE_MAP must be a JSON object from group to role(s).');
+  }
+  const map: Record<string, string[]> = {};
+  for (const [group, roles] of Object.entries(parsed)) {
+    const list = typeof roles === 'string' ? [roles] : roles;
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      !list.every((role) => typeof role === 'string' && role)
+    ) {
+      throw new ConfigError(
+        `LETHE_OIDC_ROLE_MAP: the group "${group}" must map to a role or a list of roles.`,
+      );
+    }
+    map[group] = list as string[];
+  }
+  return map;
+}
+
+function oidcConfig(env: Env): OidcConfig | undefined {
+  const issuer = url(env, 'LETHE_OIDC_ISSUER', ['https', 'http']);
+  if (!issuer) return undefined;
+  const clientId = env.LETHE_OIDC_CLIENT_ID?.trim();
+  const clientSecret = env.LETHE_OIDC_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new ConfigError('LETHE_OIDC_ISSUER needs LETHE_OIDC_CLIENT_ID and LETHE_OIDC_CLIENT_SECRET.');
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    redirectUrl: url(env, 'LETHE_OIDC_REDIRECT_URL', ['https', 'http']),
+    rolesClaim: env.LETHE_OIDC_ROLES_CLAIM?.trim() || 'groups',
+    roleMap: roleMap(env),
+    name: env.LETHE_OIDC_NAME?.trim() || 'your identity provider',
+    scopes: env.LETHE_OIDC_SCOPES?.trim() || 'openid email profile',
+    clockSkewSeconds: 0,
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -236,7 +330,13 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLanguage: oneOf(env, 'LETHE_DEFAULT_LANGUAGE', LANGUAGES, REFERENCE_LANGUAGE),
     accessPackageTtlSeconds: integer(env, 'LETHE_ACCESS_PACKAGE_TTL_SECONDS', 604800, 1),
     unverifiedRequestSeconds: 86400,
+    passwordLogin: boolean(env, 'LETHE_PASSWORD_LOGIN', true),
+    oidc: oidcConfig(env),
     outboxPollIntervalSeconds: 2,
     outboxRetryMaxSeconds: 300,
+    dueSoonDays: integer(env, 'LETHE_DUE_SOON_DAYS', 7, 1),
+    timeZone: timeZone(env, 'LETHE_TIME_ZONE'),
+    digestHour: 8,
+    eventPollIntervalSeconds: 1,
   };
 }

@@ -5,6 +5,8 @@ import type { Keyring } from './crypto/keyring.ts';
 import type { Database } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { OperatorService } from './operators/service.ts';
+import type { RoleService } from './operators/role-service.ts';
+import type { SsoService } from './sso/service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 
 export interface Services {
@@ -13,6 +15,9 @@ export interface Services {
   keyring: Keyring;
   auth: AuthService;
   operators: OperatorService;
+  roles: RoleService;
+  /** OpenID Connect sign-in; undefined unless LETHE_OIDC_ISSUER is set. */
+  sso: SsoService | undefined;
   queue: Queue;
   /** This process's Prometheus instruments (GET /metrics). */
   metrics: Metrics;

@@ -151,7 +151,7 @@ export interface paths {
         /** List operator accounts (never their passwords). */
         get: operations["listUser"];
         put?: never;
-        /** Create an operator account with roles (owner, approver, contributor, viewer). */
+        /** Create an operator account with roles (owner, approver, contributor, viewer, or custom). */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -173,8 +173,43 @@ export interface paths {
         delete: operations["deleteUserByUsername"];
         options?: never;
         head?: never;
-        /** Change an operator account's email (where their overdue-task reminders go). */
+        /** Change an operator account's email (where their overdue-task reminders go) or roles. */
         patch: operations["updateUserByUsername"];
+        trace?: never;
+    };
+    "/v1/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the roles: the four built in, then the custom ones, each with its scopes. */
+        get: operations["listRole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/role/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Define or change a custom role: a named set of scopes (at most your own); its holders get the new scopes at once. */
+        put: operations["replaceRoleByName"];
+        post?: never;
+        /** Delete a custom role that no operator holds. */
+        delete: operations["deleteRoleByName"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/connection": {
@@ -921,8 +956,95 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation; the request goes on (400 when it is not awaiting its agent's authorisation). */
+        /** Accept an authorized agent on a power of attorney, in place of the subject's confirmation, naming the identities the document establishes; the request goes on (400 when it is not awaiting its agent's authorisation, 422 when it does not carry a named identity). */
         post: operations["createPrivacyRequestAgentAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List event subscriptions by key, paged. */
+        get: operations["listEventSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event subscription (its URL masked, never its secret). */
+        get: operations["getEventSubscriptionByKey"];
+        /** Create (201, with its signing secret shown once) or replace (200) an event subscription: url, events, format (cloudevents, slack, teams), enabled. */
+        put: operations["replaceEventSubscriptionByKey"];
+        post?: never;
+        /** Delete an event subscription and its delivery log. */
+        delete: operations["deleteEventSubscriptionByKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new signing secret, shown this once; the previous one stops signing now. */
+        post: operations["createEventSubscriptionRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subscription's deliveries, newest first, with each attempt (answer code, time, error). */
+        get: operations["listEventSubscriptionDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscription/{key}/delivery/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again under the same webhook-id (now, then retried for 24 hours if it fails). */
+        post: operations["createEventSubscriptionDeliveryRedeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -975,6 +1097,23 @@ export interface paths {
         get: operations["getConnectionDisclosure"];
         /** Set a receiver's purposes, recipients, retention, source and automated decisions, where it holds the subject's data; access reports of requests whose webhooks call it carry them. */
         put: operations["replaceConnectionDisclosure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy-request/{id}/erasure-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What approving this request would erase: per datastore the entities its proven identities match and what each erasure rule would change, the manual systems and the webhooks it would involve. Changes nothing. */
+        get: operations["getPrivacyRequestErasurePreview"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1153,7 +1292,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the human labels of the datastore's entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels. */
+        /** Set the human labels of the datastore's entity names and attributes ({"users": "Your account", "users.email": "Email address"}), shown in access reports instead of the names; replaces the previous labels. */
         put: operations["replaceDatastoreLabels"];
         post?: never;
         delete?: never;
@@ -1807,6 +1946,8 @@ export interface components {
             instructions: string;
             assignee: string | null;
             respondent_email: string | null;
+            /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+            identities: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2411,6 +2552,13 @@ export interface operations {
                         client_id: string;
                         name: string;
                         scopes: string[];
+                        /** @description The person this client acts for (`user:<username>` of the operator who made it): two-person rules count the client as that person. */
+                        acts_for: string;
+                        /**
+                         * Format: date-time
+                         * @description When the client was disabled (its operator was deactivated); a disabled client gets no token.
+                         */
+                        disabled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                     }[];
@@ -2492,7 +2640,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update")[];
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "event-subscription:read" | "event-subscription:update")[];
                 };
             };
         };
@@ -2507,6 +2655,13 @@ export interface operations {
                         client_id: string;
                         name: string;
                         scopes: string[];
+                        /** @description The person this client acts for (`user:<username>` of the operator who made it): two-person rules count the client as that person. */
+                        acts_for: string;
+                        /**
+                         * Format: date-time
+                         * @description When the client was disabled (its operator was deactivated); a disabled client gets no token.
+                         */
+                        disabled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                     } & {
@@ -2791,7 +2946,7 @@ export interface operations {
                     "application/json": {
                         user_data: {
                             username: string;
-                            roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                            roles: string[];
                         };
                         token_data: {
                             access_token: string;
@@ -2813,6 +2968,15 @@ export interface operations {
             };
             /** @description No valid credentials (see the security schemes). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2884,8 +3048,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -2970,7 +3140,7 @@ export interface operations {
                     username: string;
                     /** @description at least 12 characters */
                     password: string;
-                    roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                    roles: string[];
                     /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
                     email?: string | null;
                 };
@@ -2985,8 +3155,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3182,6 +3358,8 @@ export interface operations {
                 "application/json": {
                     /** @description the operator's own work address, where overdue-task reminders go; null or empty clears it */
                     email?: string | null;
+                    /** @description replaces the operator's roles */
+                    roles?: string[];
                 };
             };
         };
@@ -3194,8 +3372,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         username: string;
-                        roles: ("owner" | "approver" | "contributor" | "viewer")[];
+                        roles: string[];
                         email: string | null;
+                        /** @description oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here */
+                        provider: "oidc" | "scim" | (never | null);
+                        /** @description the provider's groups of the operator, as last reported */
+                        groups: string[];
+                        /** @description false once the provider deactivated the operator */
+                        active: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3231,6 +3415,351 @@ export interface operations {
             };
             /** @description Not found: what the path names does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    }[];
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceRoleByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Created; the answer below. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        scopes: string[];
+                        description: string;
+                        built_in: boolean;
+                        updated_by: string | null;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRoleByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8241,6 +8770,8 @@ export interface operations {
                      * @description someone outside the company who answers through a link (POST /v1/task/{id}/invite)
                      */
                     respondent_email?: string | null;
+                    /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
+                    identities?: string[];
                 };
             };
         };
@@ -10086,6 +10617,8 @@ export interface operations {
                         /** @description "subject", or the operator who accepted a power of attorney */
                         authorized_by: string | null;
                         reason: string | null;
+                        /** @description the identity keys an operator's power of attorney established beside the subject's address (empty otherwise) */
+                        identities: string[];
                     };
                 };
             };
@@ -10186,6 +10719,8 @@ export interface operations {
                 "application/json": {
                     /** @description what the operator saw */
                     reason: string;
+                    /** @description Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email; every other value stays unverified and is never matched. Naming one the request does not carry: 422. */
+                    identities: string[];
                 };
             };
         };
@@ -10198,6 +10733,839 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PrivacyRequest"];
                 };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventSubscription: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            key: string;
+                            /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                            url: string;
+                            events: string[];
+                            format: string;
+                            enabled: boolean;
+                            /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                            consecutive_failures: number;
+                            /** Format: date-time */
+                            disabled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        total: number;
+                        page: number;
+                        size: number;
+                        /** @description How many pages of this size the whole list fills. */
+                        pages: number;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are posted: https, not an internal address (the connections rules). Sending back the masked URL a GET showed keeps the stored one. */
+                    url: string;
+                    /** @description The events to send, among: privacy_request.received, privacy_request.verified, privacy_request.approved, privacy_request.denied, privacy_request.canceled, privacy_request.completed, privacy_request.errored, privacy_request.stuck, privacy_request.due_soon, privacy_request.extended, appeal.submitted, appeal.decided, task.created, task.assigned, task.overdue, task.completed. */
+                    events: string[];
+                    /** @description How each event is written: cloudevents, slack, teams. */
+                    format: string;
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Created; the answer below. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The host only; the rest of the URL (it often holds a token) is masked. */
+                        url: string;
+                        events: string[];
+                        format: string;
+                        enabled: boolean;
+                        /** @description Failed attempts in a row; at 50 the subscription is disabled. */
+                        consecutive_failures: number;
+                        /** Format: date-time */
+                        disabled_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    } & {
+                        /** @description The signing secret (whsec_ and standard base64), shown this once: keep it now. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEventSubscriptionByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEventSubscriptionRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description The new signing secret, shown this once; the previous one stops now. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventSubscriptionDelivery: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The webhook-id: the same on every attempt and redelivery. */
+                            id: string;
+                            /** @description The CloudEvents id, shared by the deliveries of one event. */
+                            event_id: string;
+                            event_type: string;
+                            subject: string;
+                            privacy_request_id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            state: "pending" | "delivered" | "failed";
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            delivered_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            attempts: {
+                                attempt: number;
+                                /** Format: date-time */
+                                attempted_at: string;
+                                /** @description The receiver's answer; null when no answer came. */
+                                status_code: number | null;
+                                error: string | null;
+                                duration_ms: number;
+                            }[];
+                        }[];
+                        total: number;
+                        page: number;
+                        size: number;
+                        /** @description How many pages of this size the whole list fills. */
+                        pages: number;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEventSubscriptionDeliveryRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTTP 202. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
             400: {
@@ -10821,6 +12189,152 @@ export interface operations {
             };
             /** @description Not found: what the path names does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPrivacyRequestErasurePreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        privacy_request_id: string;
+                        policy_key: string;
+                        /** @description how many of the policy's rules are erasure rules */
+                        erasure_rules: number;
+                        datastores: {
+                            datastore: string;
+                            /** @description entities the request's identities match, with their descendants */
+                            matched_entities: number;
+                            /** @description each erasure rule on the data as it is now, in the order they run */
+                            rules: {
+                                rule_key: string;
+                                strategy: string;
+                                /** @enum {unknown} */
+                                effect: "rewrite" | "delete" | "forget";
+                                entities: number;
+                                /** @description attribute values the rule would mask or delete (forget: those its entities hold) */
+                                attributes: number;
+                                files: number;
+                            }[];
+                        }[];
+                        /** @description the manual systems that would get an erasure task */
+                        manual_systems: {
+                            key: string;
+                            name: string;
+                        }[];
+                        /** @description the policy's pre- and post-execution webhooks, in the order they are called */
+                        webhooks: {
+                            key: string;
+                            name: string;
+                            /** @description pre or post (execution) */
+                            timing: string;
+                            connection_key: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state; the detail says how. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12984,6 +14498,10 @@ export interface operations {
                         entity_count: number;
                         /** @description true: more entities than entity_count */
                         entity_count_capped: boolean;
+                        /** @description display names the access report shows: an entity name, or <entity name>.<attribute>, to its label */
+                        labels: {
+                            [key: string]: string;
+                        };
                     })[];
                 };
             };
@@ -18056,7 +19574,7 @@ export interface operations {
                         items: {
                             id: string;
                             privacy_request_id: string | null;
-                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note";
+                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note" | "event_digest" | "event_subscription_disabled";
                             state: "pending" | "sent";
                             to: string;
                             subject: string;

@@ -1,5 +1,5 @@
 // data.csv of an access package: one row per attribute value (and per file, naming its entry in the
-// ZIP), for a subject who opens their data in a spreadsheet. Every field quoted (RFC 4180); a value a
+// ZIP), and one per answer given for a manual system, for a subject who opens their data in a spreadsheet. Every field quoted (RFC 4180); a value a
 // spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) is prefixed with ' so
 // that opening the file never executes anything.
 // The header row is in the subject's language (src/i18n/); the values are as stored.
@@ -29,6 +29,10 @@ export function renderDataCsv(accessPackage: AccessPackage, language: string): s
           fileEntryName(datastore.name, entity.id, file.name, file.fileName),
         ]);
     }
+  }
+  // What people looked up by hand in systems without an API: the system's name stands for the datastore.
+  for (const system of accessPackage.manual_systems ?? []) {
+    for (const [name, value] of Object.entries(system.data)) rows.push([system.name, '', '', name, value]);
   }
   return `${rows.map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
 }

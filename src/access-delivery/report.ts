@@ -1,8 +1,8 @@
 // report.html of an access package: the subject's data readable by a person, grouped by datastore and by
 // entity. Static HTML: no script (its own Content-Security-Policy forbids any), every value escaped.
 // Written for a person, in the subject's language (src/i18n/): dates in its words with the zone named, each
-// entity under the
-// label its datastore gives its name (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
+// entity under the label its datastore gives its name and each attribute under the label of
+// `<entity>.<attribute>` (PUT /v1/datastore/{name}/labels; the name itself otherwise), the
 // files as links to their entries in the same ZIP (relative, so they open from the unpacked folder), and
 // no sentence about files when there are none.
 import type { DisclosureView } from '../disclosure/schemas.ts';
@@ -32,7 +32,7 @@ export function fileEntryName(
 export interface ReportOptions {
   /** The language of the report (one of src/i18n/catalogues/); English when absent. */
   language?: string;
-  /** Per datastore, the human label of each entity name. */
+  /** Per datastore, the human label of each entity name and of each `<entity name>.<attribute>`. */
   labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** What the organisation says of each datastore, and of each receiver (connection) that holds the data. */
   disclosures?: {
@@ -118,13 +118,17 @@ export function renderAccessReport(
         `<h3>${escapeHtml(label ?? entity.name)} <small><code>${escapeHtml(entity.id)}</code></small></h3>`,
       );
       parts.push('<table><tbody>');
+      const attributeLabel = (name: string) => {
+        const key = `${entity.name}.${name}`;
+        return Object.hasOwn(labels, key) ? (labels[key] as string) : name;
+      };
       for (const attribute of entity.attributes)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attribute.name)}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : escapeHtml(attribute.value)}</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : escapeHtml(attribute.value)}</td></tr>`,
         );
       for (const file of entity.files)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(file.name)}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${say('report.file', { size: file.size, type: file.contentType })})</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(file.name))}</th><td><a href="${escapeHtml(fileEntryName(datastore.name, entity.id, file.name, file.fileName))}">${escapeHtml(file.fileName)}</a> (${say('report.file', { size: file.size, type: file.contentType })})</td></tr>`,
         );
       if (entity.attributes.length === 0 && entity.files.length === 0)
         parts.push(`<tr><td colspan="2"><em>${say('report.no_attributes')}</em></td></tr>`);

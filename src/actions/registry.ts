@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
+import type { TrustedMatch } from '../privacy-requests/trusted-identity.ts';
 
 /** The category a request of this action is counted under in the records (CCPA regs §7102). */
 export type RecordsCategory = 'know' | 'delete' | 'opt_out' | 'correct';
@@ -39,8 +40,13 @@ export interface ActionServices {
 export interface RunContext {
   privacyRequestId: string;
   policyKey: string;
-  /** The request's trusted identities (none empty), each matched only through attributes of its kind. */
-  identities: TypedIdentity[];
+  /**
+   * The request's trusted identities (none empty), each matched only through attributes of its kind: a
+   * TrustedMatch, which only a proof makes (src/privacy-requests/trusted-identity.ts).
+   */
+  identities: TrustedMatch[];
+  /** Its unverified identities (none empty): never matched; a consent rule records opt-outs for them only. */
+  unproven: TypedIdentity[];
   /** Every datastore's name, in name order. */
   datastores: string[];
   /** Where access packages may be stored, in key order. */

@@ -3,11 +3,11 @@
 // submitted_by authorized_agent, and the agent is recorded as authorised by the operator's power of attorney.
 import Type from 'typebox';
 import type { LifecycleHooks } from '../privacy-requests/lifecycle.ts';
-import { recordOperatorAgent, SUBMITTED_BY_AGENT } from './service.ts';
+import { AGENT_NAME_MAX_LENGTH, recordOperatorAgent, SUBMITTED_BY_AGENT } from './service.ts';
 
 const AgentItem = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: AGENT_NAME_MAX_LENGTH }),
     email: Type.String({ minLength: 3, maxLength: 320, format: 'email' }),
   },
   {

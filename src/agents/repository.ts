@@ -11,6 +11,8 @@ export interface AgentRow {
   authorized_at: Date | null;
   authorized_by: string | null;
   authorization_reason: string | null;
+  /** The identity keys a power of attorney established (beside the subject's address). */
+  authorized_identities: string[];
 }
 
 export const agentRepository = {
@@ -65,12 +67,14 @@ export const agentRepository = {
     kind: 'subject_confirmed' | 'power_of_attorney',
     by: string,
     reason: string | null,
+    identities: readonly string[] = [],
   ): Promise<void> {
     await tx.query(
       `UPDATE privacy_request_agents
-          SET authorization_kind = $2, authorized_at = now(), authorized_by = $3, authorization_reason = $4
+          SET authorization_kind = $2, authorized_at = now(), authorized_by = $3, authorization_reason = $4,
+              authorized_identities = $5
         WHERE privacy_request_id = $1`,
-      [privacyRequestId, kind, by, reason],
+      [privacyRequestId, kind, by, reason, identities],
     );
   },
 };

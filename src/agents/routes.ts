@@ -8,6 +8,7 @@ import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import { PrivacyRequestView } from '../privacy-requests/schemas.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../services.ts';
+import { CUSTOM_KEY_PATTERN } from '../datastore/identity-attributes.ts';
 import { PATTERN_HINT } from '../validation/messages.ts';
 import { acceptAgent, agentView } from './service.ts';
 
@@ -29,6 +30,10 @@ const AgentView = Type.Object({
     description: '"subject", or the operator who accepted a power of attorney',
   }),
   reason: Type.Union([Type.String(), Type.Null()]),
+  identities: Type.Array(Type.String(), {
+    description:
+      "the identity keys an operator's power of attorney established beside the subject's address (empty otherwise)",
+  }),
 });
 
 export function agentRoutes(services: Services): FastifyPluginAsync {
@@ -49,14 +54,14 @@ export function agentRoutes(services: Services): FastifyPluginAsync {
       async (request) => agentView(services, request.params.id),
     );
 
-    app.post<{ Params: { id: string }; Body: { reason: string } }>(
+    app.post<{ Params: { id: string }; Body: { reason: string; identities: string[] } }>(
       '/privacy-request/:id/agent/accept',
       {
         onRequest: app.authorize('privacy-request:review'),
         schema: {
           tags,
           summary:
-            "Accept an authorized agent on a power of attorney, in place of the subject's confirmation; the request goes on (400 when it is not awaiting its agent's authorisation).",
+            "Accept an authorized agent on a power of attorney, in place of the subject's confirmation, naming the identities the document establishes; the request goes on (400 when it is not awaiting its agent's authorisation, 422 when it does not carry a named identity).",
           security,
           params: IdParams,
           body: Type.Object(
@@ -68,6 +73,11 @@ export function agentRoutes(services: Services): FastifyPluginAsync {
                 [PATTERN_HINT]: 'not be blank',
                 description: 'what the operator saw',
               }),
+              identities: Type.Array(Type.String({ pattern: CUSTOM_KEY_PATTERN, maxLength: 64 }), {
+                maxItems: 20,
+                description:
+                  "Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email ([]: the email only); every other value stays unverified and is never matched. Naming one the request does not carry: 422.",
+              }),
             },
             { additionalProperties: false },
           ),
@@ -75,8 +85,8 @@ export function agentRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const reason = request.body.reason.trim();
-        await acceptAgent(services, request.params.id, reason, changeActorOf(request));
+        const acceptance = { reason: request.body.reason.trim(), identities: request.body.identities };
+        await acceptAgent(services, request.params.id, acceptance, changeActorOf(request));
         return requests.get(request.params.id);
       },
     );

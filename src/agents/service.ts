@@ -1,15 +1,18 @@
 // Authorized agents (CCPA §7063, DECISIONS.md "More ways in"). A public request may name an agent: the
 // code goes to the agent's email, and the right code proves the agent's email only. The subject is then
 // mailed a single-use link (its SHA-256 kept, valid AGENT_CONFIRMATION_TTL_SECONDS) to confirm that the
-// agent acts for them; their confirmation proves the subject's email too (the link went there), and only
-// then is the request admitted through the one way in. An operator who saw a power of attorney may accept
-// the agent instead, with a reason (audited). Until one of them, the request stays identity_unverified:
-// nothing runs, no webhook is called. Never logs an agent's or a subject's value.
+// agent acts for them; their confirmation proves the subject's email only (the link went there: nothing
+// else typed beside it, a phone number say, is proved by it), and only then is the request admitted
+// through the one way in. An operator who saw a power of attorney may accept the agent instead, with a
+// reason and the identities the document establishes (audited with the operator's name). Until one of
+// them, the request stays identity_unverified: nothing runs, no webhook is called. Every value nothing
+// proved stays in the request's unverified identity (DECISIONS.md, "Trust by construction"). Never logs
+// an agent's or a subject's value.
 import { createHash, randomBytes } from 'node:crypto';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Queryable } from '../db/database.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, invalid, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
 import { confirmAgentUrl } from '../privacy-center-settings/public-url.ts';
 import { admitVerified } from '../privacy-requests/intake.ts';
@@ -18,12 +21,37 @@ import {
   openIdentity,
   openUnverifiedIdentity,
   sealIdentity,
+  sealUnverifiedIdentity,
 } from '../privacy-requests/identity.ts';
+import {
+  establishedByPowerOfAttorney,
+  type Proved,
+  provedByAgentConfirmation,
+} from '../privacy-requests/trusted-identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { agentRepository, type AgentRow } from './repository.ts';
 import { type Agent, openAgent, sealAgent } from './sealing.ts';
+
+/** An agent's name is their own words in the organisation's mail: short, and quoted as theirs. */
+export const AGENT_NAME_MAX_LENGTH = 100;
+
+/**
+ * Why an agent cannot act for the subject whose email is `subjectEmail`, in a sentence, or undefined: a
+ * name that is long, spans lines or carries a web address (it is quoted in a mail the organisation sends),
+ * or the subject's own address given as the agent's (the "agent" would confirm themselves).
+ */
+export function agentProblem(agent: Agent, subjectEmail: string | undefined): string | undefined {
+  if (agent.name.length > AGENT_NAME_MAX_LENGTH)
+    return `agent.name must be at most ${AGENT_NAME_MAX_LENGTH} characters.`;
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (/[\u0000-\u001f\u007f]|:\/\/|www\./i.test(agent.name))
+    return 'agent.name must be a name on one line, without a web address.';
+  if (subjectEmail !== undefined && agent.email.trim().toLowerCase() === subjectEmail.trim().toLowerCase())
+    return "agent.email must differ from identity.email: an agent acts for someone else, and the subject confirms the agent at the subject's own address. Asking for yourself, leave the agent fields empty.";
+  return undefined;
+}
 
 /** What `submitted_by` says of a request an authorized agent made. */
 export const SUBMITTED_BY_AGENT = 'authorized_agent';
@@ -81,15 +109,25 @@ export async function awaitsAgentConfirmation(
   return Boolean(agent?.email_verified_at && !agent.authorization_kind);
 }
 
-/** Every value the subject gave, trusted now that the subject (or an operator's document) vouched for it. */
-function vouchedIdentity(services: Pick<Services, 'keyring'>, row: RequestRow) {
-  const given: Identity = {
+/** Every value typed on the request, proved or not (the agent path trusts none of them at submission). */
+function givenIdentity(services: Pick<Services, 'keyring'>, row: RequestRow): Identity {
+  return {
     ...(row.identity_sealed ? openIdentity(services.keyring, row.id, row.identity_sealed) : {}),
     ...openUnverifiedIdentity(services.keyring, row.id, row.unverified_identity_sealed),
   };
+}
+
+/**
+ * The request's identities once a proof split them: the subject's address (the confirmation link went
+ * there, or the operator's document names the subject) and the identity keys a power of attorney
+ * establishes. Every other value the agent typed (a phone number beside the address) stays unverified:
+ * never matched.
+ */
+function provedIdentity(services: Pick<Services, 'keyring'>, row: RequestRow, { trusted, unproven }: Proved) {
   return {
-    identity_sealed: sealIdentity(services.keyring, row.id, given),
-    unverified_identity_sealed: null,
+    identity_sealed: sealIdentity(services.keyring, row.id, trusted),
+    unverified_identity_sealed:
+      Object.keys(unproven).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, unproven) : null,
     recipient_index: null,
     identity_verified_at: new Date(),
   };
@@ -184,20 +222,27 @@ export async function confirmAgent(services: AgentServices, token: string): Prom
       tx,
       services,
       row,
-      vouchedIdentity(services, row),
-      'the subject confirmed their authorized agent through the mailed link',
+      provedIdentity(services, row, provedByAgentConfirmation(givenIdentity(services, row))),
+      "the subject confirmed their authorized agent through the link mailed to the subject's address; any other identity given stays unverified",
     );
     return { ...view, state: 'confirmed' };
   });
 }
 
-/** An operator saw a power of attorney: the agent is accepted without the subject's confirmation. */
+/**
+ * An operator saw a power of attorney: the agent is accepted without the subject's confirmation. The
+ * operator names which of the request's identities the document establishes (`identities`, identity keys
+ * such as phone_number); those and the subject's address become trusted, every other value stays
+ * unverified. A key the request does not carry is refused (422) and nothing changes.
+ */
 export async function acceptAgent(
   services: AgentServices,
   id: string,
-  reason: string,
+  acceptance: { reason: string; identities: readonly string[] },
   by: ChangeActor,
 ): Promise<void> {
+  const { reason } = acceptance;
+  const identities = [...new Set(acceptance.identities)];
   await services.db.transaction(async (tx) => {
     const row = await requests.lock(tx, id);
     if (!row) throw notFound(`No privacy request with id ${id}.`);
@@ -208,14 +253,25 @@ export async function acceptAgent(
       throw badRequest(`Request ${id} is not awaiting its agent's authorisation; it is ${row.status}.`);
     if (!agent.email_verified_at)
       throw badRequest(`The agent of request ${id} has not verified their email yet.`);
-    await agentRepository.authorise(tx, id, 'power_of_attorney', principalName(by.principal), reason);
-    await recordChange(tx, by, 'privacy-request.agent.accept', { privacy_request_id: id });
+    const carried = Object.keys(givenIdentity(services, row));
+    const foreign = identities.find((key) => !carried.includes(key));
+    if (foreign !== undefined)
+      throw invalid(
+        `identities names ${foreign}, which request ${id} does not carry; name only identities given on it (${carried.join(', ')}).`,
+      );
+    const operator = principalName(by.principal);
+    await agentRepository.authorise(tx, id, 'power_of_attorney', operator, reason, identities);
+    await recordChange(tx, by, 'privacy-request.agent.accept', {
+      privacy_request_id: id,
+      operator,
+      identities,
+    });
     await admitVerified(
       tx,
       services,
       row,
-      vouchedIdentity(services, row),
-      `an operator accepted the authorized agent's power of attorney: ${reason}`,
+      provedIdentity(services, row, establishedByPowerOfAttorney(givenIdentity(services, row), identities)),
+      `${operator} accepted the authorized agent's power of attorney, establishing ${['email', ...identities.filter((key) => key !== 'email')].join(', ')}: ${reason}`,
     );
   });
 }
@@ -228,6 +284,7 @@ export interface AgentView {
   authorized_at: string | null;
   authorized_by: string | null;
   reason: string | null;
+  identities: string[];
 }
 
 /** Who acted for the subject and how they were authorised, for operators. */
@@ -242,5 +299,6 @@ export async function agentView(services: AgentServices, id: string): Promise<Ag
     authorized_at: agent.row.authorized_at?.toISOString() ?? null,
     authorized_by: agent.row.authorized_by,
     reason: agent.row.authorization_reason,
+    identities: agent.row.authorized_identities,
   };
 }

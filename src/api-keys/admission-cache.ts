@@ -13,15 +13,13 @@
 //   lives at most ADMISSION_TTL_MS: a revoked key is refused everywhere within a second.
 // Only successes are cached: a wrong secret, an unknown key or a missing datastore always reaches the
 // statement (and the address's failure count).
-import pg from 'pg';
-import type { FastifyBaseLogger } from 'fastify';
+import { type ListenerLog, listenToChannel } from '../db/listen.ts';
 import type { ApiKeyPrincipal } from './keys.ts';
 import { API_KEY_CHANGES_CHANNEL } from './repository.ts';
 
 export const ADMISSION_TTL_MS = 1000;
 /** Past this many entries the cache starts over: a bound on memory, whatever the callers send. */
 const MAX_ENTRIES = 10_000;
-const RELISTEN_DELAY_MS = 1000;
 
 interface Admission {
   principal: ApiKeyPrincipal;
@@ -74,59 +72,17 @@ export class AdmissionCache {
 }
 
 /**
- * Listens on API_KEY_CHANGES_CHANNEL on a connection of its own and drops the announced keys from
- * `cache`; a lost connection is opened again after a second (the TTL covers the gap). Answers the
- * function that stops it.
+ * Listens on API_KEY_CHANGES_CHANNEL on a connection of its own (db/listen.ts) and drops the announced keys
+ * from `cache`; whatever was announced while no connection listened is unknown, so every (re)connection
+ * starts from an empty cache (the TTL covers the gap). Answers the function that stops it.
  */
 export function listenForKeyChanges(
   connectionString: string,
   cache: AdmissionCache,
-  log: FastifyBaseLogger,
+  log: ListenerLog,
 ): () => Promise<void> {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const next = new pg.Client({ connectionString });
-    next.on('notification', (message) => {
-      if (message.channel === API_KEY_CHANGES_CHANNEL) cache.forgetKey(message.payload ?? '*');
-    });
-    next.on('error', (error) => {
-      log.warn({ err: error }, 'API key change listener lost its connection');
-      void next.end().catch(() => undefined);
-      if (client === next) client = undefined;
-      schedule();
-    });
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${API_KEY_CHANGES_CHANNEL}`);
-    } catch (error) {
-      log.warn({ err: error }, 'API key change listener could not connect');
-      await next.end().catch(() => undefined);
-      schedule();
-      return;
-    }
-    if (stopped) {
-      await next.end().catch(() => undefined);
-      return;
-    }
-    // Whatever was announced while no connection listened is unknown: start from an empty cache.
-    cache.forgetKey('*');
-    client = next;
-  };
-  const schedule = () => {
-    if (stopped || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      void connect();
-    }, RELISTEN_DELAY_MS);
-    retry.unref();
-  };
-  void connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    await client?.end().catch(() => undefined);
-    client = undefined;
-  };
+  return listenToChannel(connectionString, API_KEY_CHANGES_CHANNEL, log, {
+    onListening: () => cache.forgetKey('*'),
+    onNotification: (payload) => cache.forgetKey(payload ?? '*'),
+  });
 }

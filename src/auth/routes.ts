@@ -30,6 +30,14 @@ const Client = Type.Object({
   client_id: Type.String(),
   name: Type.String(),
   scopes: Type.Array(Type.String()),
+  acts_for: Type.String({
+    description:
+      'The person this client acts for (`user:<username>` of the operator who made it): two-person rules count the client as that person.',
+  }),
+  disabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'When the client was disabled (its operator was deactivated); a disabled client gets no token.',
+  }),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -28,6 +28,8 @@ export const SCOPES = [
   'manual-system:update',
   'task:read',
   'task:update',
+  'event-subscription:read',
+  'event-subscription:update',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -56,18 +58,34 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'api-key:read': 'See API keys (never the keys themselves).',
   'api-key:*': 'Issue and revoke API keys.',
   'audit-log:read': 'Read the audit log.',
-  'user:read': 'See operator accounts and their roles.',
-  'user:*': 'Create and delete operator accounts.',
+  'user:read': 'See operator accounts, their roles and the custom roles.',
+  'user:*': 'Create, change and delete operator accounts and custom roles.',
   'client:read': 'See management clients and their scopes.',
   'client:*': 'Create and delete management clients (with at most your own scopes).',
   'manual-system:read': 'See manual systems: their fields, instructions and assignees.',
   'manual-system:update': 'Create, change and delete manual systems.',
   'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
   'task:update': 'Complete, skip, assign tasks and invite their respondents.',
+  'event-subscription:read':
+    'See event subscriptions (URLs masked, never their secrets) and their delivery logs.',
+  'event-subscription:update':
+    'Create, change and delete event subscriptions, rotate their secrets, redeliver.',
 };
 
+/** The built-in roles; custom roles (src/operators/role-service.ts) add named sets of scopes beside them. */
 export const ROLES = ['owner', 'approver', 'contributor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
+
+export function isBuiltInRole(name: string): name is Role {
+  return (ROLES as readonly string[]).includes(name);
+}
+
+export const ROLE_DESCRIPTIONS: Record<Role, string> = {
+  owner: 'Everything, including operator accounts, roles and management clients.',
+  approver: 'Reads everything, submits requests and reviews them (approve, deny, cancel, retry).',
+  contributor: 'Configures Lethe and runs requests; never manages accounts.',
+  viewer: 'Reads everything but accounts; changes nothing.',
+};
 
 const READ_SCOPES: readonly Scope[] = [
   'connection:read',
@@ -80,6 +98,7 @@ const READ_SCOPES: readonly Scope[] = [
   'audit-log:read',
   'manual-system:read',
   'task:read',
+  'event-subscription:read',
 ];
 
 const ACCOUNT_SCOPES: readonly Scope[] = ['user:read', 'user:*', 'client:read', 'client:*'];
@@ -96,6 +115,7 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   viewer: READ_SCOPES,
 };
 
+/** The scopes of built-in roles; custom roles are resolved by the role service, which calls this for the rest. */
 export function scopesOfRoles(roles: readonly Role[]): Scope[] {
   return SCOPES.filter((scope) => roles.some((role) => ROLE_SCOPES[role].includes(scope)));
 }
@@ -116,6 +136,12 @@ export interface Principal {
   /** Set when a person signed in (POST /v1/login). */
   username?: string;
   scopes: readonly string[];
+  /**
+   * The person behind the token, as two-person rules compare them: `user:<username>` for an operator's
+   * sign-in and for every client that operator made (a client acts for its maker), `client:<id>` for the
+   * root client, the CLI and clients made by them.
+   */
+  actsFor: string;
 }
 
 /** Who did it, as the request log and `reviewed_by` say: the person's name, else the client's id. */

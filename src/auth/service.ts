@@ -6,9 +6,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type AuditOrigin, type ChangeActor, recordAudit, recordChange } from '../audit/audit-log.ts';
 import { digest, generateSecret, matchesDigest, secretsEqual } from '../crypto/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { Database } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import { forbidden, invalid, notFound, unauthorized } from '../errors.ts';
-import { clientRepository, tokenRepository } from './repository.ts';
+import { type ClientRow, clientRepository, tokenRepository } from './repository.ts';
 import { grants, type Principal, SCOPES } from './scopes.ts';
 
 /**
@@ -39,6 +39,10 @@ export interface ClientView {
   client_id: string;
   name: string;
   scopes: string[];
+  /** The person the client acts for: `user:<username>`, or `client:<id>` for the root client's and the CLI's. */
+  acts_for: string;
+  /** Set when the client was disabled (its operator was deactivated or deleted): it gets no token. */
+  disabled_at: string | null;
   created_at: string;
 }
 
@@ -111,6 +115,9 @@ export class AuthService {
     if (!client || !matchesDigest(clientSecret, client.secret_digest)) {
       throw unauthorized('The client credentials are not valid.');
     }
+    if (client.disabled_at !== null) {
+      throw unauthorized('This client is disabled: the operator who made it was deactivated.');
+    }
     return client.scopes;
   }
 
@@ -125,10 +132,16 @@ export class AuthService {
       throw unauthorized('The access token is not valid or has expired.');
     }
     if (token.username !== null) {
-      return { clientId: `user:${token.username}`, username: token.username, scopes: token.scopes };
+      return {
+        clientId: `user:${token.username}`,
+        username: token.username,
+        scopes: token.scopes,
+        actsFor: `user:${token.username}`,
+      };
     }
     // A root token narrowed by `scope` holds only those scopes: managing clients needs client:* in it.
-    return { clientId: token.client_id ?? '', scopes: token.scopes };
+    const clientId = token.client_id ?? '';
+    return { clientId, scopes: token.scopes, actsFor: token.client_acts_for ?? `client:${clientId}` };
   }
 
   /**
@@ -174,6 +187,7 @@ export class AuthService {
         name: input.name ?? '',
         secretDigest: digest(secret),
         scopes,
+        actsFor: by.principal.actsFor,
       });
       await recordChange(tx, by, 'client.create', { client_id: inserted.id, scopes });
       return inserted;
@@ -206,10 +220,33 @@ export class AuthService {
   }
 }
 
+/** What ends an operator's access: their sessions and the clients acting for them (see OperatorService). */
+export const operatorAccess = {
+  /** Gives the operator's live sessions the scopes of their new roles. */
+  async rescope(tx: Queryable, username: string, scopes: readonly string[]): Promise<void> {
+    await tokenRepository.rescopeOperator(tx, username, scopes);
+  },
+
+  /** Ends the operator's sessions and disables the clients acting for them, with those clients' tokens. */
+  async revoke(tx: Queryable, username: string): Promise<{ sessions: number; clients: string[] }> {
+    const sessions = await tokenRepository.removeForOperator(tx, username);
+    const clients = await clientRepository.disableActingFor(tx, `user:${username}`);
+    await tokenRepository.removeForClients(tx, clients);
+    return { sessions, clients };
+  },
+};
+
 function requireScope(caller: Principal, scope: string) {
   if (!grants(caller.scopes, scope)) throw forbidden(`Managing clients needs the scope ${scope}.`);
 }
 
-function toView(row: { id: string; name: string; scopes: string[]; created_at: Date }): ClientView {
-  return { client_id: row.id, name: row.name, scopes: row.scopes, created_at: row.created_at.toISOString() };
+function toView(row: ClientRow): ClientView {
+  return {
+    client_id: row.id,
+    name: row.name,
+    scopes: row.scopes,
+    acts_for: row.acts_for ?? `client:${row.id}`,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  };
 }

@@ -17,7 +17,7 @@ export const API_KEY_USAGE = `Usage:
       revoke the key with this id (the "id" of create and list); its next call is refused
 `;
 
-export const CLI_PRINCIPAL = { clientId: 'cli', scopes: ['api-key:*', 'datastore:*'] };
+export const CLI_PRINCIPAL = { clientId: 'cli', scopes: ['api-key:*', 'datastore:*'], actsFor: 'client:cli' };
 
 export type ApiKeyCommand =
   | { action: 'create'; name: string; datastores: string[]; rateLimit: number | undefined }

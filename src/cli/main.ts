@@ -87,19 +87,34 @@ async function withServices<T>(config: Config, work: (services: Services) => Pro
   }
 }
 
-function stopOnSignals(running: RunningService) {
-  const shutdown = (signal: string) => {
+/**
+ * Stops on the first SIGTERM or SIGINT and ignores the ones that follow until the stop is done. They come
+ * in pairs often: npm forwards the signal to its script, so a Ctrl-C in a terminal or a SIGTERM to npm's
+ * process group reaches this process twice. A signal with no listener left would end the process before it
+ * stopped the embedded PostgreSQL, so the listeners stay until the exit. They are in place from the start
+ * on: a Ctrl-C while the service starts stops it once it has started.
+ */
+function stopOnSignals(starting: Promise<RunningService>) {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stdout.write(`${signal} received; already stopping\n`);
+      return;
+    }
+    stopping = true;
     process.stdout.write(`${signal} received; finishing in-flight work\n`);
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    starting
+      .then((running) => running.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`shutdown failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 /** Operator commands run on the host with direct store access, so they act as the root client. */
@@ -145,16 +160,18 @@ async function main(argv: string[]): Promise<number> {
         else process.stdout.write(`${message}\n`);
       };
       const { startService } = await import('../runtime/start.ts');
-      const running = await startService(config, { api: true, worker: true, announce });
-      stopOnSignals(running);
+      const starting = startService(config, { api: true, worker: true, announce });
+      stopOnSignals(starting);
+      const running = await starting;
       process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
       for (const message of credentials) process.stdout.write(framed(message));
       return -1;
     }
     case 'worker': {
       const { startService } = await import('../runtime/start.ts');
-      const running = await startService(config, { api: false, worker: true });
-      stopOnSignals(running);
+      const starting = startService(config, { api: false, worker: true });
+      stopOnSignals(starting);
+      const running = await starting;
       process.stdout.write(`Lethe worker running (store: ${running.services.db.kind})\n`);
       return -1;
     }

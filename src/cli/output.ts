@@ -37,5 +37,8 @@ export function formatJson(value: unknown): string {
  * them `client:cli`, each run with its own request id.
  */
 export function cliActor(): ChangeActor {
-  return { principal: { clientId: 'cli', scopes: SCOPES }, requestId: `cli-${randomUUID()}` };
+  return {
+    principal: { clientId: 'cli', scopes: SCOPES, actsFor: 'client:cli' },
+    requestId: `cli-${randomUUID()}`,
+  };
 }

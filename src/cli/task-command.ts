@@ -1,8 +1,7 @@
 // `lethe task list|complete|skip`: the task inbox for an operator on the host, through the same service as
 // /v1/task (changes are audited with the actor `client:cli` and logged on the request as by `cli`).
 // Tables show no task data: completing takes it as --data JSON and prints the task without it.
-import { completeTask, listTasks, skipTask } from '../tasks/service.ts';
-import type { TaskStatus } from '../tasks/repository.ts';
+import { completeTask, listTasks, skipTask, type TaskStatus } from '../tasks/service.ts';
 import type { Services } from '../services.ts';
 import { parseCommandArguments, usageError } from './arguments.ts';
 import { cliActor, formatJson, formatTable } from './output.ts';

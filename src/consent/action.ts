@@ -1,9 +1,14 @@
 // The consent action type (src/actions/registry.ts): a rule records the request's consent_preferences for
-// each of its identities (service.ts). Its requests give those preferences; an opt-out needs no proof of
-// identity (the public side decides that, src/privacy-center/). A request to opt out (CCPA).
+// each of its trusted identities, and its opt-outs (never an opt-in) for its unproven ones (service.ts): an
+// opt-out needs no proof of identity, an opt-in does. A request to opt out (CCPA).
 import { defineAction } from '../actions/registry.ts';
 import { type ConsentPreference, ConsentPreferences } from './schemas.ts';
-import { CONSENT_ACTION_TYPE, consentPreferencesProblem, recordPreferences } from './service.ts';
+import {
+  CONSENT_ACTION_TYPE,
+  consentPreferencesProblem,
+  recordOptOuts,
+  recordPreferences,
+} from './service.ts';
 
 export const consentAction = defineAction<
   readonly ConsentPreference[],
@@ -27,12 +32,15 @@ export const consentAction = defineAction<
   yieldsDownload: false,
   run: async (services, context, _rules, preferences) => ({
     identities: context.identities.length,
-    preferences_recorded: await services.db.transaction((tx) =>
-      recordPreferences(tx, services.keyring, context.identities, preferences ?? [], {
-        source: 'privacy_request',
-        privacyRequestId: context.privacyRequestId,
-      }),
-    ),
+    preferences_recorded: await services.db.transaction(async (tx) => {
+      const origin = { source: 'privacy_request' as const, privacyRequestId: context.privacyRequestId };
+      // The unproven values first: where one is also trusted, the trusted write is the one that stays.
+      const optOuts = await recordOptOuts(tx, services.keyring, context.unproven, preferences ?? [], origin);
+      return (
+        optOuts +
+        (await recordPreferences(tx, services.keyring, context.identities, preferences ?? [], origin))
+      );
+    }),
   }),
   summary: { key: 'consent' },
 });

@@ -1,10 +1,12 @@
 // Consent and opt-out (DECISIONS.md, "More ways in"): the preferences a request's consent rule records for
-// each of its identities, the opt-out a Global Privacy Control signal records, an identity's current
+// each of its trusted identities (and, for its unproven ones, its opt-outs only), the opt-out a Global
+// Privacy Control signal records, an identity's current
 // preferences with their history, and the law's clock of an opt-out (15 business days, CCPA §7026(f)).
 // Never logs nor stores an identity value: identities are filed under their consent index.
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
+import type { TrustedMatch } from '../privacy-requests/trusted-identity.ts';
 import { invalid } from '../errors.ts';
 import { consentIndex } from './identity-index.ts';
 import { consentRepository, type PreferenceRow } from './repository.ts';
@@ -28,13 +30,47 @@ export function hasConsentRule(rules: readonly { action_type: string }[]): boole
   return rules.some((rule) => rule.action_type === CONSENT_ACTION_TYPE);
 }
 
-/** Records `preferences` for every identity given, as the current ones and in the history. */
+/**
+ * Records `preferences` for every trusted identity, as the current ones and in the history. Only a proof
+ * makes a TrustedMatch (src/privacy-requests/trusted-identity.ts): an opt-in, which lets data flow, is never
+ * written on anyone's unproven word.
+ */
 export async function recordPreferences(
+  tx: Queryable,
+  keyring: Keyring,
+  identities: readonly TrustedMatch[],
+  preferences: readonly ConsentPreference[],
+  origin: Origin,
+): Promise<number> {
+  return record(tx, keyring, identities, preferences, origin);
+}
+
+/**
+ * Records the opt-outs among `preferences` for identities nobody proved (a public opt-out, a GPC signal):
+ * an opt-out needs no proof (CCPA §7026(d)), it gives nobody data and erases nothing. Opt-ins are left out.
+ */
+export async function recordOptOuts(
   tx: Queryable,
   keyring: Keyring,
   identities: readonly TypedIdentity[],
   preferences: readonly ConsentPreference[],
-  origin: { source: 'privacy_request' | 'gpc'; privacyRequestId: string | null },
+  origin: Origin,
+): Promise<number> {
+  const optOuts = preferences.filter((preference) => !preference.opt_in);
+  return record(tx, keyring, identities, optOuts, origin);
+}
+
+interface Origin {
+  source: 'privacy_request' | 'gpc';
+  privacyRequestId: string | null;
+}
+
+async function record(
+  tx: Queryable,
+  keyring: Keyring,
+  identities: readonly TypedIdentity[],
+  preferences: readonly ConsentPreference[],
+  origin: Origin,
 ): Promise<number> {
   const records = identities
     .filter((identity) => identity.value.trim() !== '')

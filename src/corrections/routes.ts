@@ -4,12 +4,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { notFound } from '../errors.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
-import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
-import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { CorrectionPreview } from './schemas.ts';
-import { openCorrections } from './sealing.ts';
-import { previewCorrections } from './service.ts';
+import { previewRequestCorrections } from './service.ts';
 
 export function correctionRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
@@ -27,18 +24,9 @@ export function correctionRoutes(services: Services): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const row = await requests.find(services.db, request.params.id);
-        if (!row?.corrections_sealed)
-          throw notFound(`No privacy request with id ${request.params.id} asks for corrections.`);
-        const identity = row.identity_sealed
-          ? openIdentity(services.keyring, row.id, row.identity_sealed)
-          : {};
-        return previewCorrections(
-          services.db,
-          services,
-          typedIdentities(identity),
-          openCorrections(services.keyring, row.id, row.corrections_sealed),
-        );
+        const preview = await previewRequestCorrections(services, request.params.id);
+        if (!preview) throw notFound(`No privacy request with id ${request.params.id} asks for corrections.`);
+        return preview;
       },
     );
   };

@@ -21,6 +21,9 @@ export const Correction = Type.Object(
   { additionalProperties: false },
 );
 
+/** One value a request asks to write (sealed on the request row by sealing.ts). */
+export type Correction = Type.Static<typeof Correction>;
+
 export const Corrections = Type.Array(Correction, {
   minItems: 1,
   maxItems: 50,

@@ -8,13 +8,15 @@ import { recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { knownAttributeNames } from '../datastore/attribute-catalog.ts';
-import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import { matchedSubtrees } from '../datastore/identity-match.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import { listDatastoreNames } from '../datastore/subject-store.ts';
 import { setAttributeValues } from '../datastore/subject-writes.ts';
+import { NOTHING_PROVED, type TrustedMatch, trustedMatches } from '../privacy-requests/trusted-identity.ts';
 import type { CorrectionPreview } from './schemas.ts';
-import type { Correction } from './sealing.ts';
+import { type Correction, openCorrections } from './sealing.ts';
+import { openIdentity } from '../privacy-requests/identity.ts';
+import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 
 /** The rule action that writes corrections. */
 export const UPDATE_ACTION_TYPE = 'update';
@@ -78,11 +80,32 @@ function changesIn(entities: readonly SubjectEntity[], corrections: readonly Cor
   });
 }
 
+/**
+ * The preview of request `id`'s corrections (undefined when it asks for none): its identity and its
+ * corrections opened here, by their owners, so the route never holds a key.
+ */
+export async function previewRequestCorrections(
+  services: { db: Queryable; keyring: Keyring },
+  id: string,
+): Promise<CorrectionPreview | undefined> {
+  const row = await privacyRequestRepository.find(services.db, id);
+  if (!row?.corrections_sealed) return undefined;
+  const identity = row.identity_sealed
+    ? openIdentity(services.keyring, row.id, row.identity_sealed)
+    : NOTHING_PROVED;
+  return previewCorrections(
+    services.db,
+    services,
+    trustedMatches(identity),
+    openCorrections(services.keyring, row.id, row.corrections_sealed),
+  );
+}
+
 /** What approving would write now, entity by entity: for the operator's review. */
 export async function previewCorrections(
   db: Queryable,
   services: { keyring: Keyring },
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<CorrectionPreview> {
   const changes: CorrectionPreview['changes'] = [];
@@ -112,7 +135,7 @@ export async function applyCorrections(
   services: { db: Database; keyring: Keyring },
   privacyRequestId: string,
   datastores: readonly string[],
-  identities: readonly TypedIdentity[],
+  identities: readonly TrustedMatch[],
   corrections: readonly Correction[],
 ): Promise<number> {
   let written = 0;

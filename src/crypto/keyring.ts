@@ -20,7 +20,9 @@ export type KeyPurpose =
   | 'consent-index'
   | 'authorized-agent'
   | 'corrections'
-  | 'request-notes';
+  | 'request-notes'
+  | 'oidc-sign-in'
+  | 'event-signing';
 
 export class Keyring {
   readonly #master: Buffer;

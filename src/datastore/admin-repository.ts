@@ -8,6 +8,8 @@ export interface DatastoreRow {
   created_at: Date;
 }
 
+export type DatastoreWithLabels = DatastoreRow & { labels: Record<string, string> };
+
 const MAINTENANCE_KEY = 'maintenance';
 
 export const datastoreRepository = {
@@ -21,9 +23,11 @@ export const datastoreRepository = {
     return rows[0];
   },
 
-  async list(db: Queryable): Promise<DatastoreRow[]> {
+  async list(db: Queryable): Promise<DatastoreWithLabels[]> {
     return (
-      await db.query<DatastoreRow>('SELECT name, description, created_at FROM datastores ORDER BY name')
+      await db.query<DatastoreWithLabels>(
+        'SELECT name, description, created_at, labels FROM datastores ORDER BY name',
+      )
     ).rows;
   },
 

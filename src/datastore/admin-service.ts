@@ -77,8 +77,8 @@ export class DatastoreAdminService {
   }
 
   /**
-   * Replaces the human labels of a datastore's entity names (`{"users": "Your account"}`), which the
-   * access report shows instead of the names. Audited with the label count, never the labels.
+   * Replaces the human labels of a datastore's entity names and attributes (`{"users": "Your account",
+   * "users.email": "Email address"}`), which the access report shows instead of the names. Audited with the label count, never the labels.
    */
   async setDatastoreLabels(
     principal: Principal,
@@ -115,6 +115,7 @@ export class DatastoreAdminService {
       created_at: new Date(row.created_at).toISOString(),
       entity_count: counts.get(row.name)?.count ?? 0,
       entity_count_capped: counts.get(row.name)?.capped ?? false,
+      labels: row.labels ?? {},
     }));
   }
 

@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { grants, type Principal, type Scope } from '../auth/scopes.ts';
-import type { AuthService } from '../auth/service.ts';
 import { forbidden } from '../errors.ts';
 import type { AuditOrigin, ChangeActor } from '../audit/audit-log.ts';
 
@@ -27,7 +26,13 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-export const authorizePlugin = fp(async (app: FastifyInstance, options: { auth: AuthService }) => {
+/** Who a bearer token belongs to (auth/service.ts's AuthService): the kit asks, it does not know how. */
+export interface Authenticator {
+  /** The token's principal; throws the 401 when there is none or it is not valid. */
+  authenticate(bearer: string | undefined): Promise<Principal>;
+}
+
+export const authorizePlugin = fp(async (app: FastifyInstance, options: { auth: Authenticator }) => {
   app.decorateRequest('principal', undefined);
   app.decorate('authorize', (scope?: Scope): onRequestAsyncHookHandler => {
     const guard: onRequestAsyncHookHandler = async (request, reply) => {

@@ -11,6 +11,7 @@ export interface ManualSystemRow {
   instructions: string;
   assignee: string | null;
   respondent_email: string | null;
+  identities: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -23,11 +24,11 @@ export const manualSystemRepository = {
     input: ManualSystemInput,
   ): Promise<{ row: ManualSystemRow; created: boolean }> {
     const { rows } = await db.query<ManualSystemRow & { created: boolean }>(
-      `INSERT INTO manual_systems (key, name, actions, fields, instructions, assignee, respondent_email)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)
+      `INSERT INTO manual_systems (key, name, actions, fields, instructions, assignee, respondent_email, identities)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
        ON CONFLICT (key) DO UPDATE SET name = EXCLUDED.name, actions = EXCLUDED.actions,
          fields = EXCLUDED.fields, instructions = EXCLUDED.instructions, assignee = EXCLUDED.assignee,
-         respondent_email = EXCLUDED.respondent_email, updated_at = now()
+         respondent_email = EXCLUDED.respondent_email, identities = EXCLUDED.identities, updated_at = now()
        RETURNING *, (xmax = 0) AS created`,
       [
         key,
@@ -37,6 +38,7 @@ export const manualSystemRepository = {
         input.instructions,
         input.assignee ?? null,
         input.respondent_email ?? null,
+        input.identities ?? [],
       ],
     );
     const { created, ...row } = rows[0] as ManualSystemRow & { created: boolean };

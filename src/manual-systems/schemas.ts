@@ -10,6 +10,15 @@ export const MANUAL_SYSTEM_KEY_PATTERN = '^[A-Za-z0-9_-]{1,100}$';
 export const FIELD_NAME_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 export const MAX_FIELDS = 50;
 export const MAX_INSTRUCTIONS = 10_000;
+/** An identity kind: email, phone_number or a custom identity's key. */
+export const IDENTITY_KIND_PATTERN = '^[a-z_][a-z0-9_]{0,63}$';
+
+const Identities = Type.Array(Type.String({ pattern: IDENTITY_KIND_PATTERN }), {
+  maxItems: 10,
+  uniqueItems: true,
+  description:
+    "the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only",
+});
 
 export const ManualAction = Type.Union([Type.Literal('access'), Type.Literal('erasure')]);
 export type ManualAction = Type.Static<typeof ManualAction>;
@@ -44,6 +53,7 @@ export const ManualSystemInput = Type.Object(
         description: 'someone outside the company who answers through a link (POST /v1/task/{id}/invite)',
       }),
     ),
+    identities: Type.Optional(Identities),
   },
   Strict,
 );
@@ -60,6 +70,7 @@ export const ManualSystemView = named(
       instructions: Type.String(),
       assignee: Type.Union([Type.String(), Type.Null()]),
       respondent_email: Type.Union([Type.String(), Type.Null()]),
+      identities: Identities,
       created_at: Type.String({ format: 'date-time' }),
       updated_at: Type.String({ format: 'date-time' }),
     },

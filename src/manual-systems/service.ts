@@ -17,6 +17,7 @@ export function toManualSystemView(row: ManualSystemRow): ManualSystemView {
     instructions: row.instructions,
     assignee: row.assignee,
     respondent_email: row.respondent_email,
+    identities: row.identities,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

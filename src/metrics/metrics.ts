@@ -26,7 +26,14 @@ export interface StoreReadings {
   queuedJobs(): Promise<LabelledCount<'queue' | 'state'>[]>;
   outboxMessagesByState(): Promise<LabelledCount<'state'>[]>;
   stuckPrivacyRequests(): Promise<number>;
+  /** Event deliveries by subscription and state (pending, delivered, failed). */
+  eventDeliveriesByState(): Promise<LabelledCount<'subscription' | 'state'>[]>;
+  /** Each event subscription's failed attempts in a row (50 disable it). */
+  eventSubscriptionFailures(): Promise<LabelledCount<'subscription'>[]>;
 }
+
+/** How one attempt to deliver an event ended. */
+export type EventDeliveryOutcome = 'delivered' | 'failed';
 
 const SECONDS_BUCKETS_HTTP = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SECONDS_BUCKETS_WEBHOOK = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,6 +49,9 @@ export class Metrics {
   readonly #outboxMessages: Gauge<'state'>;
   readonly #storeUp: Gauge;
   readonly #stuck: Gauge;
+  readonly #eventDeliveries: Gauge<'subscription' | 'state'>;
+  readonly #eventFailuresInARow: Gauge<'subscription'>;
+  readonly #eventAttempts: Histogram<'subscription' | 'outcome'>;
 
   constructor(readings: StoreReadings) {
     this.#readings = readings;
@@ -91,6 +101,25 @@ export class Metrics {
       help: 'Privacy requests flagged stuck: approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task.',
       registers,
     });
+    this.#eventDeliveries = new Gauge({
+      name: 'lethe_event_deliveries',
+      help: 'Event deliveries by subscription and state: pending (not yet accepted, retried with backoff), delivered, failed (gave up after 24 hours).',
+      labelNames: ['subscription', 'state'],
+      registers,
+    });
+    this.#eventFailuresInARow = new Gauge({
+      name: 'lethe_event_subscription_failures_in_a_row',
+      help: 'Failed delivery attempts in a row per event subscription; at 50 the subscription is disabled.',
+      labelNames: ['subscription'],
+      registers,
+    });
+    this.#eventAttempts = new Histogram({
+      name: 'lethe_event_delivery_attempt_duration_seconds',
+      help: 'Duration of each event delivery attempt this process made, by subscription and outcome; _count is the number of attempts.',
+      labelNames: ['subscription', 'outcome'],
+      buckets: SECONDS_BUCKETS_WEBHOOK,
+      registers,
+    });
     this.#storeUp = new Gauge({
       name: 'lethe_store_up',
       help: '1 when this scrape could read the store; 0 when it could not (store-based metrics are then absent).',
@@ -104,6 +133,10 @@ export class Metrics {
 
   observeWebhookCall(timing: string, outcome: WebhookCallOutcome, seconds: number): void {
     this.#webhookDuration.observe({ timing, outcome }, seconds);
+  }
+
+  observeEventDelivery(subscription: string, outcome: EventDeliveryOutcome, seconds: number): void {
+    this.#eventAttempts.observe({ subscription, outcome }, seconds);
   }
 
   get contentType(): string {
@@ -123,14 +156,18 @@ export class Metrics {
       this.#queueJobs,
       this.#outboxMessages,
       this.#stuck,
+      this.#eventDeliveries,
+      this.#eventFailuresInARow,
     ];
     try {
-      const [byStatus, byDeadline, jobs, outbox, stuck] = [
+      const [byStatus, byDeadline, jobs, outbox, stuck, deliveries, failures] = [
         await this.#readings.privacyRequestsByStatus(),
         await this.#readings.openPrivacyRequestsByDeadline(),
         await this.#readings.queuedJobs(),
         await this.#readings.outboxMessagesByState(),
         await this.#readings.stuckPrivacyRequests(),
+        await this.#readings.eventDeliveriesByState(),
+        await this.#readings.eventSubscriptionFailures(),
       ];
       for (const gauge of gauges) gauge.reset();
       for (const { labels, count } of byStatus) this.#requestsByStatus.set(labels, count);
@@ -138,6 +175,8 @@ export class Metrics {
       for (const { labels, count } of jobs) this.#queueJobs.set(labels, count);
       for (const { labels, count } of outbox) this.#outboxMessages.set(labels, count);
       this.#stuck.set(stuck);
+      for (const { labels, count } of deliveries) this.#eventDeliveries.set(labels, count);
+      for (const { labels, count } of failures) this.#eventFailuresInARow.set(labels, count);
       this.#storeUp.set(1);
     } catch {
       for (const gauge of gauges) gauge.reset();

@@ -4,19 +4,30 @@
 // before its password is hashed; 429 when too many hashes already run and wait (src/crypto/password.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
-import { ROLES } from '../auth/scopes.ts';
 import { MAX_PASSWORD_LENGTH } from '../crypto/password.ts';
 import { DomainError } from '../errors.ts';
 import { auditOriginOf, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
+import { ROLE_NAME_PATTERN } from './role-service.ts';
 import { MAX_OPERATOR_EMAIL_LENGTH, type OperatorService } from './service.ts';
 
-const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
+const RoleName = Type.String({
+  pattern: ROLE_NAME_PATTERN,
+  description: 'a built-in role (owner, approver, contributor, viewer) or a custom one (GET /v1/role)',
+});
 
 const Operator = Type.Object({
   username: Type.String(),
-  roles: Type.Array(RoleName),
+  roles: Type.Array(Type.String()),
   email: Type.Union([Type.String(), Type.Null()]),
+  provider: Type.Union([Type.Literal('oidc'), Type.Literal('scim'), Type.Null()], {
+    description:
+      'oidc: made at the first sign-in through the identity provider; scim: provisioned by it; null: made here',
+  }),
+  groups: Type.Array(Type.String(), {
+    description: "the provider's groups of the operator, as last reported",
+  }),
+  active: Type.Boolean({ description: 'false once the provider deactivated the operator' }),
   created_by: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -37,16 +48,24 @@ const NewOperator = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 100 }),
     password: Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'at least 12 characters' }),
-    roles: Type.Array(RoleName, { minItems: 1, maxItems: ROLES.length }),
+    roles: Type.Array(RoleName, { minItems: 1, maxItems: 50 }),
     email: Type.Optional(OperatorEmail),
   },
   { additionalProperties: false },
 );
 
-const OperatorChange = Type.Object({ email: Type.Optional(OperatorEmail) }, { additionalProperties: false });
+const OperatorChange = Type.Object(
+  {
+    email: Type.Optional(OperatorEmail),
+    roles: Type.Optional(
+      Type.Array(RoleName, { minItems: 1, maxItems: 50, description: "replaces the operator's roles" }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const LoginAnswer = Type.Object({
-  user_data: Type.Object({ username: Type.String(), roles: Type.Array(RoleName) }),
+  user_data: Type.Object({ username: Type.String(), roles: Type.Array(Type.String()) }),
   token_data: Type.Object({
     access_token: Type.String(),
     token_type: Type.Literal('Bearer'),
@@ -63,7 +82,13 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
           tags: ['management auth'],
           summary: "Sign in as an operator; answers Fides' user_data and token_data.",
           body: Credentials,
-          response: { 200: LoginAnswer, 401: ErrorDetail, 422: ErrorDetail, 429: ErrorDetail },
+          response: {
+            200: LoginAnswer,
+            401: ErrorDetail,
+            403: ErrorDetail,
+            422: ErrorDetail,
+            429: ErrorDetail,
+          },
         },
       },
       async (request, reply) => {
@@ -91,7 +116,7 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         onRequest: app.authorize('user:*'),
         schema: {
           tags: ['operators'],
-          summary: 'Create an operator account with roles (owner, approver, contributor, viewer).',
+          summary: 'Create an operator account with roles (owner, approver, contributor, viewer, or custom).',
           security,
           body: NewOperator,
           response: { 201: Operator, 409: ErrorDetail, ...managementErrors },
@@ -121,7 +146,7 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         onRequest: app.authorize('user:*'),
         schema: {
           tags: ['operators'],
-          summary: "Change an operator account's email (where their overdue-task reminders go).",
+          summary: "Change an operator account's email (where their overdue-task reminders go) or roles.",
           security,
           params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
           body: OperatorChange,

@@ -8,7 +8,8 @@ import { sealContent } from './content.ts';
 import { type MessageKind, type NewMessage, outboxRepository } from './repository.ts';
 
 export interface AddressedMessage {
-  privacyRequestId: string;
+  /** null for a message to operators about no one request (the events' digest and warnings). */
+  privacyRequestId: string | null;
   kind: MessageKind;
   to: string;
   subject: string;

@@ -19,8 +19,14 @@ export const MESSAGE_KINDS = [
   'task_overdue',
   'agent_confirmation',
   'subject_note',
+  'event_digest',
+  'event_subscription_disabled',
 ] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
+/** The kinds written for operators by the events (src/events/), not from a request's templates. */
+export type OperatorMessageKind = 'event_digest' | 'event_subscription_disabled';
+/** The kinds privacy-requests/messages/ words from its templates. */
+export type RequestMessageKind = Exclude<MessageKind, OperatorMessageKind>;
 const KNOWN_KINDS: ReadonlySet<string> = new Set(MESSAGE_KINDS);
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';
@@ -28,7 +34,7 @@ export const OUTBOX_DELIVERY_STATES: readonly OutboxDeliveryState[] = ['pending'
 
 export interface NewMessage {
   id: string;
-  privacyRequestId: string;
+  privacyRequestId: string | null;
   kind: MessageKind;
   contentSealed: Buffer;
 }

@@ -9,8 +9,8 @@ import { principalOf } from '../http/authorize.ts';
 import { managementErrors, Page, security } from '../http/schemas.ts';
 import { pageOf } from '../validation/page.ts';
 import type { Services } from '../services.ts';
-import { maskBodySecrets, seesOutboxSecrets } from './body-mask.ts';
-import { openContent, purgedContent } from './content.ts';
+import { seesOutboxSecrets } from './body-mask.ts';
+import { outboxMessageView } from './listing.ts';
 import { MESSAGE_KINDS, outboxRepository as repo } from './repository.ts';
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -66,28 +66,7 @@ export function outboxRoutes(services: Services): FastifyPluginAsync {
         ]);
         reply.header('cache-control', 'no-store');
         const owner = seesOutboxSecrets(principalOf(request), services.config.rootClient?.id);
-        const shown = (body: string | null) => (body === null || owner ? body : maskBodySecrets(body));
-        const items = rows.map((row) => {
-          const opened = openContent(services.keyring, row.id, row.content_sealed);
-          // A message delivered before bodies were purged at delivery is shown as purged all the same.
-          const content = row.state === 'sent' && opened.text !== null ? purgedContent(opened) : opened;
-          return {
-            id: row.id,
-            privacy_request_id: row.privacy_request_id,
-            kind: row.kind,
-            state: row.state,
-            to: content.to,
-            subject: content.subject,
-            text: shown(content.text),
-            html: shown(content.html),
-            body_purged: content.text === null,
-            attempts: row.attempts,
-            next_attempt_at: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
-            last_error: row.last_error,
-            created_at: row.created_at.toISOString(),
-            sent_at: row.sent_at?.toISOString() ?? null,
-          };
-        });
+        const items = rows.map((row) => outboxMessageView(services.keyring, row, owner));
         return pageOf(items, total, page, size);
       },
     );

@@ -7,7 +7,7 @@ import { actionType, actionTypes, fromRegistry } from '../actions/registry.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Database } from '../db/database.ts';
-import { notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { type BulkResult, echoFields, itemValidator } from '../validation/bulk.ts';
 import { pageOf } from '../validation/page.ts';
 import { type PolicyRow, policyRepository, type RuleDefinition, type RuleRow } from './repository.ts';
@@ -106,6 +106,7 @@ export class PolicyService {
     items: readonly unknown[],
   ): Promise<BulkResult<RuleView>> {
     const policy = await this.#find(policyKey);
+    refuseRulesWithoutAction(items);
     const result: BulkResult<RuleView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
     const applied: string[] = [];
@@ -196,6 +197,27 @@ export class PolicyService {
       updated_at: policy.updated_at.toISOString(),
     }));
   }
+}
+
+/**
+ * A rule without an action type is refused with the whole body, before anything is stored: there is no
+ * default action, since a default would silently turn, say, an access policy into an erasure (issue 37).
+ * Fides answers such a body 422 as a whole too (its action_type is a required field).
+ */
+function refuseRulesWithoutAction(items: readonly unknown[]) {
+  const missing = items.flatMap((item, index) =>
+    typeof item === 'object' && item !== null && !('action_type' in item)
+      ? [
+          `rule ${index + 1}${typeof (item as { key?: unknown }).key === 'string' ? ` (${(item as { key: string }).key})` : ''}`,
+        ]
+      : [],
+  );
+  if (missing.length === 0) return;
+  throw invalid(
+    `action_type is required: ${missing.join(', ')} names no action. Choose one of ${actionTypes()
+      .map((definition) => definition.name)
+      .join(', ')} (GET /v1/action-type); nothing was stored.`,
+  );
 }
 
 function toRuleView(rule: RuleRow): RuleView {

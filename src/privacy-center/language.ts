@@ -3,7 +3,6 @@
 // ignored and never echoed. A refusal (a DomainError) reads in the catalogue's words when the service gave
 // it a `wording`; otherwise an English page shows the service's own sentence and any other language the
 // catalogue's sentence for its kind, so no page mixes languages.
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { DomainError, DomainErrorKind } from '../errors.ts';
 import { type MessageKey, REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';

@@ -5,12 +5,13 @@
 // Every answer carries PAGE_CSP and is never cached.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPackageDownload, openPackageDownload } from '../access-delivery/download.ts';
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import {
+  type Correction,
   Correction as CorrectionSchema,
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
-import type { Correction } from '../corrections/sealing.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { STATUS_BY_KIND } from '../http/error-handler.ts';
 import type { Services } from '../services.ts';
@@ -170,7 +171,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           phone_number: field(request.body, 'phone_number', 16),
         };
         const agent = {
-          agent_name: field(request.body, 'agent_name', 200),
+          agent_name: field(request.body, 'agent_name', AGENT_NAME_MAX_LENGTH),
           agent_email: field(request.body, 'agent_email', 320),
         };
         const rows = correctionRows(request.body);

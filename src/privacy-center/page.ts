@@ -3,6 +3,7 @@
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected). Every word is the
 // catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others.
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { LANGUAGES, type MessageKey, type MessageValues, translate } from '../i18n/catalogue.ts';
 import { formatInstant } from '../i18n/dates.ts';
 import { translateHtml } from '../i18n/html.ts';
@@ -171,7 +172,7 @@ function agentFields(index: number, mine: FormProblem | undefined, language: str
   return `<details class="agent"${open}><summary>${say('form.agent_summary')}</summary>
 <p class="hint">${say('form.agent_hint')}</p>
 <p class="field"><label for="agent_name-${index}">${say('form.agent_name')}</label>
-<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
+<input id="agent_name-${index}" name="agent_name" type="text" autocomplete="name" maxlength="${AGENT_NAME_MAX_LENGTH}" value="${escapeHtml(mine?.values.agent_name ?? '')}"></p>
 <p class="field"><label for="agent_email-${index}">${say('form.agent_email')}</label>
 <input id="agent_email-${index}" name="agent_email" type="email" autocomplete="email" maxlength="320" value="${escapeHtml(mine?.values.agent_email ?? '')}"></p>
 </details>`;

@@ -2,6 +2,7 @@
 // settings are in privacy-center-settings/). Bounds keep every field small: these bodies
 // come from anyone.
 import Type from 'typebox';
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { ConsentPreferences } from '../consent/schemas.ts';
 import { Corrections } from '../corrections/schemas.ts';
 import { E164_PATTERN } from '../privacy-requests/identity.ts';
@@ -25,7 +26,7 @@ export const PublicSubmission = Type.Object(
     agent: Type.Optional(
       Type.Object(
         {
-          name: Type.String({ minLength: 1, maxLength: 200 }),
+          name: Type.String({ minLength: 1, maxLength: AGENT_NAME_MAX_LENGTH }),
           email: Type.String({ minLength: 3, maxLength: MAX_EMAIL_LENGTH, format: 'email' }),
         },
         {

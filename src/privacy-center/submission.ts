@@ -8,11 +8,11 @@
 // their own). The public view of a request tells where it stands and nothing else. Never logs an identity.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
+import { agentProblem, awaitsAgentConfirmation, recordAgent, SUBMITTED_BY_AGENT } from '../agents/service.ts';
 import {
   DO_NOT_SELL_OR_SHARE,
   isConsentOnly,
-  recordPreferences,
+  recordOptOuts,
   SALE_AND_SHARING_USE,
 } from '../consent/service.ts';
 import { hasUpdateRule } from '../corrections/service.ts';
@@ -29,6 +29,7 @@ import {
   typedIdentities,
 } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
+import { NOTHING_PROVED } from '../privacy-requests/trusted-identity.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
 import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
@@ -142,8 +143,9 @@ export class PublicSubmissionService {
     const rules = await policyRepository.rulesOf(db, [policyId]);
     const consentOnly = isConsentOnly(rules);
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
-    // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing,
-    // so its values are trusted for the opt-out and passed to the webhooks. An opt-in needs the code.
+    // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing, so
+    // it runs at once; its values stay unproven like every other (unverified_identity: the consent rule
+    // records opt-outs for them, never an opt-in, and the webhooks get them apart). An opt-in needs the code.
     const agent = submission.agent && {
       name: submission.agent.name.trim(),
       email: submission.agent.email.trim(),
@@ -162,6 +164,8 @@ export class PublicSubmissionService {
         'identity.email is required with an agent: the subject confirms the agent through a link mailed there.',
         { key: 'refusal.agent_needs_subject_email' },
       );
+    const agentRefusal = agent && agentProblem(agent, identity.email);
+    if (agentRefusal) throw invalid(agentRefusal);
     // An agent always proves their own email, and the subject confirms them, whatever the request is for.
     const optOutOnly = !agent && consentOnly && (preferences ?? []).every((preference) => !preference.opt_in);
     const verify = Boolean(agent) || (config.identityVerificationRequired && !optOutOnly);
@@ -186,8 +190,8 @@ export class PublicSubmissionService {
         ...(signals.language ? { language: signals.language } : {}),
         customFields: [],
         ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),
-        identitySealed: sealIdentity(keyring, id, optOutOnly ? identity : {}),
-        unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, optOutOnly ? {} : identity),
+        identitySealed: sealIdentity(keyring, id, NOTHING_PROVED),
+        unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
       },
     );
     if (typeof prepared === 'string') throw invalid(prepared);
@@ -225,13 +229,10 @@ export class PublicSubmissionService {
   }
 
   async #recordGpcOptOut(tx: Queryable, id: string, identity: Identity): Promise<void> {
-    await recordPreferences(
-      tx,
-      this.#services.keyring,
-      typedIdentities(identity),
-      [{ data_use: SALE_AND_SHARING_USE, opt_in: false }],
-      { source: 'gpc', privacyRequestId: id },
-    );
+    await recordOptOuts(tx, this.#services.keyring, typedIdentities(identity), DO_NOT_SELL_OR_SHARE, {
+      source: 'gpc',
+      privacyRequestId: id,
+    });
     await logRepository.appendLogs(tx, [
       {
         id,

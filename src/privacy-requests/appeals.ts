@@ -4,7 +4,7 @@
 // request is approved and runs; upheld, the subject is told with the authority to complain to. The
 // statement is the subject's own words: it stays on the appeal, never in a log line nor the audit.
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
-import { auditActor, principalName } from '../auth/scopes.ts';
+import { principalName } from '../auth/scopes.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Queryable } from '../db/database.ts';
 import { appealDueDate, appealWindowEnd } from '../deadlines/clock.ts';
@@ -16,6 +16,7 @@ import { appealUrl } from '../privacy-center-settings/public-url.ts';
 import type { Services } from '../services.ts';
 import { approveRequest } from './approval.ts';
 import { type AppealRow, appealRepository } from './appeal-repository.ts';
+import { noticeChange } from './lifecycle.ts';
 import { logRepository } from './log-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 
@@ -46,7 +47,8 @@ export async function noticeDenial(
       id: row.id,
       tokenHash: digest(token),
       windowEndsAt: until,
-      deniedBy: auditActor(by.principal),
+      // The person, not the login: a client counts as the operator who made it (four eyes are two people).
+      deniedBy: by.principal.actsFor,
     });
     appeal = { url: appealUrl(services.config, token), until };
     // A reversal runs the request: its identities must outlive the window and the time to decide.
@@ -92,6 +94,7 @@ export async function submitAppeal(
     await logRepository.appendLog(tx, row.id, [
       { kind: 'note', message: `appeal received; to be decided by ${dayOf(dueAt)}` },
     ]);
+    await noticeChange(tx, services, row, { kind: 'appeal_submitted', dueAt });
     return { privacy_request_id: row.id, due_date: dueAt };
   });
 }
@@ -112,9 +115,9 @@ export async function decideAppeal(
     const appeal = await appealRepository.lock(tx, id);
     if (!appeal || appeal.status !== 'pending')
       throw badRequest(`Request ${id} has no pending appeal to decide.`);
-    if (appeal.denied_by === auditActor(by.principal))
+    if (appeal.denied_by === by.principal.actsFor)
       throw forbidden(
-        'The operator who denied this request cannot decide its appeal; another operator must.',
+        'The operator who denied this request cannot decide its appeal, neither signed in nor through a client they made; another operator must.',
       );
     const name = principalName(by.principal);
     await appealRepository.decide(tx, id, { ...decision, by: name, at: new Date() });
@@ -122,6 +125,7 @@ export async function decideAppeal(
       privacy_request_id: id,
       outcome: decision.outcome,
     });
+    await noticeChange(tx, services, row, { kind: 'appeal_decided', outcome: decision.outcome });
     if (decision.outcome === 'reversed') {
       await repo.transition(tx, {
         id,

@@ -10,6 +10,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { queueSubjectMessages } from './messages/subject-messages.ts';
 import type { Services } from '../services.ts';
 import { clockRepository } from './clock-repository.ts';
+import { noticeChange } from './lifecycle.ts';
 import { logRepository } from './log-repository.ts';
 import { privacyRequestRepository as repo } from './repository.ts';
 import { CLOSED_STATUSES } from './statuses.ts';
@@ -56,5 +57,6 @@ export async function extendRequest(
     await queueSubjectMessages(tx, services, [
       { request: row, kind: 'extended', details: { reason, dueDate: newDueAt } },
     ]);
+    await noticeChange(tx, services, row, { kind: 'extended', dueAt: newDueAt });
   });
 }

@@ -1,15 +1,17 @@
 // A data subject's identities: their shape (email, E.164 phone number, custom `{label, value}` entries),
 // how a derived identity merges into the known set, and their sealing at rest under the identity-cache
-// key bound to the request id. A request holds two sets: `identity` (trusted: given with a management
-// token, proved by the mailed code, or derived by a two_way webhook), the only one matched against
-// datastores and sent as callbacks' `identity`; and `unverified_identity` (given on the public side and
-// not proved), shown to operators and sent as callbacks' `unverified_identity`, never matched. Each is
-// sealed under its own associated data, so one can never be opened as the other. It must never log an
-// identity nor put one in an error message.
+// key bound to the request id. A request holds two sets: `identity` (trusted: a TrustedIdentity, which
+// only a proof makes, trusted-identity.ts: given with a management token, proved by the mailed code or the
+// subject's confirm-agent link, named by an accepted power of attorney, or derived by a two_way webhook),
+// the only one matched against datastores and sent as callbacks' `identity`; and `unverified_identity`
+// (given on the public side and not proved), shown to operators and sent as callbacks'
+// `unverified_identity`, never matched. Each is sealed under its own associated data, so one can never be
+// opened as the other. It must never log an identity nor put one in an error message.
 import type { Keyring } from '../crypto/keyring.ts';
 import { CUSTOM_KEY_PATTERN, type TypedIdentity } from '../datastore/identity-attributes.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import { isEmailAddress } from '../validation/email.ts';
+import type { TrustedIdentity } from './trusted-identity.ts';
 
 export interface CustomIdentity {
   label: string;
@@ -102,6 +104,23 @@ function customKeyFor(known: Identity, label: string): string {
   return base === 'email' || base === 'phone_number' || base === '' ? `custom_${base}` : base;
 }
 
+/**
+ * Splits what a request was given into the values a proof covers (`proved`: identity keys) and the rest,
+ * which stays unverified.
+ */
+export function splitProved(
+  given: Identity,
+  proved: readonly string[],
+): { trusted: Identity; unproven: Identity } {
+  const trusted: Identity = {};
+  const unproven: Identity = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (proved.includes(key)) trusted[key] = value;
+    else unproven[key] = value;
+  }
+  return { trusted, unproven };
+}
+
 /** Merge by type: each identity the derived set names replaces the known one; the others stay. */
 export function mergeIdentity(known: Identity, derived: DerivedIdentity): Identity {
   const merged: Identity = { ...known };
@@ -127,12 +146,20 @@ export function typedIdentities(identity: Identity): TypedIdentity[] {
 const aad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:identity`;
 const unverifiedAad = (privacyRequestId: string) => `privacy-request:${privacyRequestId}:unverified-identity`;
 
-export function sealIdentity(keyring: Keyring, privacyRequestId: string, identity: Identity): Buffer {
+/** Seals the request's trusted set: only a proof makes its argument (trusted-identity.ts). */
+export function sealIdentity(keyring: Keyring, privacyRequestId: string, identity: TrustedIdentity): Buffer {
   return seal(keyring.secretKey('identity-cache'), JSON.stringify(identity), aad(privacyRequestId));
 }
 
-export function openIdentity(keyring: Keyring, privacyRequestId: string, sealed: Uint8Array): Identity {
-  return JSON.parse(openText(keyring.secretKey('identity-cache'), sealed, aad(privacyRequestId))) as Identity;
+/** The request's trusted set as it was sealed: what was proved once stays proved. */
+export function openIdentity(
+  keyring: Keyring,
+  privacyRequestId: string,
+  sealed: Uint8Array,
+): TrustedIdentity {
+  return JSON.parse(
+    openText(keyring.secretKey('identity-cache'), sealed, aad(privacyRequestId)),
+  ) as TrustedIdentity;
 }
 
 /** Seals the values given on the public side that nobody has proved (see the module header). */

@@ -1,6 +1,7 @@
 // The moments of a privacy request that the features around the core take part in: at its receipt, after
-// its rules ran, on its completion, on its cancel, on each change of its status, in the periodic sweep, in
-// the stuck flag and in its access results. Tasks, access delivery, verification and agents register their
+// its rules ran, on its completion, on its cancel, on each change of its status, on a change that moves no
+// status (an extension, an appeal), in the periodic sweep, in the stuck flag and in its access results.
+// Tasks, access delivery, verification, agents and events register their
 // hooks at start (src/runtime/features.ts; consent and corrections take part as action types); the core calls the hooks and never names a feature (a lint zone of
 // eslint.config.js keeps it so). A hook runs in the transaction of the change it hears of, with the request's
 // facts, or joins the very statement that makes the change (a StatementShare): so what it writes commits if
@@ -15,6 +16,7 @@ import type { PolicyEmbed, RequestRow } from './facts.ts';
 import type { Status } from './statuses.ts';
 
 export type HookServices = Pick<Services, 'db' | 'keyring' | 'config' | 'queue'>;
+export type NoticeServices = Pick<Services, 'db' | 'keyring' | 'config'>;
 
 /**
  * SQL that joins the statement making a change: data-modifying statements (INSERT, UPDATE, DELETE) that read
@@ -65,6 +67,12 @@ export interface ReceiptField {
   ): Promise<void>;
 }
 
+/** A change of a request that moves no status, as the features hear of it. */
+export type RequestNotice =
+  | { kind: 'extended'; dueAt: Date }
+  | { kind: 'appeal_submitted'; dueAt: Date }
+  | { kind: 'appeal_decided'; outcome: 'upheld' | 'reversed' };
+
 export interface LifecycleHooks {
   receipt?: ReceiptField;
   /** Read after the rules ran, before the request moves on: work it must wait for, if any. */
@@ -76,6 +84,12 @@ export interface LifecycleHooks {
   completion?: CompletionHook;
   /** In the transaction that cancels the request (`row` as it was before). */
   onCancel?(tx: Queryable, services: HookServices, facts: { row: RequestRow; by: string }): Promise<void>;
+  /** In the transaction of a change that moves no status (`row` as it was before the change). */
+  onNotice?(
+    tx: Queryable,
+    services: NoticeServices,
+    facts: { row: RequestRow; notice: RequestNotice },
+  ): Promise<void>;
   /** Joins every statement that moves requests from `from` (null: received) to `to`. */
   onStatusChange?(change: { from: Status | null; to: Status }): StatementShare | undefined;
   /** One pass of the periodic sweep (src/privacy-requests/engine/worker.ts), after the core's own. */
@@ -102,6 +116,16 @@ export function hooksOf<Moment extends keyof LifecycleHooks>(
   moment: Moment,
 ): NonNullable<LifecycleHooks[Moment]>[] {
   return [...registered.values()].flatMap((hooks) => (hooks[moment] ? [hooks[moment]] : []));
+}
+
+/** Tells every registered notice hook of `notice`, in the transaction `tx` of the change. */
+export async function noticeChange(
+  tx: Queryable,
+  services: NoticeServices,
+  row: RequestRow,
+  notice: RequestNotice,
+): Promise<void> {
+  for (const hook of hooksOf('onNotice')) await hook(tx, services, { row, notice });
 }
 
 /**

@@ -6,20 +6,18 @@ import type { Queryable } from '../db/database.ts';
 import { badRequest, forbidden, invalid, unauthorized } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { approveRequest, awaitsOperator } from './approval.ts';
-import {
-  type DerivedIdentity,
-  derivedIdentityProblem,
-  mergeIdentity,
-  openIdentity,
-  sealIdentity,
-} from './identity.ts';
+import { type DerivedIdentity, derivedIdentityProblem, openIdentity, sealIdentity } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
+import { derivedByWebhook, NOTHING_PROVED } from './trusted-identity.ts';
 import { openReplyToken, type ReplyAnswer, type ReplyTokenClaims } from './reply-token.ts';
 import { logRepository } from './log-repository.ts';
 import { replyTokenRepository } from './reply-token-repository.ts';
 import { privacyRequestRepository as repo, type RequestRow } from './repository.ts';
 import type { Status } from './statuses.ts';
 import { stepRepository } from './step-repository.ts';
+
+/** What an opened resume token grants (reply-token.ts owns its key; the routes read the claims from here). */
+export type { ReplyTokenClaims };
 
 export class ReplyToService {
   readonly #services: Services;
@@ -49,8 +47,8 @@ export class ReplyToService {
       if (derived && Object.keys(derived).length > 0) {
         const known = row.identity_sealed
           ? openIdentity(this.#services.keyring, id, row.identity_sealed)
-          : {};
-        changes.identity_sealed = sealIdentity(this.#services.keyring, id, mergeIdentity(known, derived));
+          : NOTHING_PROVED;
+        changes.identity_sealed = sealIdentity(this.#services.keyring, id, derivedByWebhook(known, derived));
       }
       await repo.transition(tx, {
         id,

@@ -32,8 +32,7 @@ import {
   ResumeBody,
   ReviewResponse,
 } from './schemas.ts';
-import type { ReplyTokenClaims } from './reply-token.ts';
-import { ReplyToService } from './reply-service.ts';
+import { type ReplyTokenClaims, ReplyToService } from './reply-service.ts';
 import { PrivacyRequestService } from './service.ts';
 
 const tags = ['privacy requests'];

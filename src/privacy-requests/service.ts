@@ -29,6 +29,7 @@ import {
   sealIdentity,
 } from './identity.ts';
 import { enqueueAdvance } from './jobs.ts';
+import { givenByOperator } from './trusted-identity.ts';
 import { type LogRow, logRepository } from './log-repository.ts';
 import { stuckRepository } from './stuck-repository.ts';
 import {
@@ -173,7 +174,7 @@ export class PrivacyRequestService {
           source: request.source ?? null,
           location: request.location ?? null,
           customFields: request.custom_fields ?? [],
-          identitySealed: sealIdentity(this.#services.keyring, id, request.identity),
+          identitySealed: sealIdentity(this.#services.keyring, id, givenByOperator(request.identity)),
         },
       );
       if (typeof prepared === 'string') {

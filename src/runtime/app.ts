@@ -12,24 +12,30 @@ import { jurisdictionRoutes } from '../deadlines/routes.ts';
 import { reportRoutes } from '../reports/routes.ts';
 import { correctionRoutes } from '../corrections/routes.ts';
 import { disclosureRoutes } from '../disclosure/routes.ts';
+import { erasurePreviewRoutes } from '../erasure-preview/routes.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { registerSubjectDataArea } from './register-subject-data.ts';
 import { registerHumanSteps } from './register-human-steps.ts';
 import { FIDES_PREFIX, fidesCompatRoutes } from '../fides-compat/routes.ts';
 import { healthRoutes } from '../health/routes.ts';
 import { operatorRoutes } from '../operators/routes.ts';
+import { roleRoutes } from '../operators/role-routes.ts';
+import { ssoRoutes } from '../sso/routes.ts';
+import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { policyRoutes } from '../policies/routes.ts';
 import { registerPrivacyCenter } from './register-privacy-center.ts';
 import { privacyRequestRoutes } from '../privacy-requests/routes.ts';
 import type { Services } from '../services.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { eventSubscriptionRoutes } from '../events/routes.ts';
 import { registerAddressThrottle } from '../rate-limits/address-throttle.ts';
 import { unavailable } from '../errors.ts';
 import { authorizePlugin } from '../http/authorize.ts';
 import { answerError, answerFrameworkError } from '../http/error-handler.ts';
 import { registerManagementRoutes } from '../http/management.ts';
 import { registerOpenApi } from '../http/openapi/register.ts';
+import { acceptEmptyJsonBodies } from '../http/json-body.ts';
 import { SchemasCompiledOnFirstUse } from '../http/compile-on-first-use.ts';
 import { compileValidator } from '../http/validation.ts';
 import { terminalLogStream } from '../http/log-format.ts';
@@ -85,6 +91,7 @@ export async function buildApp(
   // Area B endpoints take GET with a body too (the seed writes their request lines as GET with bodies);
   // a GET without a body is handled exactly as before.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(schemas.validators(compileValidator));
   app.decorate('compileAllSchemas', () => schemas.compileAll());
   app.setErrorHandler(answerError);
@@ -135,6 +142,15 @@ export async function buildApp(
   await app.register(metricsRoutes(services));
   await registerManagementRoutes(app, authRoutes(services));
   await registerManagementRoutes(app, operatorRoutes(services.operators));
+  await registerManagementRoutes(app, roleRoutes(services.roles));
+  await app.register(
+    ssoRoutes({
+      sso: services.sso,
+      operators: services.operators,
+      publicBaseUrl: () => publicBaseUrl(services.config),
+    }),
+    { prefix: '/v1' },
+  );
   await registerManagementRoutes(app, connectionRoutes(services));
   await registerManagementRoutes(app, policyRoutes(services));
   await registerManagementRoutes(app, webhookRoutes(services));
@@ -144,8 +160,10 @@ export async function buildApp(
   await registerManagementRoutes(app, jurisdictionRoutes());
   await registerManagementRoutes(app, reportRoutes(services));
   await registerManagementRoutes(app, agentRoutes(services));
+  await registerManagementRoutes(app, eventSubscriptionRoutes(services));
   await registerManagementRoutes(app, correctionRoutes(services));
   await registerManagementRoutes(app, disclosureRoutes(services));
+  await registerManagementRoutes(app, erasurePreviewRoutes(services));
   await app.register(fidesCompatRoutes(services), { prefix: FIDES_PREFIX });
   await registerSubjectDataArea(app, services);
   await registerPrivacyCenter(app, services);

@@ -10,6 +10,8 @@ import { Queue } from '../jobs/queue.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { storeReadings } from './store-readings.ts';
 import { OperatorService } from '../operators/service.ts';
+import { RoleService } from '../operators/role-service.ts';
+import { SsoService } from '../sso/service.ts';
 import { loadInstallationSecrets } from './data-dir.ts';
 import { registerFeatures } from './features.ts';
 import type { Services } from '../services.ts';
@@ -32,12 +34,18 @@ export async function createServices(config: Config, announce: (message: string)
   const keyring = new Keyring(secrets.encryptionKey);
   const auth = new AuthService(db, secrets.rootClient, keyring, config.accessTokenTtlSeconds);
   const queue = new Queue(config, db);
+  const operators = new OperatorService(db, auth, {
+    passwordLogin: config.passwordLogin,
+    roleMap: config.oidc?.roleMap,
+  });
   return {
     config: resolved,
     db,
     keyring,
     auth,
-    operators: new OperatorService(db, auth),
+    operators,
+    roles: new RoleService(db),
+    sso: config.oidc ? new SsoService(db, config.oidc, operators, keyring) : undefined,
     queue,
     metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { LOG_UPKEEP_INTERVAL_MS, maintainLogPartitions } from '../db/log-partitions.ts';
 import { buildApp, type LoggerOption } from './app.ts';
 import { type RunningOutboxWorker, startOutboxWorker } from '../outbox/worker.ts';
+import { type RunningEventWorker, startEventWorker } from '../events/worker.ts';
 import { createPrivacyRequestQueues } from '../privacy-requests/jobs.ts';
 import { type RunningWorker, startPrivacyRequestWorker } from '../privacy-requests/engine/worker.ts';
 import { logDeliveryAttempt } from '../privacy-requests/messages/delivery-log.ts';
@@ -52,6 +53,9 @@ export async function startService(config: Config, options: StartOptions): Promi
   const outbox: RunningOutboxWorker | undefined = options.worker
     ? startOutboxWorker(services, logDeliveryAttempt, logError)
     : undefined;
+  const events: RunningEventWorker | undefined = options.worker
+    ? startEventWorker(services, logError)
+    : undefined;
   const retention = options.worker ? await startRetentionJob(services, logError) : undefined;
   // Entities stored before migration 029 move to their documents in the background (docs/area-b.md).
   const layout = options.worker ? runLayoutMigration(services.db, services.keyring, { announce }) : undefined;
@@ -69,14 +73,19 @@ export async function startService(config: Config, options: StartOptions): Promi
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      clearInterval(upkeep);
-      retention?.stop();
-      await layout?.stop();
-      await app?.close();
-      await services.queue.stop();
-      await worker?.stop();
-      await outbox?.stop();
-      await services.db.close();
+      // The store closes whatever failed before it: its close is what stops the embedded PostgreSQL.
+      try {
+        clearInterval(upkeep);
+        retention?.stop();
+        await layout?.stop();
+        await app?.close();
+        await services.queue.stop();
+        await worker?.stop();
+        await outbox?.stop();
+        await events?.stop();
+      } finally {
+        await services.db.close();
+      }
     })();
     return stopping;
   };

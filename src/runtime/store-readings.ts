@@ -3,6 +3,7 @@
 // answered, with 0 when nothing is in it, so that dashboards and alert rules see a series, not nothing.
 // Wiring, so it lives in runtime/: the metrics module below knows Prometheus, not the domains it reads.
 import type { Database } from '../db/database.ts';
+import { eventReadings } from '../events/readings.ts';
 import type { Queue } from '../jobs/queue.ts';
 import { OUTBOX_DELIVERY_STATES, outboxRepository } from '../outbox/repository.ts';
 import { privacyRequestRepository as requests } from '../privacy-requests/repository.ts';
@@ -19,6 +20,7 @@ export function deadlineBucketOf(daysLeft: number): DeadlineBucket {
 
 export function storeReadings(db: Database, queue: Queue, stuckAfterSeconds: number): StoreReadings {
   return {
+    ...eventReadings(db),
     async stuckPrivacyRequests() {
       return stuckRepository.countStuck(db, stuckAfterSeconds);
     },

@@ -80,6 +80,10 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
                 Type.Object({
                   entity_count: Type.Integer({ description: 'exact up to 100000' }),
                   entity_count_capped: Type.Boolean({ description: 'true: more entities than entity_count' }),
+                  labels: Type.Record(Type.String(), Type.String(), {
+                    description:
+                      'display names the access report shows: an entity name, or <entity name>.<attribute>, to its label',
+                  }),
                 }),
               ]),
             ),
@@ -115,7 +119,7 @@ export function datastoreManagementRoutes(admin: DatastoreAdminService): Fastify
         schema: {
           tags: ['datastores'],
           summary:
-            'Set the human labels of the datastore\'s entity names ({"users": "Your account"}), shown in access reports instead of the names; replaces the previous labels.',
+            'Set the human labels of the datastore\'s entity names and attributes ({"users": "Your account", "users.email": "Email address"}), shown in access reports instead of the names; replaces the previous labels.',
           security,
           params: Type.Object({ name: Type.String({ maxLength: 100 }) }),
           body: Type.Record(

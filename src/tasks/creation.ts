@@ -3,6 +3,7 @@
 // calls `openTasks` inside the transaction that moves the request to `requires_input`, so a crash leaves
 // either the move with its tasks or neither; a rerun finds the tasks it already made (one per system and
 // action) and makes no second one.
+import { emitTaskEvent } from '../events/emit.ts';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { manualSystemRepository, type ManualSystemRow } from '../manual-systems/repository.ts';
@@ -58,6 +59,11 @@ export async function openTasks(
   tasks: readonly NewTask[],
 ): Promise<number> {
   const created = await taskRepository.insertTasks(tx, privacyRequestId, tasks);
+  await emitTaskEvent(
+    tx,
+    'task.created',
+    created.map((task) => task.id),
+  );
   await logRepository.appendLog(
     tx,
     privacyRequestId,

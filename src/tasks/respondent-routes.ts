@@ -38,7 +38,13 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
           return html(
             reply,
             200,
-            renderRespondentForm(await organization(), state.task, request.params.token, language),
+            renderRespondentForm(
+              await organization(),
+              state.task,
+              request.params.token,
+              state.identifiers,
+              language,
+            ),
           );
         }
         const page = { language, path: respondentPath(request.params.token) };

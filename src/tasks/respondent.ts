@@ -8,6 +8,8 @@ import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { badRequest, conflict, DomainError, notFound } from '../errors.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
 import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
+import { manualSystemRepository } from '../manual-systems/repository.ts';
+import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
@@ -73,12 +75,37 @@ export async function inviteRespondent(
   });
 }
 
+/** One of the subject's identifiers as the respondent's page shows it. */
+export interface Identifier {
+  kind: string;
+  value: string;
+}
+
 /** What /respond/{token} shows: the task's form, or why the link works no more. */
 export type RespondentLinkState =
-  { kind: 'form'; task: TaskRow } | { kind: 'used' | 'expired' | 'answered' | 'unknown' };
+  | { kind: 'form'; task: TaskRow; identifiers: Identifier[] }
+  | { kind: 'used' | 'expired' | 'answered' | 'unknown' };
+
+/**
+ * The request's identifiers of the kinds the task's manual system names (its `identities`, read now: a
+ * system deleted since shows none), in that order; nothing of the subject beyond them.
+ */
+async function identifiersFor(
+  services: Pick<Services, 'db' | 'keyring'>,
+  task: TaskRow,
+): Promise<Identifier[]> {
+  const system = await manualSystemRepository.find(services.db, task.system_key);
+  if (!system || system.identities.length === 0) return [];
+  const request = await privacyRequestRepository.find(services.db, task.privacy_request_id);
+  if (!request?.identity_sealed) return [];
+  const known = typedIdentities(openIdentity(services.keyring, request.id, request.identity_sealed));
+  return system.identities.flatMap((kind) =>
+    known.filter((identity) => identity.kind === kind && identity.value.trim() !== ''),
+  );
+}
 
 export async function respondentLinkState(
-  services: Pick<Services, 'db'>,
+  services: Pick<Services, 'db' | 'keyring'>,
   token: string,
 ): Promise<RespondentLinkState> {
   const link = await respondentLinkRepository.find(services.db, hashOf(token));
@@ -88,7 +115,7 @@ export async function respondentLinkState(
   const task = await taskRepository.find(services.db, link.task_id);
   if (!task) return { kind: 'unknown' };
   if (task.status !== 'open') return { kind: 'answered' };
-  return { kind: 'form', task };
+  return { kind: 'form', task, identifiers: await identifiersFor(services, task) };
 }
 
 /**

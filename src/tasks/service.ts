@@ -4,6 +4,7 @@
 // moves it from `requires_input` back to `in_processing` and queues its continuation (post-execution
 // webhooks, then `complete`) in that same transaction. Changes to one request's tasks are serialised on
 // the request's row, so two people closing its last two tasks at once cannot both leave it waiting.
+import { emitTaskEvent } from '../events/emit.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
 import type { Database, Queryable } from '../db/database.ts';
@@ -15,6 +16,9 @@ import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { pageOf } from '../validation/page.ts';
 import { type TaskFilter, type TaskRow, taskRepository } from './repository.ts';
+
+/** A task's status, as the CLI and the routes name it (the repository's column). */
+export type { TaskStatus } from './repository.ts';
 import type { TaskView } from './schemas.ts';
 import { sealTaskData, type TaskData } from './task-data.ts';
 
@@ -100,6 +104,7 @@ async function changeOpenTask(
   if (task.status !== 'open') throw conflict(`The task ${id} is already ${task.status}.`);
   const entry = await change(task);
   await logRepository.appendLog(tx, request.id, [entry]);
+  await emitTaskEvent(tx, 'task.completed', [id]);
   if (by.change) {
     await recordChange(tx, by.change, `task.${entry.details.status === 'done' ? 'complete' : 'skip'}`, {
       task_id: id,
@@ -223,6 +228,7 @@ export async function assignTask(db: Database, by: ChangeActor, id: string, assi
     const before = await taskRepository.lock(tx, id);
     if (!before) throw notFound(`No task with id ${id}.`);
     const row = (await taskRepository.assign(tx, id, assignee)) as TaskRow;
+    if (assignee !== null && assignee !== before.assignee) await emitTaskEvent(tx, 'task.assigned', [id]);
     await logRepository.appendLog(tx, row.privacy_request_id, [
       {
         kind: 'note',

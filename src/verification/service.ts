@@ -22,6 +22,7 @@ import {
   sealUnverifiedIdentity,
 } from '../privacy-requests/identity.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
+import { provedByCode } from '../privacy-requests/trusted-identity.ts';
 import type { Services } from '../services.ts';
 import { reserveCodeMail, RetryLater } from './recipient.ts';
 import { verificationRepository as repo } from './repository.ts';
@@ -85,12 +86,11 @@ function givenIdentity(services: Pick<Services, 'keyring'>, row: RequestRow): Id
 
 /** The request's identities once its email is proved: the email trusted, every other value still not. */
 function provedEmail(services: Pick<Services, 'keyring'>, row: RequestRow) {
-  const { email, ...rest } = givenIdentity(services, row);
-  const trusted: Identity = email ? { email } : {};
+  const { trusted, unproven } = provedByCode(givenIdentity(services, row));
   return {
     identity_sealed: sealIdentity(services.keyring, row.id, trusted),
     unverified_identity_sealed:
-      Object.keys(rest).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, rest) : null,
+      Object.keys(unproven).length > 0 ? sealUnverifiedIdentity(services.keyring, row.id, unproven) : null,
     recipient_index: null,
   };
 }

@@ -90,7 +90,8 @@ describe('authorized agents', () => {
     await verifyAgent(id, agent);
 
     const confirmMail = await mail.waitFor(isKind('confirm who acts for you', subject));
-    assert.match(confirmMail.text, /Avery Agent says they are your authorized agent/);
+    // The agent's name is quoted as their own words, never as the organisation's.
+    assert.match(confirmMail.text, /Someone who gave the name "Avery Agent" \(their words, not/);
     assert.equal(mail.mailsTo(agent).filter((m) => m.text.includes('confirm who acts for you')).length, 0);
     const link = confirmLinkIn(confirmMail);
 
@@ -144,7 +145,7 @@ describe('authorized agents', () => {
     const id = await submitWithAgent(subject, agent);
     const early = await service.call('POST', `/v1/privacy-request/${id}/agent/accept`, {
       token,
-      json: { reason: 'signed power of attorney seen' },
+      json: { reason: 'signed power of attorney seen', identities: [] },
     });
     assert.equal(early.status, 400, 'not before the agent proved their email');
     assert.match(early.body.detail, /not verified their email/);
@@ -152,14 +153,14 @@ describe('authorized agents', () => {
 
     const blank = await service.call('POST', `/v1/privacy-request/${id}/agent/accept`, {
       token,
-      json: { reason: '   ' },
+      json: { reason: '   ', identities: [] },
     });
     assert.equal(blank.status, 422, blank.text);
     assert.match(blank.body.detail, /reason/);
 
     const accepted = await service.call('POST', `/v1/privacy-request/${id}/agent/accept`, {
       token,
-      json: { reason: 'signed power of attorney seen' },
+      json: { reason: 'signed power of attorney seen', identities: [] },
     });
     assert.equal(accepted.status, 200, accepted.text);
     assert.equal(accepted.body.submitted_by, 'authorized_agent');
@@ -177,7 +178,7 @@ describe('authorized agents', () => {
 
     const twice = await service.call('POST', `/v1/privacy-request/${id}/agent/accept`, {
       token,
-      json: { reason: 'again' },
+      json: { reason: 'again', identities: [] },
     });
     assert.equal(twice.status, 400);
     // The subject's link, mailed when the agent verified, no longer confirms anything.

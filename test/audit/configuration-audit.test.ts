@@ -75,10 +75,21 @@ describe('configuration audit', () => {
   function remember(body: unknown) {
     const text = JSON.stringify(body ?? null);
     for (const match of text.matchAll(
-      /"(?:client_secret|signing_secret)":"([^"*]{16,})"|"key":"(lk_[^"]+)"/g,
+      /"(?:client_secret|signing_secret|secret)":"([^"*]{16,})"|"key":"(lk_[^"]+)"/g,
     )) {
       secrets.add((match[1] ?? match[2]) as string);
     }
+  }
+
+  /** An event subscription to TARGET, made as root; its secret is remembered. */
+  async function eventSubscription() {
+    const key = unique('audit_events');
+    await asRoot('PUT', `/v1/event-subscription/${key}`, {
+      url: `${TARGET}/events`,
+      events: ['privacy_request.received'],
+      format: 'cloudevents',
+    });
+    return key;
   }
 
   async function connection(withSecrets = true) {
@@ -602,6 +613,47 @@ describe('configuration audit', () => {
       pattern: /^PATCH \/v1\/task\/:id$/,
       run: async () =>
         call('PATCH', `/v1/task/${await openTask()}`, 'task.assign', { assignee: 'audit.owner' }),
+    },
+    {
+      pattern: /^PUT \/v1\/event-subscription\/:key$/,
+      run: () =>
+        call('PUT', `/v1/event-subscription/${unique('audit_events')}`, 'event-subscription.create', {
+          url: `${TARGET}/events`,
+          events: ['privacy_request.received', 'task.created'],
+          format: 'teams',
+        }),
+    },
+    {
+      pattern: /^DELETE \/v1\/event-subscription\/:key$/,
+      run: async () =>
+        call('DELETE', `/v1/event-subscription/${await eventSubscription()}`, 'event-subscription.delete'),
+    },
+    {
+      pattern: /^POST \/v1\/event-subscription\/:key\/rotate-secret$/,
+      run: async () =>
+        call(
+          'POST',
+          `/v1/event-subscription/${await eventSubscription()}/rotate-secret`,
+          'event-subscription.secret.rotate',
+        ),
+    },
+    {
+      pattern: /^POST \/v1\/event-subscription\/:key\/delivery\/:delivery_id\/redeliver$/,
+      run: async () => {
+        const key = await eventSubscription();
+        // A delivery that failed for good, as the worker leaves one after 24 hours of retries.
+        await service.services.db.query(
+          `INSERT INTO event_deliveries (id, subscription_key, event_id, event_type, subject, privacy_request_id,
+                                         occurred_at, data, state)
+           VALUES ('msg_audit', $1, 'evt_audit', 'privacy_request.received', 'pri_audit', 'pri_audit', now(), '{}', 'failed')`,
+          [key],
+        );
+        return call(
+          'POST',
+          `/v1/event-subscription/${key}/delivery/msg_audit/redeliver`,
+          'event-subscription.redeliver',
+        );
+      },
     },
     {
       pattern: /^PUT \/v1\/maintenance$/,

@@ -99,7 +99,9 @@ describe('consent and opt-out', () => {
       assert.deepEqual(call.body.privacy_request.consent_preferences, [
         { data_use: 'marketing.advertising', opt_in: false },
       ]);
-      assert.equal(call.body.identity.email, subject, 'an opt-out acts on the identity given');
+      // Nothing proved the address: it reaches the webhooks apart, as every unproven value does.
+      assert.deepEqual(call.body.identity, {}, 'an opt-out proves no identity');
+      assert.equal(call.body.unverified_identity.email, subject, 'the opt-out names the value given');
     }
     await mail.waitFor(isKind('we received your request', subject));
     assert.equal(

@@ -268,7 +268,8 @@ describe('a paused request expires on time', () => {
     const detectedAfter = Date.now() - pausedAt;
     assert.ok(detectedAfter >= DELAY_TIMEOUT_SECONDS * 1000, `expired after ${detectedAfter} ms`);
     assert.ok(errored.finished_processing_at);
-    assert.ok(Date.parse(errored.finished_processing_at) - pausedAt < 20_000);
+    // Found by the expiry's own timer, not by the hourly sweep: well under the hour however loaded the machine.
+    assert.ok(Date.parse(errored.finished_processing_at) - pausedAt < 10 * 60_000);
     const { rows } = await service.services.db.query<{ error_reason: string }>(
       'SELECT error_reason FROM privacy_requests WHERE id = $1',
       [created.id],

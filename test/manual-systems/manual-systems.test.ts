@@ -49,13 +49,20 @@ describe('manual systems', () => {
     assert.deepEqual(created.body.fields, system.fields);
     assert.equal(created.body.assignee, 'clara');
     assert.equal(created.body.respondent_email, null);
+    assert.deepEqual(created.body.identities, []);
 
     const replaced = await service.call('PUT', '/v1/manual-system/archive', {
       token,
-      json: { ...system, actions: ['erasure'], respondent_email: 'archivist@vendor.example' },
+      json: {
+        ...system,
+        actions: ['erasure'],
+        respondent_email: 'archivist@vendor.example',
+        identities: ['email', 'loyalty_id'],
+      },
     });
     assert.equal(replaced.status, 200, replaced.text);
     assert.deepEqual(replaced.body.actions, ['erasure']);
+    assert.deepEqual(replaced.body.identities, ['email', 'loyalty_id']);
 
     const read = await service.call('GET', '/v1/manual-system/archive', { token: viewer });
     assert.equal(read.status, 200);
@@ -86,6 +93,8 @@ describe('manual systems', () => {
       [{ ...system, fields: [{ name: 'Bad Name', label: 'x' }] }, /fields/],
       [{ ...system, surprise: true }, /surprise/],
       [{ ...system, respondent_email: 'not an email' }, /respondent_email/],
+      [{ ...system, identities: ['E-mail'] }, /identities/],
+      [{ ...system, identities: ['email', 'email'] }, /identities/],
     ];
     for (const [json, detail] of cases) {
       const answer = await service.call('PUT', '/v1/manual-system/bad', { token, json });

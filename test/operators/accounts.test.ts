@@ -44,7 +44,16 @@ describe('operator accounts', () => {
 
   it("creates an operator and signs them in with Fides' answer shape", async () => {
     const created = await createUser('dana.owner', ['owner']);
-    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'created_by', 'email', 'roles', 'username']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'active',
+      'created_at',
+      'created_by',
+      'email',
+      'groups',
+      'provider',
+      'roles',
+      'username',
+    ]);
     assert.equal(created.email, null);
     assert.equal(created.created_by, 'root-test-client');
     const answer = await login('dana.owner');

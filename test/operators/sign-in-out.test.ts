@@ -36,19 +36,31 @@ describe('signing in and out', () => {
     });
   }
 
-  it('answers a correct login from another address within 2 s during 40 concurrent wrong ones', async () => {
+  it('answers a correct login from another address after at most a turn of wrong ones, during 40 concurrent wrong ones', async () => {
     let busiest = 0;
     const probe = setInterval(() => {
       busiest = Math.max(busiest, passwordHashing().running);
     }, 1);
+    const hashedBefore = passwordHashing().completed;
     const wrong = Array.from({ length: 40 }, () => login('203.0.113.50', WRONG));
-    const started = performance.now();
+    // The correct login comes once wrong hashes are queued, so that it has something to wait behind.
+    for (let turn = 0; turn < 10_000 && passwordHashing().waiting < 5; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    assert.ok(passwordHashing().waiting >= 5, 'wrong hashes are queued');
     const right = await login('198.51.100.7', PASSWORD);
-    const took = performance.now() - started;
+    // Hashes done when the correct login answered, its own included: the work it waited behind, which a
+    // loaded machine slows down but does not change. A queue served first come first served makes it wait
+    // for all ten wrong hashes (measured: 10); served round-robin by address, for those running and the
+    // next in turn (measured: 3).
+    const hashedUntilRight = passwordHashing().completed - hashedBefore;
     const answers = await Promise.all(wrong);
     clearInterval(probe);
     assert.equal(right.statusCode, 200, right.body);
-    assert.ok(took < 2000, `the correct login took ${Math.round(took)} ms`);
+    assert.ok(
+      hashedUntilRight <= MAX_CONCURRENT_HASHES + 3,
+      `the correct login waited for ${hashedUntilRight - 1} other hashes`,
+    );
     assert.ok(busiest <= MAX_CONCURRENT_HASHES, `${busiest} hashes ran at once`);
     const statuses = answers.map((answer) => answer.statusCode);
     assert.equal(statuses.filter((status) => status === 401).length, 10, statuses.join(' '));

@@ -239,6 +239,19 @@ describe('DSR policies and rules', () => {
     assert.deepEqual(keys((await read(service, '/v1/dsr/policy/strict_policy')).rules), ['good']);
   });
 
+  it('refuses a body with a rule that names no action: 422 naming action_type and the rule, nothing stored', async () => {
+    await patchPolicies([{ name: 'Access only', key: 'access_only', drp_action: 'access' }]);
+    const before = await read(service, '/v1/dsr/policy/access_only');
+    const answer = await patchRules('access_only', [
+      { name: 'Good', key: 'good', action_type: 'access' },
+      { name: 'No action', key: 'no_action' },
+    ]);
+    assert.equal(answer.status, 422);
+    assert.match(answer.body.detail, /^action_type is required: rule 2 \(no_action\) names no action\./);
+    assert.match(answer.body.detail, /access, erasure/);
+    assert.deepEqual(await read(service, '/v1/dsr/policy/access_only'), before);
+  });
+
   it('refuses rule bodies for unknown policies or of the wrong shape and changes nothing', async () => {
     const before = await read(service, '/v1/dsr/policy?size=1000');
     const unknown = await patchRules('no_such_policy', [{ name: 'R', key: 'r', action_type: 'access' }]);

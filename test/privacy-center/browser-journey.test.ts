@@ -120,10 +120,12 @@ describe('the privacy center journey in Chromium', () => {
     return id;
   }
 
-  async function approveInConsole(id: string) {
+  async function approveInConsole(id: string, { erasure = false } = {}) {
     // The console keeps its session in memory only: a fresh load signs in again.
     await signIn(operator, service, `/console/requests/${id}`);
     await operator.getByRole('button', { name: `Approve ${id}` }).click();
+    // An erasure is approved in the dialog that shows what it will touch (test/console/dpo-console-only.test.ts).
+    if (erasure) await operator.getByRole('button', { name: 'Approve erasure' }).click();
     await operator.getByRole('button', { name: `Approve ${id}` }).waitFor({ state: 'detached' });
   }
 
@@ -165,7 +167,7 @@ describe('the privacy center journey in Chromium', () => {
     const page = await phone.newPage();
     watchForPageProblems(page, problems);
     const id = await submitAndVerify(page, subject, 'Erase my data');
-    await approveInConsole(id);
+    await approveInConsole(id, { erasure: true });
     const done = await mail.waitFor(isKind('your request is complete', subject.email));
     assert.match(done.text, /crm: 3 records/);
     assert.match(done.text, /shop: 2 records/);

@@ -15,6 +15,7 @@ import {
   uploadFile,
 } from '../privacy-requests/rule-support.ts';
 import { sealIdentity } from '../../src/privacy-requests/identity.ts';
+import { givenByOperator } from '../../src/privacy-requests/trusted-identity.ts';
 import {
   connectionTo,
   getRequest,
@@ -367,7 +368,7 @@ describe('a public erasure with a pre-approval webhook', () => {
     // What a public request looked like before: both values in identity, nothing apart.
     await service.services.db.query(
       'UPDATE privacy_requests SET identity_sealed = $2, unverified_identity_sealed = NULL WHERE id = $1',
-      [id, sealIdentity(service.services.keyring, id, { email, phone_number: phone })],
+      [id, sealIdentity(service.services.keyring, id, givenByOperator({ email, phone_number: phone }))],
     );
     assert.equal(
       (await service.call('POST', `/v1/privacy-request/${id}/verify`, { json: { code } })).status,

@@ -22,6 +22,7 @@ import {
   type Stores,
   type Subject,
   uploadFile,
+  operatorMatches,
 } from './rule-support.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- packages are inspected field by field
@@ -60,7 +61,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identities: [{ kind: 'email', value: subject.email.toUpperCase() }],
+      identities: operatorMatches({ email: subject.email.toUpperCase() }),
     });
     assert.deepEqual(summary.datastores, ['crm', 'shop']);
     assert.deepEqual(summary.erasure, []);
@@ -148,7 +149,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'profile_access',
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     });
     assert.deepEqual(summary.access[0]?.datastores, [
       { datastore: 'crm', matched_entities: 3, entities: 1, attributes: 1, files: 0 },
@@ -168,10 +169,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identities: [
-        { kind: 'phone_number', value: subject.phone },
-        { kind: 'email', value: '  ' },
-      ],
+      identities: operatorMatches({ phone_number: subject.phone, email: '  ' }),
     });
     assert.deepEqual(
       summary.access[0]?.datastores.map((entry) => [entry.datastore, entry.matched_entities]),
@@ -208,7 +206,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'split_access',
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     });
     assert.deepEqual(
       // Rules created in one call may share a creation time; the order between destinations is not the point.
@@ -263,7 +261,7 @@ describe('access rules', () => {
     const original = requestId();
     const input = {
       policyKey: 'default_access_policy',
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     };
     await runPolicyRules(service.services, { ...input, privacyRequestId: original });
     const folder = path.join(service.config.dataDir, 'access-packages');
@@ -284,7 +282,7 @@ describe('access rules', () => {
     const summary = await runPolicyRules(service.services, {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identities: [{ kind: 'email', value: 'nobody@example.com' }],
+      identities: operatorMatches({ email: 'nobody@example.com' }),
     });
     assert.deepEqual(
       summary.access[0]?.datastores.map((entry) => entry.entities),
@@ -304,7 +302,7 @@ describe('access rules', () => {
       runPolicyRules(service.services, {
         privacyRequestId: traversal,
         policyKey: 'default_access_policy',
-        identities: [{ kind: 'email', value: subject.email }],
+        identities: operatorMatches({ email: subject.email }),
       }),
       (error: Error & { code?: string }) =>
         error.code === 'unstorable_request_id' && /privacy request id/.test(error.message),
@@ -314,7 +312,7 @@ describe('access rules', () => {
       runPolicyRules(service.services, {
         privacyRequestId: unknownPolicy,
         policyKey: 'no_such_policy',
-        identities: [{ kind: 'email', value: subject.email }],
+        identities: operatorMatches({ email: subject.email }),
       }),
       (error: Error & { code?: string }) =>
         error.code === 'unknown_policy' && /no_such_policy/.test(error.message),

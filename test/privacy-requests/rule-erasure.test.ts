@@ -18,6 +18,7 @@ import {
   type Stores,
   type Subject,
   uploadFile,
+  operatorMatches,
 } from './rule-support.ts';
 
 const assertNoValue = (text: string, subject: Subject, where: string) => {
@@ -37,7 +38,7 @@ describe('erasure rules', () => {
     runPolicyRules(service.services, {
       privacyRequestId,
       policyKey,
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     });
 
   /** Everything a subject has, read through the public API, to compare before and after. */
@@ -343,7 +344,7 @@ describe('erasure rules', () => {
     const input = {
       privacyRequestId: id,
       policyKey: 'access_and_hash',
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     };
 
     const first = await runPolicyRules(service.services, input);
@@ -369,7 +370,7 @@ describe('erasure rules', () => {
     const raceInput = {
       ...input,
       privacyRequestId: requestId(),
-      identities: [{ kind: 'email', value: racing.email }],
+      identities: operatorMatches({ email: racing.email }),
     };
     const [one, two] = await Promise.all([
       runPolicyRules(service.services, raceInput),
@@ -440,7 +441,7 @@ describe('erasure rules', () => {
     const input = {
       privacyRequestId: id,
       policyKey: 'default_access_policy',
-      identities: [{ kind: 'email', value: subject.email }],
+      identities: operatorMatches({ email: subject.email }),
     };
     await runPolicyRules(service.services, input);
     await stores.crm.call('/api/attribute/update', {

@@ -7,6 +7,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ApiClient, apiClient } from '../helpers/area-b.ts';
 import type { TestService } from '../helpers/service.ts';
+import type { Identity } from '../../src/privacy-requests/identity.ts';
+import {
+  givenByOperator,
+  type TrustedMatch,
+  trustedMatches,
+} from '../../src/privacy-requests/trusted-identity.ts';
 
 export interface Subject {
   /** The identity as the data subject gives it (mixed case). */
@@ -189,3 +195,8 @@ export async function packageFilesOnDisk(service: TestService, privacyRequestId:
 }
 
 export const requestId = () => `pri_${randomUUID()}`;
+
+/** Identities as an operator gives them (their management token is the proof): what a rule run matches. */
+export function operatorMatches(identity: Identity): TrustedMatch[] {
+  return trustedMatches(givenByOperator(identity));
+}

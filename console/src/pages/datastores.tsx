@@ -20,6 +20,7 @@ import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { Body, Datastore, IssuedApiKey } from '../schema.ts';
 import { IdentityAttributesSection } from './datastore-identities.tsx';
+import { ReportSection } from './datastore-report.tsx';
 
 /** A datastore's entity count, linking to its read-only browse. */
 function EntityCount(props: { datastore: Datastore }) {
@@ -375,6 +376,7 @@ export function DatastoresPage() {
         <>
           <DatastoreSection datastores={datastores.data ?? []} reload={datastores.reload} />
           <IdentityAttributesSection datastores={datastores.data ?? []} />
+          <ReportSection datastores={datastores.data ?? []} reload={datastores.reload} />
           <KeySection datastores={datastores.data ?? []} />
           <MaintenanceSection />
         </>

@@ -1,5 +1,5 @@
 // Manual systems (docs/human-steps.md): systems without an API that a person answers for. Lists them with
-// their actions, fields and assignee; a form creates or replaces one (fields written one a line as
+// their actions, fields, assignee and the subject's identifiers its respondents see; a form creates or replaces one (fields written one a line as
 // `name: Label`); each can be deleted. Tasks already given out keep their own copy of a system.
 import { type FormEvent, useState } from 'react';
 import { answer } from '../api.ts';
@@ -34,6 +34,7 @@ export function ManualSystemsPage() {
   const [instructions, setInstructions] = useState('');
   const [assignee, setAssignee] = useState('');
   const [respondent, setRespondent] = useState('');
+  const [identities, setIdentities] = useState('');
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -49,6 +50,14 @@ export function ManualSystemsPage() {
             instructions,
             assignee: assignee.trim() || null,
             respondent_email: respondent.trim() || null,
+            identities: [
+              ...new Set(
+                identities
+                  .split(',')
+                  .map((kind) => kind.trim())
+                  .filter(Boolean),
+              ),
+            ],
           },
         }),
       ),
@@ -74,6 +83,7 @@ export function ManualSystemsPage() {
               <th scope="col">Actions</th>
               <th scope="col">Fields</th>
               <th scope="col">Assignee</th>
+              <th scope="col">Identifiers shown</th>
               <th scope="col">
                 <span className="visually-hidden">Delete</span>
               </th>
@@ -87,6 +97,7 @@ export function ManualSystemsPage() {
                 <td data-label="Actions">{system.actions.join(', ')}</td>
                 <td data-label="Fields">{system.fields.map((field) => field.label).join(', ')}</td>
                 <td data-label="Assignee">{system.assignee ?? '—'}</td>
+                <td data-label="Identifiers shown">{system.identities.join(', ') || '—'}</td>
                 <td data-label="Delete">
                   {canChange ? (
                     <ConfirmButton
@@ -157,6 +168,19 @@ export function ManualSystemsPage() {
                 type="email"
                 value={respondent}
                 onChange={(e) => setRespondent(e.target.value)}
+              />
+            )}
+          </Field>
+          <Field
+            label="Identifiers the system needs"
+            hint="the subject's identity kinds the person answering may see to find the record, comma-separated: email, phone_number or a custom identity's key (none: nothing of the subject is shown)"
+          >
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                value={identities}
+                onChange={(e) => setIdentities(e.target.value)}
               />
             )}
           </Field>

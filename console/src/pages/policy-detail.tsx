@@ -16,11 +16,16 @@ type StrategyName = NonNullable<RuleItem['masking_strategy']>['strategy'];
 import { useConnections } from './policies.tsx';
 import { WebhookList } from './webhook-list.tsx';
 
-function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
+/**
+ * Adds or redefines a rule. There is no default action: the form starts on the policy's own action (its
+ * `drp_action`) when that is a registered action type, and otherwise on no choice, which the operator must
+ * make before saving (an access policy must never become an erasure by one click).
+ */
+function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: () => Promise<void> }) {
   const { api } = useSession();
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
-  const [actionType, setActionType] = useState<RuleItem['action_type']>('erasure');
+  const [chosenAction, setActionType] = useState<RuleItem['action_type'] | ''>('');
   const [strategy, setStrategy] = useState<StrategyName>('nullify');
   const [rewriteValue, setRewriteValue] = useState('');
   const [targets, setTargets] = useState('*');
@@ -28,6 +33,9 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   const [saved, setSaved] = useState('');
   const strategies = useResource(() => answer(api.GET('/v1/masking/strategy')), 'strategies');
   const actionTypes = useResource(() => answer(api.GET('/v1/action-type')), 'action types');
+  const purpose = actionTypes.data?.find((entry) => entry.name === props.purpose)?.name as
+    RuleItem['action_type'] | undefined;
+  const actionType: RuleItem['action_type'] | '' = chosenAction || purpose || '';
   const chosen = strategies.data?.find((entry) => entry.name === strategy);
   const takes = actionTypes.data?.find((entry) => entry.name === actionType);
   const masks = takes?.rule.masking_strategy ?? false;
@@ -36,6 +44,10 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaved('');
+    if (!actionType) {
+      save.setError('Choose the action type of this rule.');
+      return;
+    }
     const item: RuleItem = { name: name.trim(), key: key.trim(), action_type: actionType };
     if (targeted) {
       item.targets = targets
@@ -85,15 +97,28 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
             />
           )}
         </Field>
-        <Field label="Action type" hint={takes?.description}>
+        <Field
+          label="Action type"
+          hint={
+            takes
+              ? `${takes.description}${purpose && actionType !== purpose ? ` This policy's action is ${purpose}.` : ''}`
+              : 'This policy names no action: choose what the rule does.'
+          }
+        >
           {(id, describedBy) => (
             <select
               id={id}
               aria-describedby={describedBy}
+              required
               value={actionType}
               disabled={!actionTypes.data}
               onChange={(event) => setActionType(event.target.value as RuleItem['action_type'])}
             >
+              {actionType ? null : (
+                <option value="" disabled>
+                  Choose an action
+                </option>
+              )}
               {(actionTypes.data ?? []).map((entry) => (
                 <option key={entry.name} value={entry.name}>
                   {entry.name}
@@ -104,7 +129,13 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
         </Field>
         <Field
           label="Masking strategy"
-          hint={masks ? chosen?.description : `${actionType} rules mask nothing.`}
+          hint={
+            masks
+              ? chosen?.description
+              : actionType
+                ? `${actionType} rules mask nothing.`
+                : 'Choose an action type first.'
+          }
         >
           {(id, describedBy) => (
             <select
@@ -114,7 +145,7 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
               disabled={!masks || !strategies.data}
               onChange={(event) => setStrategy(event.target.value as StrategyName)}
             >
-              {masks ? null : <option value="">none ({actionType})</option>}
+              {masks ? null : <option value="">none{actionType ? ` (${actionType})` : ''}</option>}
               {(strategies.data ?? []).map((entry) => (
                 <option key={entry.name} value={entry.name}>
                   {entry.name}
@@ -140,7 +171,9 @@ function RuleForm(props: { policyKey: string; onSaved: () => Promise<void> }) {
           hint={
             targeted
               ? '*, table.* or table.attribute; separated by commas or spaces'
-              : `${actionType} rules take no targets.`
+              : actionType
+                ? `${actionType} rules take no targets.`
+                : 'Choose an action type first.'
           }
         >
           {(id, describedBy) => (
@@ -227,7 +260,7 @@ export function PolicyDetailPage(props: { policyKey: string }) {
           <section aria-labelledby="rules-heading">
             <h2 id="rules-heading">Rules</h2>
             <RulesTable rules={policy.data.rules} />
-            <RuleForm policyKey={props.policyKey} onSaved={policy.reload} />
+            <RuleForm policyKey={props.policyKey} purpose={policy.data.drp_action} onSaved={policy.reload} />
           </section>
           {connections.data ? (
             <>

@@ -2,7 +2,7 @@
 // denial reason, duplicate and excess flags and appeal; and the actions that need a reason the subject is
 // told: Extend… (once, while open and before the due date) and the decision of a pending appeal. Each
 // reason is typed in a modal dialog; the API's own sentence is shown when it refuses.
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { answer } from '../api.ts';
 import { ErrorNotice, Field } from '../components.tsx';
@@ -96,6 +96,8 @@ export function ReasonDialog(props: {
   /** What becomes of the reason, under its field; by default, that the subject is told it. */
   reasonHint?: string;
   maxLength?: number;
+  /** More of the form, above the reason (the identities a power of attorney establishes). */
+  children?: ReactNode;
   onSubmit: (reason: string) => Promise<unknown>;
   onClose: () => void;
   onDone: () => Promise<void>;
@@ -122,6 +124,7 @@ export function ReasonDialog(props: {
       <form onSubmit={submit}>
         <h2 id="reason-heading">{props.heading}</h2>
         <p className="hint">{props.explanation}</p>
+        {props.children}
         <Field label="Reason" hint={props.reasonHint ?? 'the subject is told this reason'}>
           {(id, describedBy) => (
             <textarea

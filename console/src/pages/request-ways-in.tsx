@@ -25,6 +25,9 @@ function AgentFacts(props: { request: PrivacyRequest; onChanged: () => Promise<v
   const { api } = useSession();
   const canReview = useCan('privacy-request:review');
   const [accepting, setAccepting] = useState(false);
+  // The identities the document establishes beside the subject's address: none unless the reviewer ticks them.
+  const [established, setEstablished] = useState<string[]>([]);
+  const provable = Object.keys(props.request.unverified_identity ?? {}).filter((key) => key !== 'email');
   const byId = { params: { path: { id: props.request.id } } };
   const agent = useResource(
     () => answer(api.GET('/v1/privacy-request/{id}/agent', byId)),
@@ -50,7 +53,7 @@ function AgentFacts(props: { request: PrivacyRequest; onChanged: () => Promise<v
         <dt>Authorised</dt>
         <dd>
           {data.authorization
-            ? `${AUTHORIZATION_LABELS[data.authorization] ?? data.authorization}${data.authorized_at ? `, ${formatDateTime(data.authorized_at)}` : ''}${data.authorized_by && data.authorization === 'power_of_attorney' ? ` by ${data.authorized_by}` : ''}${data.reason ? `: ${data.reason}` : ''}`
+            ? `${AUTHORIZATION_LABELS[data.authorization] ?? data.authorization}${data.authorized_at ? `, ${formatDateTime(data.authorized_at)}` : ''}${data.authorized_by && data.authorization === 'power_of_attorney' ? ` by ${data.authorized_by}` : ''}${data.identities.length > 0 ? `, establishing ${data.identities.join(', ')}` : ''}${data.reason ? `: ${data.reason}` : ''}`
             : data.email_verified_at
               ? 'not yet: waiting for the subject to confirm the agent'
               : 'not yet: waiting for the agent to verify their email'}
@@ -66,18 +69,46 @@ function AgentFacts(props: { request: PrivacyRequest; onChanged: () => Promise<v
       {accepting ? (
         <ReasonDialog
           heading={`Accept the power of attorney of ${data.name}`}
-          explanation={`In place of the subject's confirmation: the agent is recorded as authorised by you, and request ${props.request.id} goes on as verified. Say what you saw, in 1 to ${ACCEPT_REASON_MAX_LENGTH} characters, not blank.`}
+          explanation={`In place of the subject's confirmation: the agent is recorded as authorised by you, and request ${props.request.id} goes on with the subject's email proved. Tick only the identities the document itself establishes: the others stay unverified and match nothing. Say what you saw, in 1 to ${ACCEPT_REASON_MAX_LENGTH} characters, not blank.`}
           reasonHint="kept in the request's log and shown as the agent's authorisation"
           maxLength={ACCEPT_REASON_MAX_LENGTH}
           submitLabel="Accept"
           onSubmit={(reason) =>
-            answer(api.POST('/v1/privacy-request/{id}/agent/accept', { ...byId, body: { reason } }))
+            answer(
+              api.POST('/v1/privacy-request/{id}/agent/accept', {
+                ...byId,
+                body: { reason, identities: established },
+              }),
+            )
           }
-          onClose={() => setAccepting(false)}
+          onClose={() => {
+            setAccepting(false);
+            setEstablished([]);
+          }}
           onDone={async () => {
             await Promise.all([agent.reload(), props.onChanged()]);
           }}
-        />
+        >
+          {provable.length > 0 ? (
+            <fieldset>
+              <legend>The document establishes (unproven until ticked)</legend>
+              {provable.map((key) => (
+                <label key={key}>
+                  <input
+                    type="checkbox"
+                    checked={established.includes(key)}
+                    onChange={(event) =>
+                      setEstablished((current) =>
+                        event.target.checked ? [...current, key] : current.filter((name) => name !== key),
+                      )
+                    }
+                  />{' '}
+                  {key}
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+        </ReasonDialog>
       ) : null}
     </>
   );

@@ -1,10 +1,18 @@
 // The task inbox: tasks of manual systems (docs/human-steps.md), soonest due first, filtered to mine, open,
-// overdue or all, each with its due date; assign or reassign in place; and the task's form, generated from
-// its system's fields, to complete it (access data, or an erasure confirmed) or skip it with a reason.
+// overdue or all, each with its due date; assign or reassign in place; mail a respondent outside the
+// company the link to answer; and the task's form, generated from its system's fields, to complete it (access data, or an erasure confirmed) or skip it with a reason.
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { answer } from '../api.ts';
-import { Empty, ErrorNotice, Field, Loading, PageHeader, StatusBadge } from '../components.tsx';
+import {
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  StatusBadge,
+  SuccessNotice,
+} from '../components.tsx';
 import { formatDateTime } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
@@ -104,6 +112,54 @@ function AssignForm(props: { task: Task; onChanged: () => void }) {
   );
 }
 
+/**
+ * Mails a respondent outside the company a single-use link to answer the task (POST /v1/task/{id}/invite):
+ * to the address typed here, else to the system's respondent; the API's sentence says when neither is set.
+ */
+function InviteForm(props: { task: Task }) {
+  const { api } = useSession();
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState('');
+  const action = useAction();
+  async function invite(event: FormEvent) {
+    event.preventDefault();
+    setSent('');
+    const body = email.trim() ? { respondent_email: email.trim() } : {};
+    let expiresAt = '';
+    const ok = await action.run(async () => {
+      const answered = await answer(
+        api.POST('/v1/task/{id}/invite', { params: { path: { id: props.task.id } }, body }),
+      );
+      expiresAt = answered.expires_at;
+    });
+    if (ok) setSent(`Link sent; it works once, until ${formatDateTime(expiresAt)}.`);
+  }
+  return (
+    <form
+      className="assign"
+      onSubmit={invite}
+      aria-label={`Invite a respondent for ${props.task.system_name}`}
+    >
+      <Field label="Respondent's email" hint="empty: the system's respondent">
+        {(fieldId, describedBy) => (
+          <input
+            id={fieldId}
+            type="email"
+            aria-describedby={describedBy}
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+        )}
+      </Field>
+      <button type="submit" disabled={action.pending}>
+        Send the link
+      </button>
+      <ErrorNotice message={action.error} />
+      {sent ? <SuccessNotice message={sent} /> : null}
+    </form>
+  );
+}
+
 export function TasksPage() {
   const { api, info } = useSession();
   const [view, setView] = useState<View>('open');
@@ -190,6 +246,7 @@ export function TasksPage() {
                       <>
                         <TaskForm task={task} onChanged={() => void tasks.reload()} />
                         <AssignForm task={task} onChanged={() => void tasks.reload()} />
+                        <InviteForm task={task} />
                       </>
                     ) : (
                       <button type="button" onClick={() => setOpened(task.id)}>

@@ -47,6 +47,10 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'Area B subject data API: entities, attributes, files and subject rights.',
   },
   { name: 'outbox', description: 'Mail the service sent or will send.' },
+  {
+    name: 'event-subscriptions',
+    description: "Receivers of Lethe's events (CloudEvents, Slack, Teams) and their delivery logs.",
+  },
   { name: 'console', description: 'The operator console session.' },
   { name: 'operations', description: 'Health and metrics for whoever runs the service.' },
 ];

@@ -12,14 +12,8 @@ import type { CallbackDelivery } from '../../callbacks/delivery.ts';
 import { type CallbackTarget, connectionRepository } from '../../connections/repository.ts';
 import type { PolicyWithRulesAsRead } from '../../policies/repository.ts';
 import type { Services } from '../../services.ts';
-import {
-  type Identity,
-  mergeIdentity,
-  openIdentity,
-  openUnverifiedIdentity,
-  sealIdentity,
-  typedIdentities,
-} from '../identity.ts';
+import { openIdentity, openUnverifiedIdentity, sealIdentity, typedIdentities } from '../identity.ts';
+import { derivedByWebhook, type TrustedIdentity, trustedMatches } from '../trusted-identity.ts';
 import { callbackInputs, openActionInputs } from '../action-inputs.ts';
 import { hooksOf, type PendingWork } from '../lifecycle.ts';
 import { parseTwoWayAnswer } from './two-way-answer.ts';
@@ -56,7 +50,7 @@ interface Run {
   readonly steps: readonly StepRow[];
   readonly policy: { whole: PolicyWithRulesAsRead; embed: PolicyEmbed };
   /** The identities as last opened, and the sealed value they came from (a derived identity replaces it). */
-  identity?: { sealed: Uint8Array; opened: Identity };
+  identity?: { sealed: Uint8Array; opened: TrustedIdentity };
   /** What the statement that confirmed the last step read and recorded for the call of the next one. */
   prepared?: PreparedCall;
 }
@@ -149,7 +143,7 @@ export class PrivacyRequestExecutor {
     if (row) throw new Error(`request ${id} did not settle within ${MAX_STEPS_PER_RUN} steps`);
   }
 
-  #identity(run: Run, row: RequestRow, sealed: Uint8Array): Identity {
+  #identity(run: Run, row: RequestRow, sealed: Uint8Array): TrustedIdentity {
     // Every compare-and-set returns the row anew: compare the bytes, not the buffers.
     if (!run.identity || Buffer.compare(run.identity.sealed, sealed) !== 0) {
       run.identity = { sealed, opened: openIdentity(this.#services.keyring, row.id, sealed) };
@@ -157,7 +151,7 @@ export class PrivacyRequestExecutor {
     return run.identity.opened;
   }
 
-  async #runRules(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+  async #runRules(run: Run, row: RequestRow, step: StepRow, identity: TrustedIdentity): Promise<StepResult> {
     const policy = run.policy;
     const started = performance.now();
     let summary: unknown;
@@ -167,7 +161,10 @@ export class PrivacyRequestExecutor {
         {
           privacyRequestId: row.id,
           policyKey: policy.whole.key,
-          identities: typedIdentities(identity),
+          identities: trustedMatches(identity),
+          unproven: typedIdentities(
+            openUnverifiedIdentity(this.#services.keyring, row.id, row.unverified_identity_sealed),
+          ),
           inputs: openActionInputs(this.#services.keyring, row),
         },
         policy.whole.rules,
@@ -238,7 +235,12 @@ export class PrivacyRequestExecutor {
     });
   }
 
-  async #callWebhook(run: Run, row: RequestRow, step: StepRow, identity: Identity): Promise<StepResult> {
+  async #callWebhook(
+    run: Run,
+    row: RequestRow,
+    step: StepRow,
+    identity: TrustedIdentity,
+  ): Promise<StepResult> {
     const timing = step.kind;
     const twoWay = step.direction === 'two_way';
     // Read for every call, not once a run: a rotated signing secret or a replaced authorization applies
@@ -306,7 +308,7 @@ export class PrivacyRequestExecutor {
       changes.identity_sealed = sealIdentity(
         this.#services.keyring,
         row.id,
-        mergeIdentity(identity, answer.derived),
+        derivedByWebhook(identity, answer.derived),
       );
       entries.push({
         kind: 'note',

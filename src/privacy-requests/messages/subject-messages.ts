@@ -6,7 +6,7 @@
 // were purged) gets no message. Nothing here sends or logs anything.
 import type { Queryable } from '../../db/database.ts';
 import { type AddressedMessage, enqueueMessages } from '../../outbox/enqueue.ts';
-import type { MessageKind } from '../../outbox/repository.ts';
+import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { requestStatusUrl } from '../../privacy-center-settings/public-url.ts';
 import {
   publishedAction,
@@ -29,7 +29,7 @@ export interface SubjectMessage {
     /** The language its subject reads; read from the request when the caller did not give it. */
     language?: string | null;
   };
-  kind: MessageKind;
+  kind: RequestMessageKind;
   /** What the kind needs besides the request: the code, the reason, the link, the erasure counts. */
   details?: Pick<
     MessageContext,

@@ -3,7 +3,7 @@
 // in HTML is escaped. No template names the person: they are addressed as "you".
 import { type MessageKey, type MessageValues, translate } from '../../i18n/catalogue.ts';
 import { formatDay, formatInstant } from '../../i18n/dates.ts';
-import type { MessageKind } from '../../outbox/repository.ts';
+import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { escapeHtml } from '../../validation/html.ts';
 
 export interface ErasedInDatastore {
@@ -108,7 +108,7 @@ function erasureLines(say: Say, erased: readonly ErasedInDatastore[]): string[] 
 
 type Say = (key: MessageKey, values?: MessageValues) => string;
 
-export function renderMessage(kind: MessageKind, context: MessageContext): RenderedMessage {
+export function renderMessage(kind: RequestMessageKind, context: MessageContext): RenderedMessage {
   const language = context.language;
   const say: Say = (key, values) => translate(language, key, values);
   const action = context.actionTitle;
@@ -166,11 +166,8 @@ export function renderMessage(kind: MessageKind, context: MessageContext): Rende
       ]);
     case 'agent_confirmation':
       return render(say('mail.agent_confirmation.subject'), context, [
-        say('mail.agent_confirmation.claim', {
-          agent: context.agent?.name ?? say('mail.agent_confirmation.someone'),
-          organization,
-          action,
-        }),
+        // The name is the agent's own words, never the organisation's: quoted, and said to be theirs.
+        say('mail.agent_confirmation.claim', { agent: context.agent?.name ?? '', organization, action }),
         { text: say('mail.agent_confirmation.confirm'), url: page(context.agent?.confirmUrl ?? '') },
         say('mail.agent_confirmation.lifetime', { until: instant(context.agent?.expiresAt) }),
       ]);

@@ -4,6 +4,7 @@
 import type { RunContext } from '../../actions/registry.ts';
 import type { TypedIdentity } from '../../datastore/identity-attributes.ts';
 import type { Services } from '../../services.ts';
+import type { TrustedMatch } from '../trusted-identity.ts';
 
 export type { RunContext };
 
@@ -11,7 +12,12 @@ export interface RuleRunInput {
   privacyRequestId: string;
   policyKey: string;
   /** The request's trusted identities, each matched only through attributes of its kind. */
-  identities: TypedIdentity[];
+  identities: TrustedMatch[];
+  /**
+   * The request's unverified identities: never matched; only an opt-out may be recorded for them (an
+   * opt-out gives nobody data and erases nothing, CCPA §7026(d)).
+   */
+  unproven?: TypedIdentity[];
   /** Each action type's input, opened, under the type's name (consent: the preferences; update: corrections). */
   inputs?: Record<string, unknown>;
 }

@@ -40,6 +40,7 @@ export async function runRulesOf(
     privacyRequestId: input.privacyRequestId,
     policyKey: input.policyKey,
     identities: input.identities.filter((identity) => identity.value.trim() !== ''),
+    unproven: (input.unproven ?? []).filter((identity) => identity.value.trim() !== ''),
     datastores,
     storageDestinations: destinations,
   };

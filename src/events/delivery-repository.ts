@@ -1,0 +1,106 @@
+// SQL of the events worker: claims due deliveries with a lease (as the outbox does: a worker that dies
+// mid-delivery leaves them to be tried again, two workers never hold one at once) and records each
+// attempt. A delivery is claimed only when no earlier delivery of the same request to the same
+// subscription is still pending, so each receiver gets a request's events in order.
+import type { Queryable } from '../db/database.ts';
+import type { DeliveryRow, SubscriptionRow } from './repository.ts';
+import type { StoredEvent } from './render.ts';
+
+export type ClaimedDelivery = DeliveryRow &
+  StoredEvent & {
+    url: string;
+    format: SubscriptionRow['format'];
+    secret_sealed: Uint8Array;
+  };
+
+export interface AttemptOutcome {
+  statusCode: number | undefined;
+  error: string | undefined;
+  durationMs: number;
+}
+
+export const deliveryRepository = {
+  async claimDue(db: Queryable, at: Date, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await db.query<ClaimedDelivery>(
+      `WITH claimed AS (
+         UPDATE event_deliveries SET attempts = attempts + 1,
+                next_attempt_at = $1::timestamptz + make_interval(secs => $2::int)
+          WHERE id IN (
+            SELECT d.id FROM event_deliveries d JOIN event_subscriptions s ON s.key = d.subscription_key
+             WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz AND s.enabled
+               AND NOT EXISTS (SELECT FROM event_deliveries e
+                                WHERE e.subscription_key = d.subscription_key
+                                  AND e.privacy_request_id = d.privacy_request_id
+                                  AND e.state = 'pending' AND e.seq < d.seq)
+             ORDER BY d.seq LIMIT $3 FOR UPDATE OF d SKIP LOCKED)
+          RETURNING *)
+       SELECT c.*, s.url, s.format, s.secret_sealed
+         FROM claimed c JOIN event_subscriptions s ON s.key = c.subscription_key
+        ORDER BY c.seq`,
+      [at, leaseSeconds, limit],
+    );
+    return rows;
+  },
+
+  /** Records an attempt that the receiver accepted: the delivery is done and the failures in a row end. */
+  async markDelivered(tx: Queryable, delivery: ClaimedDelivery, at: Date, outcome: AttemptOutcome) {
+    await this.recordAttempt(tx, delivery, at, outcome);
+    await tx.query(
+      `UPDATE event_deliveries SET state = 'delivered', delivered_at = $2, last_status_code = $3, last_error = NULL
+        WHERE id = $1`,
+      [delivery.id, at, outcome.statusCode ?? null],
+    );
+    await tx.query('UPDATE event_subscriptions SET consecutive_failures = 0 WHERE key = $1', [
+      delivery.subscription_key,
+    ]);
+  },
+
+  /**
+   * Records a failed attempt: the delivery waits `delaySeconds` for its next try, or has failed for good
+   * when that try would fall after its give_up_at. Answers the subscription's failures in a row and
+   * whether this failure disabled it (at `disableAfter`).
+   */
+  async markFailed(
+    tx: Queryable,
+    delivery: ClaimedDelivery,
+    at: Date,
+    outcome: AttemptOutcome,
+    delaySeconds: number,
+    disableAfter: number,
+  ): Promise<{ failures: number; disabled: boolean }> {
+    await this.recordAttempt(tx, delivery, at, outcome);
+    await tx.query(
+      `UPDATE event_deliveries
+          SET last_status_code = $3, last_error = $4,
+              next_attempt_at = $2::timestamptz + make_interval(secs => $5::int),
+              state = CASE WHEN $2::timestamptz + make_interval(secs => $5::int) > give_up_at
+                           THEN 'failed' ELSE 'pending' END
+        WHERE id = $1 AND state = 'pending'`,
+      [delivery.id, at, outcome.statusCode ?? null, outcome.error ?? null, delaySeconds],
+    );
+    const { rows } = await tx.query<{ failures: number; disabled: boolean }>(
+      `UPDATE event_subscriptions SET consecutive_failures = consecutive_failures + 1,
+              enabled = enabled AND consecutive_failures + 1 < $2,
+              disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= $2 THEN $3 ELSE disabled_at END
+        WHERE key = $1
+        RETURNING consecutive_failures AS failures, (disabled_at = $3) AS disabled`,
+      [delivery.subscription_key, disableAfter, at],
+    );
+    return rows[0] ?? { failures: 0, disabled: false };
+  },
+
+  async recordAttempt(tx: Queryable, delivery: ClaimedDelivery, at: Date, outcome: AttemptOutcome) {
+    await tx.query(
+      `INSERT INTO event_delivery_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+      [
+        delivery.id,
+        delivery.attempts,
+        at,
+        outcome.statusCode ?? null,
+        outcome.error ?? null,
+        outcome.durationMs,
+      ],
+    );
+  },
+};
