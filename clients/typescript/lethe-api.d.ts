@@ -212,6 +212,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How operators sign in here: with a password, through the company's identity provider, or both. */
+        get: operations["getOidc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oidc/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Trade the one-time code the provider's sign-in left for the console for the operator's session. */
+        post: operations["createOidcSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connection": {
         parameters: {
             query?: never;
@@ -3572,7 +3606,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update")[];
+                    scopes: ("connection:read" | "connection:create_or_update" | "connection:delete" | "policy:read" | "policy:create_or_update" | "webhook:read" | "webhook:create_or_update" | "privacy-request:read" | "privacy-request:create" | "privacy-request:review" | "privacy-request:resume" | "datastore:read" | "datastore:update" | "privacy-center:read" | "privacy-center:update" | "datastore:*" | "api-key:read" | "api-key:*" | "audit-log:read" | "user:read" | "user:*" | "client:read" | "client:*" | "manual-system:read" | "manual-system:update" | "task:read" | "task:update" | "event-subscription:read" | "event-subscription:update")[];
                     description?: string;
                 };
             };
@@ -3778,6 +3812,171 @@ export interface operations {
             };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whether operators may sign in with a password */
+                        password_login: boolean;
+                        oidc: {
+                            /** @description the provider's name for the button */
+                            name: string;
+                            /** @description where the browser starts the sign-in */
+                            login_url: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOidcSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_data: {
+                            username: string;
+                            roles: string[];
+                        };
+                        token_data: {
+                            access_token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            expires_in: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: what the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10719,7 +10918,7 @@ export interface operations {
                 "application/json": {
                     /** @description what the operator saw */
                     reason: string;
-                    /** @description Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email; every other value stays unverified and is never matched. Naming one the request does not carry: 422. */
+                    /** @description Which of the request's identities (keys such as phone_number) the document establishes, beside the subject's email ([]: the email only); every other value stays unverified and is never matched. Naming one the request does not carry: 422. */
                     identities: string[];
                 };
             };
