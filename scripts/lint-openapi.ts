@@ -14,6 +14,7 @@ import { openPostgres } from '../src/db/postgres.ts';
 import { Queue } from '../src/jobs/queue.ts';
 import { Metrics } from '../src/metrics/metrics.ts';
 import { storeReadings } from '../src/runtime/store-readings.ts';
+import { RoleService } from '../src/operators/role-service.ts';
 import { OperatorService } from '../src/operators/service.ts';
 import { buildApp } from '../src/runtime/app.ts';
 import { registerFeatures } from '../src/runtime/features.ts';
@@ -40,6 +41,8 @@ async function servedDocument(): Promise<unknown> {
     keyring,
     auth,
     operators: new OperatorService(db, auth),
+    roles: new RoleService(db),
+    sso: undefined,
     queue,
     metrics: new Metrics(storeReadings(db, queue, config.stuckAfterSeconds)),
   };

@@ -13,9 +13,9 @@ export function translationsProblem(
   where: string,
 ): string | undefined {
   for (const [language, texts] of Object.entries(translations ?? {})) {
-    const named = JSON.stringify(language.slice(0, 40));
+    const shown = JSON.stringify(language.slice(0, 40));
     if (!isLanguage(language))
-      return `${where}.translations: ${named} is not a language Lethe has a catalogue for.`;
+      return `${where}.translations: ${shown} is not a language Lethe has a catalogue for.`;
     for (const field of Object.keys(texts))
       if (!fields.includes(field))
         return `${where}.translations.${language}: ${JSON.stringify(field.slice(0, 40))} is not a translatable text (${fields.join(', ')}).`;

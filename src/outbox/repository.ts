@@ -24,9 +24,13 @@ export const MESSAGE_KINDS = [
 ] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 /** The kinds written for operators by the events (src/events/), not from a request's templates. */
-export type OperatorMessageKind = 'event_digest' | 'event_subscription_disabled';
+export const OPERATOR_MESSAGE_KINDS = ['event_digest', 'event_subscription_disabled'] as const;
+export type OperatorMessageKind = (typeof OPERATOR_MESSAGE_KINDS)[number];
 /** The kinds privacy-requests/messages/ words from its templates. */
 export type RequestMessageKind = Exclude<MessageKind, OperatorMessageKind>;
+export const REQUEST_MESSAGE_KINDS = MESSAGE_KINDS.filter(
+  (kind): kind is RequestMessageKind => !(OPERATOR_MESSAGE_KINDS as readonly string[]).includes(kind),
+);
 const KNOWN_KINDS: ReadonlySet<string> = new Set(MESSAGE_KINDS);
 
 export type OutboxDeliveryState = 'pending' | 'retrying' | 'sent';

@@ -1,8 +1,8 @@
 // The respondent's page /respond/{token}, rendered on the server as one plain HTML form, without script,
 // in the privacy center's style and under its Content-Security-Policy: the task's instructions and one
 // labelled field per field of its system. Of the data subject it shows only the identifiers the system
-// names (its `identities`: what the person answering needs to find the record), nothing else. Its own
-// words are in the visitor's language (src/i18n/); the instructions and field labels are the operator's.
+// names (its `identities`: what the person answering needs to find the record), nothing else. Its own words
+// are in the visitor's language (src/i18n/); the instructions and field labels are the operator's, as written.
 import type { MessageKey } from '../i18n/catalogue.ts';
 import { translate } from '../i18n/catalogue.ts';
 import { languageSwitcher, type PageContext, wordsOf } from '../privacy-center/page.ts';
@@ -34,15 +34,17 @@ ${body}
 `;
 }
 
-const KIND_NAMES: Record<string, MessageKey> = { email: 'form.email', phone_number: 'form.phone_number' };
+const IDENTIFIER_NAMES: Record<string, MessageKey> = {
+  email: 'identifier.email',
+  phone_number: 'identifier.phone_number',
+};
 
-function renderIdentifiers(identifiers: readonly Identifier[], language: string): string {
+function renderIdentifiers(identifiers: readonly Identifier[], say: (key: MessageKey) => string): string {
   if (identifiers.length === 0) return '';
-  const { say } = wordsOf(language);
   const rows = identifiers
     .map((identifier) => {
-      const kind = KIND_NAMES[identifier.kind];
-      return `<dt>${kind ? say(kind) : escapeHtml(identifier.kind)}</dt><dd>${escapeHtml(identifier.value)}</dd>`;
+      const name = IDENTIFIER_NAMES[identifier.kind];
+      return `<dt>${name ? say(name) : escapeHtml(identifier.kind)}</dt><dd>${escapeHtml(identifier.value)}</dd>`;
     })
     .join('');
   return `<section class="action" aria-labelledby="whose"><h2 id="whose">${say('respondent.whose')}</h2><dl>${rows}</dl></section>`;
@@ -70,7 +72,7 @@ export function renderRespondentForm(
     organization,
     `<h1>${say('respondent.title')}</h1>
 <p>${markup('respondent.asks', { system: `<strong>${escapeHtml(task.system_name)}</strong>` }, { organization })}</p>
-${renderIdentifiers(identifiers, language)}
+${renderIdentifiers(identifiers, say)}
 ${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">${say('respondent.instructions')}</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
 <form method="post" action="${escapeHtml(`${respondentPath(token)}?lang=${encodeURIComponent(language)}`)}" class="action">
 ${fields}

@@ -7,11 +7,7 @@ import { describe, it } from 'node:test';
 import { renderDataCsv } from '../../src/access-delivery/data-csv.ts';
 import { renderAccessReport } from '../../src/access-delivery/report.ts';
 import { catalogueOf, LANGUAGES, REFERENCE_LANGUAGE } from '../../src/i18n/catalogue.ts';
-import {
-  MESSAGE_KINDS,
-  type OperatorMessageKind,
-  type RequestMessageKind,
-} from '../../src/outbox/repository.ts';
+import { REQUEST_MESSAGE_KINDS } from '../../src/outbox/repository.ts';
 import { renderAppealForm, renderAppealReceived } from '../../src/privacy-center/appeal-page.ts';
 import { renderConfirmation } from '../../src/privacy-center/confirm-agent-routes.ts';
 import { renderHome, renderProblem, renderStanding } from '../../src/privacy-center/page.ts';
@@ -88,13 +84,7 @@ function pages(language: string): Record<string, string> {
     'problem 403': renderProblem(settings, 403, 'x', page),
     'appeal form': renderAppealForm(settings, token, at, { message: 'x', statement: 'y' }, language),
     'appeal received': renderAppealReceived(settings, at, page),
-    'respondent form': renderRespondentForm(
-      'Example Ltd',
-      task,
-      token,
-      [{ kind: 'email', value: 'subject@example.com' }],
-      language,
-    ),
+    'respondent form': renderRespondentForm('Example Ltd', task, token, [], language),
   };
   for (const stage of ['verified', 'in_progress', 'done', 'denied', 'canceled'])
     rendered[`standing ${stage}`] = renderStanding(settings, view(stage, 'pending'), undefined, language);
@@ -176,13 +166,7 @@ function pages(language: string): Record<string, string> {
   return rendered;
 }
 
-/** The events' digests to operators are not a request's messages (src/events/). */
-const OPERATOR_KINDS: readonly string[] = [
-  'event_digest',
-  'event_subscription_disabled',
-] satisfies OperatorMessageKind[];
-
-/** Every message kind of a request with every detail it can carry, in `language`. */
+/** Every message kind with every detail it can carry, in `language`. */
 function messages(language: string): Record<string, string> {
   const context: MessageContext = {
     language,
@@ -222,9 +206,7 @@ function messages(language: string): Record<string, string> {
     },
   };
   const rendered: Record<string, string> = {};
-  for (const kind of MESSAGE_KINDS.filter(
-    (candidate): candidate is RequestMessageKind => !OPERATOR_KINDS.includes(candidate),
-  )) {
+  for (const kind of REQUEST_MESSAGE_KINDS) {
     const message = renderMessage(kind, context);
     rendered[`${kind} (subject line)`] = message.subject;
     rendered[`${kind} (text)`] = message.text;

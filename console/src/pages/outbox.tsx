@@ -23,6 +23,8 @@ const KIND_LABELS: Record<OutboxMessage['kind'], string> = {
   task_overdue: 'Task overdue',
   subject_note: 'Note to the subject',
   agent_confirmation: 'Confirm the agent',
+  event_digest: 'Daily digest',
+  event_subscription_disabled: 'Event subscription disabled',
 };
 
 export function OutboxPage() {

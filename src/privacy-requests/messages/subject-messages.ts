@@ -66,12 +66,12 @@ export async function queueSubjectMessages(
  * organisation's (LETHE_DEFAULT_LANGUAGE) for those to its own people (a manual system's respondent, the
  * operators told of an overdue task), who need not read the subject's language.
  */
-function languageOf(kind: MessageKind, requestLanguage: string | null | undefined, defaultLanguage: string) {
+function languageOf(kind: RequestMessageKind, requestLanguage: string | null | undefined, defaultLanguage: string) {
   if (STAFF_KINDS.has(kind)) return defaultLanguage;
   return isLanguage(requestLanguage) ? requestLanguage : defaultLanguage;
 }
 
-const STAFF_KINDS: ReadonlySet<MessageKind> = new Set(['respondent_invite', 'task_overdue']);
+const STAFF_KINDS: ReadonlySet<RequestMessageKind> = new Set(['respondent_invite', 'task_overdue']);
 
 /** The messages of `queueSubjectMessages` addressed and worded, for a caller that queues them itself. */
 export async function addressSubjectMessages(

@@ -167,7 +167,11 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
     case 'agent_confirmation':
       return render(say('mail.agent_confirmation.subject'), context, [
         // The name is the agent's own words, never the organisation's: quoted, and said to be theirs.
-        say('mail.agent_confirmation.claim', { agent: context.agent?.name ?? '', organization, action }),
+        say('mail.agent_confirmation.claim', {
+          agent: context.agent?.name ?? say('mail.agent_confirmation.someone'),
+          organization,
+          action,
+        }),
         { text: say('mail.agent_confirmation.confirm'), url: page(context.agent?.confirmUrl ?? '') },
         say('mail.agent_confirmation.lifetime', { until: instant(context.agent?.expiresAt) }),
       ]);
