@@ -9,13 +9,13 @@ import { type MessageKey, REFERENCE_LANGUAGE, translate } from '../i18n/catalogu
 import { chooseLanguage } from '../i18n/choose.ts';
 import { formatDay } from '../i18n/dates.ts';
 
-/** What of a page's request picks its language: its query and headers (a Fastify request is one). */
-interface PageRequest {
-  query?: unknown;
+/** What of a page's request says its language: `?lang=` and Accept-Language (any HTTP request has both). */
+export interface AskedLanguage {
+  query: unknown;
   headers: { 'accept-language'?: string | undefined };
 }
 
-export function visitorLanguage(request: PageRequest, config: Pick<Config, 'defaultLanguage'>): string {
+export function visitorLanguage(request: AskedLanguage, config: Pick<Config, 'defaultLanguage'>): string {
   const query = (request.query as Record<string, unknown> | undefined)?.lang;
   return chooseLanguage(
     { query, acceptLanguage: request.headers['accept-language'] },

@@ -64,11 +64,7 @@ function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined
   for (const [offset, row] of rows.entries()) {
     if (row.attribute === '' && row.value === '') continue;
     const checked = checkCorrection(row);
-    if (!checked.ok)
-      throw invalid(`Item ${offset + 1} to correct: ${checked.message}`, {
-        key: 'refusal.correction_item',
-        values: { row: offset + 1 },
-      });
+    if (!checked.ok) throw invalid(`Item ${offset + 1} to correct: ${checked.message}`);
     corrections.push(checked.value);
   }
   return corrections.length > 0 ? corrections : undefined;

@@ -3,10 +3,10 @@
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected). Every word is the
 // catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others.
+import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { LANGUAGES, type MessageKey, type MessageValues, translate } from '../i18n/catalogue.ts';
 import { formatInstant } from '../i18n/dates.ts';
 import { translateHtml } from '../i18n/html.ts';
-import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import { escapeHtml } from '../validation/html.ts';
 import { layout as pageLayout, type PageFrame } from '../public-pages/layout.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';

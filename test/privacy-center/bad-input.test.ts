@@ -415,7 +415,7 @@ describe('the subject side refuses bad input and changes nothing', () => {
       () => form('/privacy-center/requests', { policy_key: 'no_such_policy', email: 'a@example.com' }),
       404,
     );
-    assert.match(unpublished.text, /role="alert">Policy no_such_policy is not published/);
+    assert.match(unpublished.text, /role="alert">This request is not published in the privacy center\./);
     const badEmail = await unchanged(
       'form: not an email',
       () => form('/privacy-center/requests', { policy_key: 'default_access_policy', email: 'nope' }),

@@ -124,7 +124,9 @@ describe('corrections on the privacy center page', () => {
       correction_value_3: '2 New Road',
     });
     assert.equal(posted.status, 303, posted.text);
-    const formId = /^\/privacy-center\/requests\/(pri_[\w-]+)$/.exec(posted.location ?? '')?.[1] as string;
+    const formId = /^\/privacy-center\/requests\/(pri_[\w-]+)\?lang=en$/.exec(
+      posted.location ?? '',
+    )?.[1] as string;
     assert.ok(formId, `${posted.location}`);
     const json = await service.call('POST', '/v1/privacy-center/privacy-request', {
       json: { policy_key: POLICY, identity: { email: byJson.email }, corrections },
