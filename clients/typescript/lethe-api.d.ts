@@ -173,7 +173,7 @@ export interface paths {
         delete: operations["deleteUserByUsername"];
         options?: never;
         head?: never;
-        /** Change an operator account's email (where their overdue-task reminders go) or roles. */
+        /** Change an operator account's email (where their overdue-task reminders go), roles, or whether they get the daily digest. */
         patch: operations["updateUserByUsername"];
         trace?: never;
     };
@@ -1952,9 +1952,13 @@ export interface components {
             detail: string;
         };
         Jurisdiction: {
-            /** @description EU, EEA, UK or an ISO 3166-2 US state such as US-CA. */
+            /** @description EU, EEA, UK, CH, BR, or an ISO 3166-2 subdivision with its own law such as US-CA or CA-QC. */
             code: string;
             name: string;
+            /** @description The sections the rule comes from. */
+            citation: string;
+            /** @description IANA time zone whose local days the periods count, unless the location names its own. */
+            time_zone: string;
             response_days?: number;
             response_months?: number;
             extension_days?: number;
@@ -1963,6 +1967,8 @@ export interface components {
             /** @description Days after a denial during which it may be appealed. */
             appeal_days?: number;
             appeal_response_days?: number;
+            /** @description A refusal also names the right to a court remedy. */
+            judicial_remedy: boolean;
             authority: {
                 name: string;
                 url: string;
@@ -1993,11 +1999,8 @@ export interface components {
             key: string;
             drp_action: string | null;
             execution_timeframe: number;
-            /**
-             * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
-             * @enum {string|null}
-             */
-            jurisdiction: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
+            /** @description The jurisdiction (GET /v1/jurisdiction: EU, EEA, UK, CH, BR, CA-QC, US-CA, US-VA, US-CO, US-CT, US-UT, US-TX, US-OR, US-MT, US-IA, US-DE, US-NE, US-NH, US-NJ, US-TN, US-MN, US-MD, US-IN, US-KY, US-RI) whose deadlines apply to its requests whose location names none. */
+            jurisdiction: string | null;
             client_id: string | null;
             rules: components["schemas"]["Rule"][];
             /** Format: date-time */
@@ -2106,6 +2109,13 @@ export interface components {
              * @description When the "request received" message was delivered.
              */
             acknowledged_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the receipt must be confirmed (CCPA regs §7021(a): 10 business days); null where the law sets no time. A request not acknowledged by then is stuck.
+             */
+            acknowledge_due_at: string | null;
+            /** @description The denial came after the law’s time to refuse (GDPR art. 12(4): one month from receipt). */
+            refused_late: boolean;
             /** Format: date-time */
             extended_at: string | null;
             extension_reason: string | null;
@@ -3090,6 +3100,8 @@ export interface operations {
                         groups: string[];
                         /** @description false once the provider deactivated the operator */
                         active: boolean;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3197,6 +3209,8 @@ export interface operations {
                         groups: string[];
                         /** @description false once the provider deactivated the operator */
                         active: boolean;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -3394,6 +3408,8 @@ export interface operations {
                     email?: string | null;
                     /** @description replaces the operator's roles */
                     roles?: string[];
+                    /** @description one mail each local morning (LETHE_TIME_ZONE) listing what needs the operator, to their email (docs/events.md) */
+                    digest?: boolean;
                 };
             };
         };
@@ -3414,6 +3430,8 @@ export interface operations {
                         groups: string[];
                         /** @description false once the provider deactivated the operator */
                         active: boolean;
+                        /** @description whether the operator gets the daily digest (docs/events.md) */
+                        digest: boolean;
                         created_by: string;
                         /** Format: date-time */
                         created_at: string;
@@ -5132,11 +5150,8 @@ export interface operations {
                     key: string;
                     drp_action?: string | null;
                     execution_timeframe?: number;
-                    /**
-                     * @description The jurisdiction (GET /v1/jurisdiction) whose deadlines apply to its requests whose location names none.
-                     * @enum {string|null}
-                     */
-                    jurisdiction?: "EU" | "EEA" | "UK" | "US-CA" | "US-VA" | "US-CO" | "US-CT" | null;
+                    /** @description The jurisdiction (GET /v1/jurisdiction: EU, EEA, UK, CH, BR, CA-QC, US-CA, US-VA, US-CO, US-CT, US-UT, US-TX, US-OR, US-MT, US-IA, US-DE, US-NE, US-NH, US-NJ, US-TN, US-MN, US-MD, US-IN, US-KY, US-RI) whose deadlines apply to its requests whose location names none. */
+                    jurisdiction?: string | null;
                 }[];
             };
         };
@@ -19773,7 +19788,7 @@ export interface operations {
                         items: {
                             id: string;
                             privacy_request_id: string | null;
-                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note" | "event_digest" | "event_subscription_disabled";
+                            kind: "verification_code" | "received" | "denied" | "completed" | "canceled" | "extended" | "appeal_upheld" | "appeal_reversed" | "respondent_invite" | "task_overdue" | "agent_confirmation" | "subject_note" | "event_digest" | "event_subscription_disabled";
                             state: "pending" | "sent";
                             to: string;
                             subject: string;
