@@ -71,7 +71,10 @@ describe('the daily digest', () => {
   };
 
   it('sends nothing when nothing needs anyone', async () => {
-    assert.deepEqual(await sendDigests(service.services, new Date(), { now: true }), []);
+    assert.deepEqual(
+      await sendDigests(service.services, new Date('2026-06-15T09:00:00Z'), { now: true }),
+      [],
+    );
     const sent = await cli(['digest', 'send']);
     assert.equal(sent.code, 0, sent.stderr);
     assert.match(sent.stdout, /no digest sent/);

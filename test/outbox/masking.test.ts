@@ -143,7 +143,7 @@ describe('every acting link is masked for all but owners', () => {
         agent: {
           name: 'Avery',
           confirmUrl: `${base}/privacy-center/confirm-agent/${token}`,
-          expiresAt: new Date(),
+          expiresAt: new Date('2026-06-15T09:00:00Z'),
         },
       },
       /\/privacy-center\/confirm-agent\/\*\*\*/,
@@ -163,7 +163,7 @@ describe('every acting link is masked for all but owners', () => {
           systemName: 'Vendor',
           instructions: '',
           url: `${base}/respond/${token}`,
-          expiresAt: new Date(),
+          expiresAt: new Date('2026-06-15T09:00:00Z'),
         },
       },
       /\/respond\/\*\*\*/,
