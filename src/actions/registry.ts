@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
-import type { TrustedMatch } from '../privacy-requests/trusted-identity.ts';
+import type { TrustedMatch } from '../datastore/trusted-match.ts';
 
 /** The category a request of this action is counted under in the records (CCPA regs §7102). */
 export type RecordsCategory = 'know' | 'delete' | 'opt_out' | 'correct';

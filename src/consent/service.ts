@@ -6,7 +6,7 @@
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
-import type { TrustedMatch } from '../privacy-requests/trusted-identity.ts';
+import type { TrustedMatch } from '../datastore/trusted-match.ts';
 import { invalid } from '../errors.ts';
 import { consentIndex } from './identity-index.ts';
 import { consentRepository, type PreferenceRow } from './repository.ts';

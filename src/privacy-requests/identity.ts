@@ -11,7 +11,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { CUSTOM_KEY_PATTERN, type TypedIdentity } from '../datastore/identity-attributes.ts';
 import { openText, seal } from '../crypto/secret-box.ts';
 import { isEmailAddress } from '../validation/email.ts';
-import type { TrustedIdentity } from './trusted-identity.ts';
+import type { ProofMark } from '../datastore/trusted-match.ts';
 
 export interface CustomIdentity {
   label: string;
@@ -23,6 +23,12 @@ export type Identity = { email?: string; phone_number?: string } & Record<
   string,
   string | CustomIdentity | undefined
 >;
+
+/**
+ * Identities a proof established: the only ones a run, a consent write or a correction matches. Only
+ * trusted-identity.ts's proving functions make one (and this module, opening a set it sealed as one).
+ */
+export type TrustedIdentity = Identity & ProofMark;
 
 export interface DerivedIdentity {
   email?: string;

@@ -6,21 +6,18 @@
 // (identity.ts's sealIdentity) and opens as it, so what was proved once stays proved; every other value a
 // request carries is an `Identity`, kept as its unverified identity, shown as unproven and never matched.
 // A new way in that forgets proof does not compile. Nothing here reads the store or logs a value.
-import type { TypedIdentity } from '../datastore/identity-attributes.ts';
+import type { TrustedMatch } from '../datastore/trusted-match.ts';
 import {
   type DerivedIdentity,
   type Identity,
   mergeIdentity,
   splitProved,
+  type TrustedIdentity,
   typedIdentities,
 } from './identity.ts';
 
-declare const proof: unique symbol;
-
-/** Identities a proof established: the only ones a run, a consent write or a correction matches. */
-export type TrustedIdentity = Identity & { readonly [proof]: 'proved' };
-/** One trusted identity with its kind, as the run matches it (src/datastore/identity-match.ts). */
-export type TrustedMatch = TypedIdentity & { readonly [proof]: 'proved' };
+export type { TrustedIdentity } from './identity.ts';
+export type { TrustedMatch } from '../datastore/trusted-match.ts';
 
 /** What a proof splits a request's given values into: the proved, and the rest (still unverified). */
 export interface Proved {
