@@ -3,7 +3,7 @@
 // after the build, which it compiles again before running rather than start the older code.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -34,6 +34,13 @@ describe('the lethe bin', () => {
   it('runs from an installed node_modules', async () => {
     const installed = path.join(scratch, 'app/node_modules/lethe');
     await copyPackage(installed);
+    // An install puts Lethe's dependencies beside it in the same node_modules.
+    for (const dependency of await readdir(path.join(ROOT, 'node_modules')))
+      if (!dependency.startsWith('.'))
+        await symlink(
+          path.join(ROOT, 'node_modules', dependency),
+          path.join(scratch, 'app/node_modules', dependency),
+        );
     const { stdout, stderr } = await run(process.execPath, [path.join(installed, 'bin/lethe.mjs'), '--help']);
     assert.match(stdout, /^Usage: lethe <command>/);
     assert.equal(stderr, '');
