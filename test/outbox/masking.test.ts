@@ -174,6 +174,7 @@ describe('every acting link is masked for all but owners', () => {
       const message = renderMessage(
         kind as Parameters<typeof renderMessage>[0],
         {
+          language: 'en',
           organizationName: 'Example Ltd',
           actionTitle: 'Get a copy of my data',
           requestId: 'pri_1',
