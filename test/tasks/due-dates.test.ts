@@ -2,25 +2,17 @@
 // 2027-01-07). The policy here gives 60 days, longer than either law: the task falls due the margin (5
 // days) before the law's date, counted here from the statute's words and the request's own receipt time
 // (never from the day the test runs): GDPR art. 12(3) "within one month of receipt" (the same day number
-// of the next month, or that month's last day), CCPA §1798.130(a)(2)(A) "within 45 days".
+// of the next month, or that month's last day), CCPA §1798.130(a)(2)(A) "within 45 days", each to the end
+// of its last local day (test/helpers/statute-days.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, submit, waitForStatus } from '../privacy-requests/support.ts';
 import { putManualSystem, tasksOf } from './support.ts';
+import { endOfLocalDay, localDayOf, plusDays, plusMonths } from '../helpers/statute-days.ts';
 
 const DAY_MS = 86_400_000;
 const MARGIN_DAYS = 5;
-
-/** One calendar month after `at`, at the same UTC time: the same day number, or the month's last day. */
-function oneMonthAfter(at: Date): Date {
-  const year = at.getUTCFullYear() + (at.getUTCMonth() === 11 ? 1 : 0);
-  const month = (at.getUTCMonth() + 1) % 12;
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  const moved = new Date(at);
-  moved.setUTCFullYear(year, month, Math.min(at.getUTCDate(), lastDay));
-  return moved;
-}
 
 describe('task due dates', () => {
   let service: TestService;
@@ -39,9 +31,19 @@ describe('task due dates', () => {
   });
   after(() => service.stop());
 
+  // Each deadline ends with its last local day where the person lives (docs/deadlines.md).
   const cases = [
-    { location: 'FR', law: 'GDPR, one month', due: oneMonthAfter },
-    { location: 'US-CA', law: 'CCPA, 45 days', due: (at: Date) => new Date(at.getTime() + 45 * DAY_MS) },
+    {
+      location: 'FR',
+      law: 'GDPR, one month',
+      due: (at: Date) => endOfLocalDay(plusMonths(localDayOf(at, 'Europe/Paris'), 1), 'Europe/Paris'),
+    },
+    {
+      location: 'US-CA',
+      law: 'CCPA, 45 days',
+      due: (at: Date) =>
+        endOfLocalDay(plusDays(localDayOf(at, 'America/Los_Angeles'), 45), 'America/Los_Angeles'),
+    },
   ];
   for (const { location, law, due } of cases) {
     it(`falls due ${MARGIN_DAYS} days before the request's due date (${location}: ${law}), not the policy's`, async () => {
