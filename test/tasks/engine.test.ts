@@ -62,7 +62,10 @@ describe('tasks in the engine', () => {
     assert.equal(task.status, 'open');
     assert.equal(task.assignee, 'clara');
     assert.equal(task.overdue, false);
-    const due = new Date(waiting.due_date).getTime() - 5 * 86_400_000;
+    // 5 days before the earlier of the request's due date (the end of its last local day) and the policy's
+    // 30 days from receipt (docs/human-steps.md).
+    const policyDue = new Date(waiting.requested_at).getTime() + 30 * 86_400_000;
+    const due = Math.min(new Date(waiting.due_date).getTime(), policyDue) - 5 * 86_400_000;
     assert.ok(
       Math.abs(new Date(task.due_at).getTime() - due) < 2000,
       `${task.due_at} vs ${waiting.due_date}`,

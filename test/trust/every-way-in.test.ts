@@ -168,7 +168,9 @@ describe('every way in, walked with a stranger’s phone number', () => {
           body: form.toString(),
         });
         assert.equal(answer.status, 303, await answer.text());
-        const id = decodeURIComponent((answer.headers.get('location') ?? '').split('/').pop() ?? '');
+        // The status page's path, whatever its query (the page's language rides along as ?lang=).
+        const statusPath = new URL(answer.headers.get('location') ?? '', 'http://127.0.0.1').pathname;
+        const id = decodeURIComponent(statusPath.split('/').pop() ?? '');
         // The form's consent action is "Do not sell or share": an opt-out, which needs no code.
         if (policy !== CONSENT) await verify(id, mailbox);
         return { id, mailbox };
