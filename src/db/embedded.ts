@@ -121,6 +121,7 @@ async function startServer(
   cluster: string,
   account: Owner | undefined,
   durable: boolean,
+  settings: Readonly<Record<string, string>>,
 ): Promise<number | undefined> {
   const { postgres } = await binaries(account);
   const realCluster = await realClusterPath(cluster);
@@ -143,6 +144,7 @@ async function startServer(
         '-c',
         `unix_socket_directories=${useSocket ? realCluster : ''}`,
         ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off']),
+        ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       ],
       { ...account, detached: true, stdio: ['ignore', log.fd, log.fd], env: { ...process.env, LC_ALL: 'C' } },
     );
@@ -206,6 +208,11 @@ export interface EmbeddedServerOptions {
    * full-page writes. Applies when this call starts the server.
    */
   durable?: boolean;
+  /**
+   * More server settings (`-c name=value`), applied when this call starts the server: the test suite's
+   * statement recording loads pg_stat_statements this way.
+   */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /** Starts the data dir's server, or joins the one already running on it. */
@@ -286,7 +293,7 @@ export async function acquireEmbeddedServer(
       // No postmaster runs on the cluster: a postmaster.pid left behind is stale (PostgreSQL would refuse
       // to start over one whose pid another program now has).
       if (info) await rm(path.join(realCluster, 'postmaster.pid'), { force: true });
-      started = await startServer(cluster, account, options.durable ?? true);
+      started = await startServer(cluster, account, options.durable ?? true, options.settings ?? {});
       if (started) continue;
     }
     // Starting, stopping, or a killed postmaster not yet reaped: wait for it to settle.

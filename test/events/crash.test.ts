@@ -2,6 +2,8 @@
 // receiver holds the first deliveries' calls open. A fresh worker delivers every event once its claim's
 // lease runs out: none is lost, and a delivery sent twice comes with the same webhook-id and the same
 // event (at least once, never a new event). The API runs in this process.
+// On PostgreSQL 15 too: what a killed worker leaves behind (its open transaction, its claims) is the
+// server's to undo.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -29,11 +29,13 @@ export interface TestServer {
  * An embedded server in a new temporary data dir. Tests throw it away, so it skips what only durability
  * needs (fsync and full-page writes), which makes the suite several times faster on a loaded machine.
  */
-export async function startEmbeddedTestServer(): Promise<TestServer> {
+export async function startEmbeddedTestServer(
+  settings: Readonly<Record<string, string>> = {},
+): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-test-server-'));
   // As root the server runs as lethe-postgres, which must pass through this dir.
   await chmod(dataDir, 0o711);
-  const server: EmbeddedServer = await acquireEmbeddedServer(dataDir, { durable: false });
+  const server: EmbeddedServer = await acquireEmbeddedServer(dataDir, { durable: false, settings });
   return {
     url: server.connectionString,
     async stop() {

@@ -1,5 +1,6 @@
 // A message exists if and only if the change that causes it committed: when the outbox cannot take the
 // message (a constraint added for the test makes its INSERT fail), the change itself rolls back.
+// On PostgreSQL 15 too: the test adds a constraint (DDL) and relies on the server rolling back the change.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';

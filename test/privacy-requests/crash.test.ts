@@ -1,6 +1,8 @@
 // A worker process SIGKILLed while a two_way webhook is being answered slowly: a new worker finishes the
 // request, calling every webhook in order, skipping none, repeating the interrupted one with the same
 // Idempotency-Key. The API runs in this process and `lethe worker` in a child.
+// On PostgreSQL 15 too: what a killed worker leaves behind (its open transaction, its claims) is the
+// server's to undo.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
