@@ -23,11 +23,11 @@ import {
   CORRECTION_FIELDS,
   CORRECTION_ROWS,
   type CorrectionRow,
-  inLanguage,
   renderHome,
   renderProblem,
   renderStanding,
 } from './page.ts';
+import { inLanguage } from '../public-pages/words.ts';
 import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
