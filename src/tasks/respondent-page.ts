@@ -41,7 +41,7 @@ function renderIdentifiers(identifiers: readonly Identifier[], say: (key: Messag
 /**
  * The task's instructions in the request's language (`instructionsIn.language`) when the system gave them
  * in it, else as written (in the default language, `instructionsIn.fallback`); marked with the language they
- * are in when it is not the page's.
+ * are in, which need not be the page's.
  */
 function renderInstructions(
   task: Pick<TaskRow, 'instructions' | 'translations'>,
