@@ -1988,6 +1988,12 @@ export interface components {
             respondent_email: string | null;
             /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
             identities: string[];
+            /** @description The instructions in other languages: {"de": {"instructions": "…"}}; the respondent's page and mails of a request in a language without one read `instructions`. */
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8986,6 +8992,12 @@ export interface operations {
                     respondent_email?: string | null;
                     /** @description the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only */
                     identities?: string[];
+                    /** @description The instructions in other languages: {"de": {"instructions": "…"}}; the respondent's page and mails of a request in a language without one read `instructions`. */
+                    translations?: {
+                        [key: string]: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };

@@ -173,3 +173,57 @@ export function SecretOnce(props: { label: string; value: string; note: string; 
     </div>
   );
 }
+
+/** An operator's text in other languages: `{<language>: {<field>: text}}`. */
+export type Translations = Record<string, Record<string, string>>;
+
+/**
+ * A text's translations as JSON, kept as typed until it parses; empty means none. The server names an
+ * unknown language or key (422).
+ */
+export function TranslationsField(props: {
+  label: string;
+  example: string;
+  value: Translations | undefined;
+  onChange: (value: Translations | undefined) => void;
+}) {
+  const [text, setText] = useState(props.value ? JSON.stringify(props.value, null, 2) : '');
+  const [problem, setProblem] = useState('');
+  const change = (next: string) => {
+    setText(next);
+    if (next.trim() === '') {
+      setProblem('');
+      props.onChange(undefined);
+      return;
+    }
+    try {
+      const parsed: unknown = JSON.parse(next);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('not an object');
+      setProblem('');
+      props.onChange(parsed as Translations);
+    } catch {
+      setProblem(`Not valid JSON yet; write it as ${props.example}.`);
+    }
+  };
+  return (
+    <Field
+      label={props.label}
+      hint={`In other languages, as JSON: ${props.example}. Missing ones read the text above.`}
+    >
+      {(id, describedBy) => (
+        <>
+          <textarea
+            id={id}
+            aria-describedby={describedBy}
+            rows={3}
+            spellCheck={false}
+            value={text}
+            onChange={(event) => change(event.target.value)}
+          />
+          <ErrorNotice message={problem} />
+        </>
+      )}
+    </Field>
+  );
+}

@@ -43,6 +43,7 @@ export type IssuedApiKey = Ok<'/v1/api-key', 'post'>;
 export type AuditEntry = Ok<'/v1/audit-log', 'get'>['items'][number];
 export type PrivacyRequest = Schema<'PrivacyRequest'>;
 export type Task = Schema<'Task'>;
+export type ManualSystem = Schema<'ManualSystem'>;
 export type IdentityValue = { label?: string; value?: string };
 /** One line of a request's log: a transition, a webhook call, the rules' run or a note. */
 export type RequestLogEntry = Schema<'PrivacyRequestLogEntry'>;

@@ -1,6 +1,7 @@
 // SQL of the manual_systems table. Only the manual-system service writes it; the task domain reads the
 // systems a request's actions call for through `systemsFor`.
 import type { Queryable } from '../db/database.ts';
+import type { Translations } from '../i18n/operator-texts.ts';
 import type { ManualAction, ManualField, ManualSystemInput } from './schemas.ts';
 
 export interface ManualSystemRow {
@@ -12,6 +13,8 @@ export interface ManualSystemRow {
   assignee: string | null;
   respondent_email: string | null;
   identities: string[];
+  /** The instructions in other languages ({language: {instructions: text}}). */
+  translations: Translations;
   created_at: Date;
   updated_at: Date;
 }
@@ -24,11 +27,13 @@ export const manualSystemRepository = {
     input: ManualSystemInput,
   ): Promise<{ row: ManualSystemRow; created: boolean }> {
     const { rows } = await db.query<ManualSystemRow & { created: boolean }>(
-      `INSERT INTO manual_systems (key, name, actions, fields, instructions, assignee, respondent_email, identities)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
+      `INSERT INTO manual_systems (key, name, actions, fields, instructions, assignee, respondent_email, identities,
+                                   translations)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb)
        ON CONFLICT (key) DO UPDATE SET name = EXCLUDED.name, actions = EXCLUDED.actions,
          fields = EXCLUDED.fields, instructions = EXCLUDED.instructions, assignee = EXCLUDED.assignee,
-         respondent_email = EXCLUDED.respondent_email, identities = EXCLUDED.identities, updated_at = now()
+         respondent_email = EXCLUDED.respondent_email, identities = EXCLUDED.identities,
+         translations = EXCLUDED.translations, updated_at = now()
        RETURNING *, (xmax = 0) AS created`,
       [
         key,
@@ -39,6 +44,7 @@ export const manualSystemRepository = {
         input.assignee ?? null,
         input.respondent_email ?? null,
         input.identities ?? [],
+        JSON.stringify(input.translations ?? {}),
       ],
     );
     const { created, ...row } = rows[0] as ManualSystemRow & { created: boolean };

@@ -20,6 +20,20 @@ const Identities = Type.Array(Type.String({ pattern: IDENTITY_KIND_PATTERN }), {
     "the subject's identifiers the person answering needs to find the record (email, phone_number or a custom identity's key); the respondent's page shows the request's values of these kinds only",
 });
 
+/**
+ * `{<language>: {instructions: text}}`: the instructions in other languages (src/i18n/operator-texts.ts); the
+ * service names an unknown language or key.
+ */
+const Translations = Type.Record(
+  Type.String({ maxLength: 16 }),
+  Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: MAX_INSTRUCTIONS })),
+  {
+    maxProperties: 40,
+    description:
+      'The instructions in other languages: {"de": {"instructions": "…"}}; the respondent\'s page and mails of a request in a language without one read `instructions`.',
+  },
+);
+
 export const ManualAction = Type.Union([Type.Literal('access'), Type.Literal('erasure')]);
 export type ManualAction = Type.Static<typeof ManualAction>;
 
@@ -54,6 +68,7 @@ export const ManualSystemInput = Type.Object(
       }),
     ),
     identities: Type.Optional(Identities),
+    translations: Type.Optional(Translations),
   },
   Strict,
 );
@@ -71,6 +86,7 @@ export const ManualSystemView = named(
       assignee: Type.Union([Type.String(), Type.Null()]),
       respondent_email: Type.Union([Type.String(), Type.Null()]),
       identities: Identities,
+      translations: Translations,
       created_at: Type.String({ format: 'date-time' }),
       updated_at: Type.String({ format: 'date-time' }),
     },

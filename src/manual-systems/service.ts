@@ -4,6 +4,7 @@
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { invalid, notFound } from '../errors.ts';
+import { translationsProblem } from '../i18n/operator-texts.ts';
 import { operatorRepository } from '../operators/repository.ts';
 import { type ManualSystemRow, manualSystemRepository as repo } from './repository.ts';
 import type { ManualSystemInput, ManualSystemView } from './schemas.ts';
@@ -18,6 +19,7 @@ export function toManualSystemView(row: ManualSystemRow): ManualSystemView {
     assignee: row.assignee,
     respondent_email: row.respondent_email,
     identities: row.identities,
+    translations: row.translations,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -40,6 +42,8 @@ export async function putManualSystem(
   const names = input.fields.map((field) => field.name);
   const repeated = names.find((name, index) => names.indexOf(name) !== index);
   if (repeated !== undefined) throw invalid(`fields: the field name ${repeated} is used twice.`);
+  const untranslatable = translationsProblem(input.translations, ['instructions'], 'manual system');
+  if (untranslatable) throw invalid(untranslatable);
   await assertOperator(db, input.assignee);
   return db.transaction(async (tx) => {
     const { row, created } = await repo.upsert(tx, key, input);
@@ -49,6 +53,7 @@ export async function putManualSystem(
       fields: names,
       assignee: input.assignee ?? null,
       respondent_email_set: typeof input.respondent_email === 'string',
+      translations: Object.keys(input.translations ?? {}),
     });
     return { system: toManualSystemView(row), created };
   });

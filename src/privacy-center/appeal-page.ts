@@ -4,7 +4,8 @@
 import { translate } from '../i18n/catalogue.ts';
 import { formatDay } from '../i18n/dates.ts';
 import { escapeHtml } from '../validation/html.ts';
-import { inLanguage, layout, wordsOf } from './page.ts';
+import { inLanguage, wordsOf } from '../public-pages/words.ts';
+import { layout } from './page.ts';
 import type { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 
 /** The longest statement an appeal takes. */

@@ -9,7 +9,8 @@ import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-setting
 import { translate } from '../i18n/catalogue.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { refusalSentence, visitorLanguage } from './language.ts';
-import { inLanguage, layout, type PageContext, renderProblem, wordsOf } from './page.ts';
+import { inLanguage, type PageContext, wordsOf } from '../public-pages/words.ts';
+import { layout, renderProblem } from './page.ts';
 import { answerAsPublicPages, pageStatusOf, sendPage } from '../public-pages/replies.ts';
 import type { PublicThrottle } from './throttle.ts';
 import type { Services } from '../services.ts';

@@ -9,6 +9,7 @@ import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
 import {
   type Correction,
   Correction as CorrectionSchema,
+  CORRECTION_TARGET_PATTERN,
   MAX_CORRECTION_ATTRIBUTE_LENGTH,
   MAX_CORRECTION_VALUE_LENGTH,
 } from '../corrections/schemas.ts';
@@ -23,11 +24,11 @@ import {
   CORRECTION_FIELDS,
   CORRECTION_ROWS,
   type CorrectionRow,
-  inLanguage,
   renderHome,
   renderProblem,
   renderStanding,
 } from './page.ts';
+import { inLanguage } from '../public-pages/words.ts';
 import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
 import { crossSiteProblem } from './cross-site.ts';
@@ -64,10 +65,31 @@ function correctionsOf(rows: readonly CorrectionRow[]): Correction[] | undefined
   for (const [offset, row] of rows.entries()) {
     if (row.attribute === '' && row.value === '') continue;
     const checked = checkCorrection(row);
-    if (!checked.ok) throw invalid(`Item ${offset + 1} to correct: ${checked.message}`);
+    if (!checked.ok) throw rowRefusal(offset + 1, row, checked.message);
     corrections.push(checked.value);
   }
   return corrections.length > 0 ? corrections : undefined;
+}
+
+const TARGET = new RegExp(CORRECTION_TARGET_PATTERN);
+
+/**
+ * Why row `row` of the form cannot be read as a correction, in the catalogue's words (the visitor's
+ * language): what to correct left out, too long, or not written as table.attribute; the schema's own
+ * sentence stays the message of the refusal.
+ */
+function rowRefusal(row: number, typed: CorrectionRow, schemaMessage: string): DomainError {
+  const message = `Item ${row} to correct: ${schemaMessage}`;
+  const tooLong = (part: 'attribute' | 'value', max: number) =>
+    invalid(message, { key: 'refusal.correction_too_long', values: { row, part, max } });
+  if (typed.attribute === '')
+    return invalid(message, { key: 'refusal.correction_what_missing', values: { row } });
+  if (typed.attribute.length > MAX_CORRECTION_ATTRIBUTE_LENGTH)
+    return tooLong('attribute', MAX_CORRECTION_ATTRIBUTE_LENGTH);
+  if (typed.value.length > MAX_CORRECTION_VALUE_LENGTH) return tooLong('value', MAX_CORRECTION_VALUE_LENGTH);
+  if (!TARGET.test(typed.attribute))
+    return invalid(message, { key: 'refusal.correction_what_form', values: { row } });
+  return invalid(message, { key: 'refusal.correction_item', values: { row } });
 }
 
 /** A refusal's status and its sentence in the page's language (a non-domain error is thrown on). */

@@ -2,13 +2,14 @@
 // (src/public-pages/): no script at all, so it works with any browser, keyboard and screen reader, and its Content-Security-Policy can forbid every script. It
 // shows the published actions, a request's stage and the code form; never operator data, and no identity
 // except the one the visitor has just typed (given back when a form must be corrected). Every word is the
-// catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others.
+// catalogue's, in the page's language (src/i18n/), with a switcher of plain links to the others (the kit's
+// src/public-pages/words.ts).
 import { AGENT_NAME_MAX_LENGTH } from '../agents/service.ts';
-import { LANGUAGES, type MessageKey, type MessageValues, translate } from '../i18n/catalogue.ts';
+import { type MessageKey, translate } from '../i18n/catalogue.ts';
 import { formatInstant } from '../i18n/dates.ts';
-import { translateHtml } from '../i18n/html.ts';
 import { escapeHtml } from '../validation/html.ts';
 import { layout as pageLayout, type PageFrame } from '../public-pages/layout.ts';
+import { inLanguage, languageSwitcher, type PageContext, wordsOf } from '../public-pages/words.ts';
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
 import type { FormKinds, PublicRequestView, Stage } from './submission.ts';
@@ -37,35 +38,6 @@ export interface FormProblem {
     /** Every row of the form, in order, given back as typed. */
     corrections?: readonly CorrectionRow[];
   };
-}
-
-/** The page's language and its own address (without a query), where the language switcher points. */
-export interface PageContext {
-  language: string;
-  path: string;
-}
-
-/** An address of the privacy center that opens in `language`. */
-export function inLanguage(path: string, language: string): string {
-  return `${path}?lang=${encodeURIComponent(language)}`;
-}
-
-/** The page's words: `say` escapes the catalogue's message for HTML; `markup` places HTML values in it. */
-export function wordsOf(language: string) {
-  return {
-    say: (key: MessageKey, values?: MessageValues) => escapeHtml(translate(language, key, values)),
-    markup: (key: MessageKey, markup: Record<string, string>, text?: MessageValues) =>
-      translateHtml(language, key, { markup, ...(text ? { text } : {}) }),
-  };
-}
-
-/** Links to the same page in every language, each named in its own language; no script. */
-export function languageSwitcher(page: PageContext): string {
-  const links = LANGUAGES.map((language) => {
-    const current = language === page.language ? ' aria-current="true"' : '';
-    return `<li><a href="${escapeHtml(inLanguage(page.path, language))}" lang="${language}" hreflang="${language}"${current}>${escapeHtml(translate(language, 'language.name'))}</a></li>`;
-  });
-  return `<nav class="languages" aria-label="${escapeHtml(translate(page.language, 'language.switcher'))}"><ul>${links.join('')}</ul></nav>`;
 }
 
 /** A whole page of the privacy center around `body` (already HTML, its values escaped by the caller). */

@@ -142,6 +142,20 @@ export class PublicSubmissionService {
         NOT_PUBLISHED,
       );
     const rules = await policyRepository.rulesOf(db, [policyId]);
+    // The two rules of corrections every way in shares (corrections/action.ts), said here first in the
+    // visitor's words: a policy that corrects needs what to correct, any other takes none.
+    const corrects = hasUpdateRule(rules);
+    const correctionsGiven = (submission.corrections?.length ?? 0) > 0;
+    if (corrects && !correctionsGiven)
+      throw invalid(
+        `corrections is required: policy ${submission.policy_key} corrects data, so name at least one attribute (<table>.<attribute>) and its right value.`,
+        { key: 'refusal.correction_required' },
+      );
+    if (!corrects && correctionsGiven)
+      throw invalid(
+        `corrections applies only to a policy with an update rule; ${submission.policy_key} has none.`,
+        { key: 'refusal.correction_not_offered' },
+      );
     const consentOnly = isConsentOnly(rules);
     const preferences = submission.consent_preferences ?? (consentOnly ? DO_NOT_SELL_OR_SHARE : undefined);
     // An opt-out needs no proof of identity (CCPA §7026(d)): it gives nobody any data and erases nothing, so

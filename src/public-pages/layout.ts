@@ -4,7 +4,7 @@
 // are plain HTML forms without script, so they work with any browser, keyboard and screen reader.
 //
 // Words: a page's frame says its language (`lang`); the words themselves go through the catalogue of
-// src/i18n/ (privacy-center/page.ts's `wordsOf`), and values are escaped here or by the caller.
+// src/i18n/ (words.ts's `wordsOf`, with the language switcher), and values are escaped here or by the caller.
 import { escapeHtml } from '../validation/html.ts';
 
 /** What frames every page: who speaks, in which language, and where home is. */

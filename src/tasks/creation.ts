@@ -58,6 +58,7 @@ export async function plannedTasks(
         action,
         fields: system.fields,
         instructions: system.instructions,
+        translations: system.translations,
         respondentEmail: system.respondent_email,
         assignee: system.assignee,
         dueAt,

@@ -36,7 +36,12 @@ export async function remindOverdueTasks(
               kind: 'task_overdue',
               email: address,
               details: {
-                task: { systemName: task.system_name, instructions: task.instructions, dueAt: task.due_at },
+                task: {
+                  systemName: task.system_name,
+                  instructions: task.instructions,
+                  translations: task.translations,
+                  dueAt: task.due_at,
+                },
               },
             },
           ]);

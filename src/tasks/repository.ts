@@ -2,6 +2,7 @@
 // `requires_input` (creation.ts) and changed by the task service. Task data arrives sealed (task-data.ts)
 // and leaves sealed: this module never sees a personal value.
 import type { Queryable } from '../db/database.ts';
+import type { Translations } from '../i18n/operator-texts.ts';
 import type { ManualAction, ManualField } from '../manual-systems/schemas.ts';
 
 export type TaskStatus = 'open' | 'done' | 'skipped' | 'canceled';
@@ -14,6 +15,8 @@ export interface TaskRow {
   action: ManualAction;
   fields: ManualField[];
   instructions: string;
+  /** The instructions in other languages, copied from the system with them. */
+  translations: Translations;
   respondent_email: string | null;
   status: TaskStatus;
   assignee: string | null;
@@ -32,6 +35,7 @@ export interface NewTask {
   action: ManualAction;
   fields: ManualField[];
   instructions: string;
+  translations: Translations;
   respondentEmail: string | null;
   assignee: string | null;
   dueAt: Date;
@@ -74,9 +78,9 @@ export const taskRepository = {
     if (tasks.length === 0) return [];
     const { rows } = await tx.query<TaskRow>(
       `INSERT INTO tasks (id, privacy_request_id, system_key, system_name, action, fields, instructions,
-                          respondent_email, assignee, due_at)
+                          translations, respondent_email, assignee, due_at)
        SELECT t->>'id', $1, t->>'systemKey', t->>'systemName', t->>'action', t->'fields', t->>'instructions',
-              t->>'respondentEmail', t->>'assignee', (t->>'dueAt')::timestamptz
+              COALESCE(t->'translations', '{}'), t->>'respondentEmail', t->>'assignee', (t->>'dueAt')::timestamptz
          FROM jsonb_array_elements($2::jsonb) AS item(t)
        ON CONFLICT (privacy_request_id, system_key, action) DO NOTHING
        RETURNING *`,

@@ -3,10 +3,12 @@
 // Content-Security-Policy: the task's instructions and one
 // labelled field per field of its system. Of the data subject it shows only the identifiers the system
 // names (its `identities`: what the person answering needs to find the record), nothing else. Its own words
-// are in the visitor's language (src/i18n/); the instructions and field labels are the operator's, as written.
+// are in the visitor's language (src/i18n/); the instructions are the operator's in the request's language
+// (the system's `translations`), else as written; the field labels are the operator's, as written.
 import type { MessageKey } from '../i18n/catalogue.ts';
 import { translate } from '../i18n/catalogue.ts';
-import { languageSwitcher, type PageContext, wordsOf } from '../privacy-center/page.ts';
+import { translatedText } from '../i18n/operator-texts.ts';
+import { languageSwitcher, type PageContext, wordsOf } from '../public-pages/words.ts';
 import { escapeHtml } from '../validation/html.ts';
 import { layout as pageLayout } from '../public-pages/layout.ts';
 import type { TaskRow } from './repository.ts';
@@ -36,12 +38,36 @@ function renderIdentifiers(identifiers: readonly Identifier[], say: (key: Messag
   return `<section class="action" aria-labelledby="whose"><h2 id="whose">${say('respondent.whose')}</h2><dl>${rows}</dl></section>`;
 }
 
+/**
+ * The task's instructions in the request's language (`instructionsIn.language`) when the system gave them
+ * in it, else as written (in the default language, `instructionsIn.fallback`); marked with the language they
+ * are in, which need not be the page's.
+ */
+function renderInstructions(
+  task: Pick<TaskRow, 'instructions' | 'translations'>,
+  say: (key: MessageKey) => string,
+  instructionsIn: { language: string; fallback: string } | undefined,
+): string {
+  const translated = instructionsIn
+    ? translatedText(task.instructions, task.translations, instructionsIn.language, 'instructions')
+    : task.instructions;
+  if (!translated) return '';
+  const inLanguage = !instructionsIn
+    ? undefined
+    : translated === task.instructions
+      ? instructionsIn.fallback
+      : instructionsIn.language;
+  const lang = inLanguage ? ` lang="${escapeHtml(inLanguage)}"` : '';
+  return `<section class="action" aria-labelledby="instructions"><h2 id="instructions">${say('respondent.instructions')}</h2><p${lang}>${escapeHtml(translated).replaceAll('\n', '<br>')}</p></section>`;
+}
+
 export function renderRespondentForm(
   organization: string,
   task: TaskRow,
   token: string,
   identifiers: readonly Identifier[] = [],
   language = 'en',
+  instructionsIn?: { language: string; fallback: string },
 ): string {
   const { say, markup } = wordsOf(language);
   const fields = task.fields
@@ -59,7 +85,7 @@ export function renderRespondentForm(
     `<h1>${say('respondent.title')}</h1>
 <p>${markup('respondent.asks', { system: `<strong>${escapeHtml(task.system_name)}</strong>` }, { organization })}</p>
 ${renderIdentifiers(identifiers, say)}
-${task.instructions ? `<section class="action" aria-labelledby="instructions"><h2 id="instructions">${say('respondent.instructions')}</h2><p>${escapeHtml(task.instructions).replaceAll('\n', '<br>')}</p></section>` : ''}
+${renderInstructions(task, say, instructionsIn)}
 <form method="post" action="${escapeHtml(`${respondentPath(token)}?lang=${encodeURIComponent(language)}`)}" class="action">
 ${fields}
 <p><button type="submit">${verb}</button></p>

@@ -37,6 +37,10 @@ export function respondentRoutes(services: Services): FastifyPluginAsync {
               request.params.token,
               state.identifiers,
               language,
+              {
+                language: state.requestLanguage ?? services.config.defaultLanguage,
+                fallback: services.config.defaultLanguage,
+              },
             ),
           );
         }

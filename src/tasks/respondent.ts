@@ -12,7 +12,7 @@ import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
 import { manualSystemRepository } from '../manual-systems/repository.ts';
 import { openIdentity, typedIdentities } from '../privacy-requests/identity.ts';
 import { logRepository } from '../privacy-requests/log-repository.ts';
-import { privacyRequestRepository } from '../privacy-requests/repository.ts';
+import { privacyRequestRepository, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { type TaskRow, taskRepository } from './repository.ts';
 import { respondentLinkRepository } from './respondent-repository.ts';
@@ -60,6 +60,7 @@ export async function inviteRespondent(
           task: {
             systemName: task.system_name,
             instructions: task.instructions,
+            translations: task.translations,
             url: respondentUrl(services.config, token),
             expiresAt,
           },
@@ -84,9 +85,12 @@ export interface Identifier {
   value: string;
 }
 
-/** What /respond/{token} shows: the task's form, or why the link works no more. */
+/**
+ * What /respond/{token} shows: the task's form with the request's language (undefined for a request that
+ * stores none: the default language), or why the link works no more.
+ */
 export type RespondentLinkState =
-  | { kind: 'form'; task: TaskRow; identifiers: Identifier[] }
+  | { kind: 'form'; task: TaskRow; identifiers: Identifier[]; requestLanguage: string | undefined }
   | { kind: 'used' | 'expired' | 'answered' | 'unknown' };
 
 /**
@@ -96,10 +100,10 @@ export type RespondentLinkState =
 async function identifiersFor(
   services: Pick<Services, 'db' | 'keyring'>,
   task: TaskRow,
+  request: RequestRow | undefined,
 ): Promise<Identifier[]> {
   const system = await manualSystemRepository.find(services.db, task.system_key);
   if (!system || system.identities.length === 0) return [];
-  const request = await privacyRequestRepository.find(services.db, task.privacy_request_id);
   if (!request?.identity_sealed) return [];
   const known = typedIdentities(openIdentity(services.keyring, request.id, request.identity_sealed));
   return system.identities.flatMap((kind) =>
@@ -118,7 +122,13 @@ export async function respondentLinkState(
   const task = await taskRepository.find(services.db, link.task_id);
   if (!task) return { kind: 'unknown' };
   if (task.status !== 'open') return { kind: 'answered' };
-  return { kind: 'form', task, identifiers: await identifiersFor(services, task) };
+  const request = await privacyRequestRepository.find(services.db, task.privacy_request_id);
+  return {
+    kind: 'form',
+    task,
+    identifiers: await identifiersFor(services, task, request),
+    requestLanguage: request?.language ?? undefined,
+  };
 }
 
 /**

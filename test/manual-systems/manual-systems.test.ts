@@ -1,6 +1,7 @@
 // Manual systems over real HTTP on a real database: create, replace, read, list and delete; every bound of
 // the input (unique field names, 1 to 50 fields, instructions up to 10,000 characters, an assignee who is
-// an operator) answered 422 naming the field and changing nothing; a viewer reads but does not write.
+// an operator, translations only of the instructions and only into a language with a catalogue) answered
+// 422 naming the field and changing nothing; a viewer reads but does not write.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -50,6 +51,7 @@ describe('manual systems', () => {
     assert.equal(created.body.assignee, 'clara');
     assert.equal(created.body.respondent_email, null);
     assert.deepEqual(created.body.identities, []);
+    assert.deepEqual(created.body.translations, {});
 
     const replaced = await service.call('PUT', '/v1/manual-system/archive', {
       token,
@@ -58,15 +60,20 @@ describe('manual systems', () => {
         actions: ['erasure'],
         respondent_email: 'archivist@vendor.example',
         identities: ['email', 'loyalty_id'],
+        translations: { de: { instructions: 'Fragen Sie die Archivarin im zweiten Stock.' } },
       },
     });
     assert.equal(replaced.status, 200, replaced.text);
     assert.deepEqual(replaced.body.actions, ['erasure']);
     assert.deepEqual(replaced.body.identities, ['email', 'loyalty_id']);
+    assert.deepEqual(replaced.body.translations, {
+      de: { instructions: 'Fragen Sie die Archivarin im zweiten Stock.' },
+    });
 
     const read = await service.call('GET', '/v1/manual-system/archive', { token: viewer });
     assert.equal(read.status, 200);
     assert.equal(read.body.respondent_email, 'archivist@vendor.example');
+    assert.equal(read.body.translations.de.instructions, 'Fragen Sie die Archivarin im zweiten Stock.');
     const listed = await service.call('GET', '/v1/manual-system', { token: viewer });
     assert.deepEqual(
       listed.body.map((item: { key: string }) => item.key),
@@ -95,6 +102,15 @@ describe('manual systems', () => {
       [{ ...system, respondent_email: 'not an email' }, /respondent_email/],
       [{ ...system, identities: ['E-mail'] }, /identities/],
       [{ ...system, identities: ['email', 'email'] }, /identities/],
+      [
+        { ...system, translations: { xx: { instructions: 'x' } } },
+        /manual system\.translations: "xx" is not a language Lethe has a catalogue for/,
+      ],
+      [
+        { ...system, translations: { de: { title: 'Archiv' } } },
+        /manual system\.translations\.de: "title" is not a translatable text \(instructions\)/,
+      ],
+      [{ ...system, translations: { de: { instructions: 'x'.repeat(10_001) } } }, /translations/],
     ];
     for (const [json, detail] of cases) {
       const answer = await service.call('PUT', '/v1/manual-system/bad', { token, json });

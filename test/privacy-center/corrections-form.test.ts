@@ -170,17 +170,17 @@ describe('corrections on the privacy center page', () => {
       {
         label: 'value too long',
         rows: { correction_attribute_1: 'users.name', correction_value_1: 'x'.repeat(10_001) },
-        message: /Item 1 to correct: value must have at most 10,000 characters/,
+        message: /Item 1 to correct: the right value can have at most 10,000 characters\./,
       },
       {
         label: 'value without attribute',
         rows: { correction_value_3: 'Fay' },
-        message: /Item 3 to correct: attribute must be &lt;table&gt;\.&lt;attribute&gt;/,
+        message: /Item 3 to correct names no information: say what to correct as table\.attribute/,
       },
       {
         label: 'no row',
         rows: { correction_attribute_1: ' ', correction_value_1: '' },
-        message: /corrections is required: policy \S+ corrects data, so name at least one attribute/,
+        message: /Say what to correct: give at least one item, as table\.attribute with its right value\./,
       },
     ];
     const before = await stored();
@@ -214,7 +214,80 @@ describe('corrections on the privacy center page', () => {
       correction_value_1: 'Fay',
     });
     assert.equal(notUpdate.status, 422, notUpdate.text);
-    assert.match(notUpdate.text, /applies only to a policy with an update rule/);
+    assert.match(notUpdate.text, /This request does not correct data: send it without items to correct\./);
+    assert.deepEqual(await stored(), before, 'nothing stored');
+  });
+
+  it("words every row's refusal in the visitor's language, and stores nothing", async () => {
+    const email = 'besucher@example.de';
+    const inLanguage = async (language: string, fields: Record<string, string>) => {
+      const response = await fetch(`${service.url}/privacy-center/requests?lang=${language}`, {
+        method: 'POST',
+        body: new URLSearchParams({ policy_key: POLICY, email, ...fields }),
+        redirect: 'manual',
+      });
+      assert.equal(response.status, 422, `${language} ${JSON.stringify(fields).slice(0, 80)}`);
+      return sectionOf(await response.text(), 'Correct my data');
+    };
+    const cases: { language: string; rows: Record<string, string>; message: RegExp }[] = [
+      {
+        language: 'de',
+        rows: { correction_value_3: 'Fay' },
+        message: /Eintrag 3 zur Berichtigung nennt keine Angabe: Geben Sie an, was berichtigt werden soll/,
+      },
+      {
+        language: 'de',
+        rows: { correction_attribute_2: 'name', correction_value_2: 'Fay' },
+        message:
+          /Eintrag 2 zur Berichtigung: Schreiben Sie, was berichtigt werden soll, als tabelle\.attribut/,
+      },
+      {
+        language: 'de',
+        rows: { correction_attribute_1: 'users.name', correction_value_1: 'x'.repeat(10_001) },
+        message: /Eintrag 1 zur Berichtigung: Der richtige Wert darf höchstens 10\.000 Zeichen haben\./,
+      },
+      {
+        language: 'de',
+        rows: { correction_attribute_1: `users.${'n'.repeat(300)}`, correction_value_1: 'Fay' },
+        message: /Die Angabe, was berichtigt werden soll, darf höchstens 257 Zeichen haben\./,
+      },
+      {
+        language: 'de',
+        rows: {},
+        message: /Geben Sie an, was berichtigt werden soll: mindestens einen Eintrag/,
+      },
+      {
+        language: 'pl',
+        rows: { correction_attribute_1: 'users.name', correction_value_1: 'x'.repeat(10_001) },
+        message: /Pozycja 1 do sprostowania: prawidłowa wartość może mieć najwyżej 10\s000 znaków\./u,
+      },
+      {
+        language: 'it',
+        rows: { correction_value_2: 'Fay' },
+        message: /L’elemento 2 da rettificare non indica alcuna informazione/,
+      },
+    ];
+    const before = await stored();
+    for (const { language, rows, message } of cases) {
+      const form = await inLanguage(language, rows);
+      assert.match(form, /role="alert"/, language);
+      assert.match(form, message, language);
+    }
+    const response = await fetch(`${service.url}/privacy-center/requests?lang=sv`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        policy_key: 'default_access_policy',
+        email,
+        correction_attribute_1: 'users.name',
+        correction_value_1: 'Fay',
+      }),
+      redirect: 'manual',
+    });
+    assert.equal(response.status, 422);
+    assert.match(
+      await response.text(),
+      /Den här begäran rättar inga uppgifter: skicka den utan rader att rätta\./,
+    );
     assert.deepEqual(await stored(), before, 'nothing stored');
   });
 });

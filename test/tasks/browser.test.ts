@@ -173,7 +173,8 @@ describe('tasks in the browser', () => {
     await form.getByLabel('Name').fill('Paper ledger');
     await form.getByLabel('erasure').check();
     await form.getByLabel('Fields').fill('page: Page number\nshelf: Shelf');
-    await form.getByLabel('Instructions').fill('In the basement.');
+    await form.getByLabel('Instructions', { exact: true }).fill('In the basement.');
+    await form.getByLabel('Instructions in other languages').fill('{"de": {"instructions": "Im Keller."}}');
     await form.getByLabel('Assignee (an operator)').fill('clara');
     await form.getByRole('button', { name: 'Save' }).click();
     await page.locator('tr[data-system-key="ledger"]').waitFor();
@@ -186,6 +187,11 @@ describe('tasks in the browser', () => {
       { name: 'shelf', label: 'Shelf' },
     ]);
     assert.equal(saved.body.assignee, 'clara');
+    assert.deepEqual(saved.body.translations, { de: { instructions: 'Im Keller.' } });
+    assert.equal(
+      await page.locator('tr[data-system-key="ledger"] td[data-label="Instructions also in"]').textContent(),
+      'de',
+    );
     assert.deepEqual(pageProblems, []);
   });
 });

@@ -1,10 +1,22 @@
 // Manual systems (docs/human-steps.md): systems without an API that a person answers for. Lists them with
-// their actions, fields, assignee and the subject's identifiers its respondents see; a form creates or replaces one (fields written one a line as
-// `name: Label`); each can be deleted. Tasks already given out keep their own copy of a system.
+// their actions, fields, assignee, the subject's identifiers its respondents see and the languages its
+// instructions are translated into; a form creates or replaces one (fields written one a line as
+// `name: Label`, the instructions in other languages as JSON); each can be deleted, or loaded into the form
+// to be changed. Tasks already given out keep their own copy of a system.
 import { type FormEvent, useState } from 'react';
 import { answer } from '../api.ts';
-import { ConfirmButton, Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  type Translations,
+  TranslationsField,
+} from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
+import type { ManualSystem } from '../schema.ts';
 import { holds, useSession } from '../session.tsx';
 
 /** `name: Label` lines into fields; a line without a label uses its name. */
@@ -35,6 +47,23 @@ export function ManualSystemsPage() {
   const [assignee, setAssignee] = useState('');
   const [respondent, setRespondent] = useState('');
   const [identities, setIdentities] = useState('');
+  const [translations, setTranslations] = useState<Translations | undefined>(undefined);
+  // The translations field keeps its own text: a new key remounts it with the loaded system's.
+  const [loaded, setLoaded] = useState(0);
+
+  function edit(system: ManualSystem) {
+    setKey(system.key);
+    setName(system.name);
+    setAccess(system.actions.includes('access'));
+    setErasure(system.actions.includes('erasure'));
+    setFields(system.fields.map((field) => `${field.name}: ${field.label}`).join('\n'));
+    setInstructions(system.instructions);
+    setAssignee(system.assignee ?? '');
+    setRespondent(system.respondent_email ?? '');
+    setIdentities(system.identities.join(', '));
+    setTranslations(Object.keys(system.translations).length > 0 ? system.translations : undefined);
+    setLoaded((count) => count + 1);
+  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -58,6 +87,7 @@ export function ManualSystemsPage() {
                   .filter(Boolean),
               ),
             ],
+            ...(translations ? { translations } : {}),
           },
         }),
       ),
@@ -84,8 +114,9 @@ export function ManualSystemsPage() {
               <th scope="col">Fields</th>
               <th scope="col">Assignee</th>
               <th scope="col">Identifiers shown</th>
+              <th scope="col">Instructions also in</th>
               <th scope="col">
-                <span className="visually-hidden">Delete</span>
+                <span className="visually-hidden">Change or delete</span>
               </th>
             </tr>
           </thead>
@@ -98,7 +129,15 @@ export function ManualSystemsPage() {
                 <td data-label="Fields">{system.fields.map((field) => field.label).join(', ')}</td>
                 <td data-label="Assignee">{system.assignee ?? '—'}</td>
                 <td data-label="Identifiers shown">{system.identities.join(', ') || '—'}</td>
-                <td data-label="Delete">
+                <td data-label="Instructions also in">
+                  {Object.keys(system.translations).sort().join(', ') || '—'}
+                </td>
+                <td data-label="Change or delete">
+                  {canChange ? (
+                    <button type="button" onClick={() => edit(system)}>
+                      Change {system.key}
+                    </button>
+                  ) : null}{' '}
                   {canChange ? (
                     <ConfirmButton
                       label={`Delete ${system.key}`}
@@ -158,6 +197,13 @@ export function ManualSystemsPage() {
               />
             )}
           </Field>
+          <TranslationsField
+            key={loaded}
+            label="Instructions in other languages"
+            example={'{"de": {"instructions": "…"}}'}
+            value={translations}
+            onChange={setTranslations}
+          />
           <Field label="Assignee (an operator)">
             {(id) => <input id={id} value={assignee} onChange={(e) => setAssignee(e.target.value)} />}
           </Field>

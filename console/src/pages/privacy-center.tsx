@@ -3,7 +3,7 @@
 // policies" fills in the two policies every installation starts with. Each text the public reads can be
 // given in other languages as JSON ({"de": {"title": "…"}}); the server names an unknown language or key.
 import { type FormEvent, useState } from 'react';
-import { ErrorNotice, Field, Loading, PageHeader, SuccessNotice } from '../components.tsx';
+import { ErrorNotice, Field, Loading, PageHeader, SuccessNotice, TranslationsField } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import { answer } from '../api.ts';
@@ -25,56 +25,6 @@ const DEFAULT_ACTIONS: PrivacyCenterAction[] = [
 ];
 
 type Requirement = InputRequirement | 'no';
-type Translations = NonNullable<PrivacyCenterSettings['translations']>;
-
-/** A text's translations as JSON, kept as typed until it parses; empty means none. */
-function TranslationsField(props: {
-  label: string;
-  example: string;
-  value: Translations | undefined;
-  onChange: (value: Translations | undefined) => void;
-}) {
-  const [text, setText] = useState(props.value ? JSON.stringify(props.value, null, 2) : '');
-  const [problem, setProblem] = useState('');
-  const change = (next: string) => {
-    setText(next);
-    if (next.trim() === '') {
-      setProblem('');
-      props.onChange(undefined);
-      return;
-    }
-    try {
-      const parsed: unknown = JSON.parse(next);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('not an object');
-      setProblem('');
-      props.onChange(parsed as Translations);
-    } catch {
-      setProblem(`Not valid JSON yet; write it as ${props.example}.`);
-    }
-  };
-  return (
-    <Field
-      label={props.label}
-      hint={`In other languages, as JSON: ${props.example}. Missing ones read the text above.`}
-    >
-      {(id, describedBy) => (
-        <>
-          <textarea
-            id={id}
-            aria-describedby={describedBy}
-            rows={3}
-            spellCheck={false}
-            value={text}
-            onChange={(event) => change(event.target.value)}
-          />
-          <ErrorNotice message={problem} />
-        </>
-      )}
-    </Field>
-  );
-}
-
 function RequirementSelect(props: {
   label: string;
   value: Requirement;

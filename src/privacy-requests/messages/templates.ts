@@ -3,6 +3,7 @@
 // in HTML is escaped. No template names the person: they are addressed as "you".
 import { type MessageKey, type MessageValues, translate } from '../../i18n/catalogue.ts';
 import { formatDay, formatInstant } from '../../i18n/dates.ts';
+import { type Translations, translatedText } from '../../i18n/operator-texts.ts';
 import type { RequestMessageKind } from '../../outbox/repository.ts';
 import { escapeHtml } from '../../validation/html.ts';
 
@@ -41,7 +42,15 @@ export interface MessageContext {
   /** The IANA zone whose local days the request's dates are named in (src/deadlines/locations.ts). */
   timeZone?: string;
   /** A task of a manual system (docs/human-steps.md): for its respondent's link or its overdue reminder. */
-  task?: { systemName: string; instructions: string; url?: string; expiresAt?: Date; dueAt?: Date };
+  task?: {
+    systemName: string;
+    instructions: string;
+    /** The instructions in other languages: the message shows those of its own language, if any. */
+    translations?: Translations;
+    url?: string;
+    expiresAt?: Date;
+    dueAt?: Date;
+  };
   /** A completed erasure's recipients, who were told of it (GDPR art. 19). */
   recipients?: readonly string[];
   /** The authorized agent who asked on the subject's behalf, and the link where the subject confirms. */
@@ -218,9 +227,12 @@ export function renderMessage(kind: RequestMessageKind, context: MessageContext)
     }
     case 'respondent_invite': {
       const task = context.task;
+      const instructions = task
+        ? translatedText(task.instructions, task.translations, language, 'instructions')
+        : '';
       return render(say('mail.respondent_invite.subject'), context, [
         say('mail.respondent_invite.asks', { organization, system: task?.systemName ?? '' }),
-        ...(task?.instructions ? [task.instructions] : []),
+        ...(instructions ? [instructions] : []),
         { text: say('mail.respondent_invite.answer'), url: page(task?.url ?? '') },
         say('mail.respondent_invite.lifetime', { until: instant(task?.expiresAt) }),
       ]);

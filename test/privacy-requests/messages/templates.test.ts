@@ -79,6 +79,23 @@ describe('message templates', () => {
   });
 });
 
+describe("a respondent's invite", () => {
+  it("reads the system's instructions in the message's language, else as written", () => {
+    const task = {
+      systemName: 'Paper archive',
+      instructions: 'Look in the cabinet.',
+      translations: { de: { instructions: 'Schauen Sie in den Schrank.' } },
+      url: 'http://127.0.0.1:8080/respond/abc',
+      expiresAt: new Date('2030-01-02T03:04:05Z'),
+    };
+    const german = renderMessage('respondent_invite', { ...base, language: 'de', task }).text;
+    assert.ok(german.includes('Schauen Sie in den Schrank.'), german);
+    assert.ok(!german.includes('Look in the cabinet.'), german);
+    const french = renderMessage('respondent_invite', { ...base, language: 'fr', task }).text;
+    assert.ok(french.includes('Look in the cabinet.'), french);
+  });
+});
+
 describe('the recipient mask', () => {
   it('keeps first letters and the top-level domain only', () => {
     assert.equal(maskEmail('jane.doe@example.com'), 'j***@e***.com');
