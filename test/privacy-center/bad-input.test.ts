@@ -344,7 +344,10 @@ describe('the subject side refuses bad input and changes nothing', () => {
     });
     const [halt] = await receiver.waitFor('/halt');
     await waitForStatus(service, id, 'paused');
-    const canceled = await service.call('POST', `/v1/privacy-request/${id}/cancel`, { token });
+    const canceled = await service.call('POST', `/v1/privacy-request/${id}/cancel`, {
+      token,
+      json: { reason_code: 'subject_withdrew' },
+    });
     assert.equal(canceled.status, 200, canceled.text);
     const resume = await service.call('POST', `/v1/privacy-request/${id}/resume`, {
       token: String(halt?.headers['reply-to-token']),
