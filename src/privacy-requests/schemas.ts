@@ -221,7 +221,13 @@ export const PrivacyRequestView = Type.Object({
   stuck: Type.Optional(
     Type.Boolean({
       description:
-        'Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task (docs/human-steps.md); given when a request is read or listed.',
+        'Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, not acknowledged by acknowledge_due_at, or with an overdue task (docs/human-steps.md); given when a request is read or listed.',
+    }),
+  ),
+  stuck_reason: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why it is stuck: not_acknowledged (the receipt not confirmed by acknowledge_due_at, CCPA regs §7021(a)), stalled (approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS), task_overdue; null when it is not stuck. Given with stuck.',
     }),
   ),
 });

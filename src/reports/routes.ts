@@ -111,9 +111,7 @@ export function reportRoutes(services: Services): FastifyPluginAsync {
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="privacy-requests.csv"')
-          .send(
-            Readable.from(requestRecordsCsv(services.db, from, to, services.config.deadlineTimeZone)),
-          );
+          .send(Readable.from(requestRecordsCsv(services.db, from, to, services.config.deadlineTimeZone)));
       },
     );
 
