@@ -91,6 +91,9 @@ export async function cancelLocked(
   return true;
 }
 
+const cannotCancel = (status: Status) =>
+  badRequest(`cannot cancel a request in status ${status}; only ${CANCELABLE.join(', ')} can be canceled`);
+
 /**
  * An operator's cancel: logged under their name with its reason code, and audited (the code, never the
  * reason, which may name the subject). 422 without a code once the request is verified or operator-made,
@@ -106,13 +109,12 @@ export async function cancelPrivacyRequest(
   await services.db.transaction(async (tx) => {
     const row = await repo.lock(tx, id);
     if (!row) throw notFound(`No privacy request with id ${id}.`);
+    if (!CANCELABLE.includes(row.status)) throw cannotCancel(row.status);
     const refusal = reasonCodeRefusal(row, reasonCode);
     if (refusal !== undefined) throw invalid(refusal);
     const code = reasonCode !== null && isCancelReasonCode(reasonCode) ? reasonCode : null;
     if (!(await cancelLocked(tx, services, row, reason, principalName(by.principal), code)))
-      throw badRequest(
-        `cannot cancel a request in status ${row.status}; only ${CANCELABLE.join(', ')} can be canceled`,
-      );
+      throw cannotCancel(row.status);
     await recordChange(tx, by, 'privacy-request.cancel', {
       privacy_request_id: id,
       reason_given: reason !== null,
