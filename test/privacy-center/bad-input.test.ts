@@ -367,6 +367,7 @@ describe('the subject side refuses bad input and changes nothing', () => {
     const request = await service.call('GET', `/v1/privacy-request/${id}`, { token });
     assert.equal(request.body.status, 'canceled');
     assert.equal(request.body.cancel_reason, 'identity not verified in time');
+    assert.equal(request.body.cancel_reason_code, 'unverifiable');
   });
 
   it('the sweep cancels an unverified request whose log is being written meanwhile (its mail delivered)', async () => {
