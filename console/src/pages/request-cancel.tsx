@@ -12,12 +12,15 @@ import type { PrivacyRequest } from '../schema.ts';
 
 export const CANCELABLE = new Set(['identity_unverified', 'pending', 'approved', 'paused', 'requires_input']);
 
-/** The reasons a verified request may be canceled for (src/privacy-requests/cancel.ts), as the dialog words them. */
-const REASON_CODES = [
+/**
+ * The reasons a verified request may be canceled for, as the dialog words them: typed by the request's
+ * `cancel_reason_code` (generated from the API), so a code the API does not know fails to compile.
+ */
+const REASON_CODES: readonly { code: NonNullable<PrivacyRequest['cancel_reason_code']>; label: string }[] = [
   { code: 'subject_withdrew', label: 'The subject withdrew the request' },
   { code: 'duplicate', label: 'It repeats another request' },
   { code: 'unverifiable', label: 'The identity could not be verified' },
-] as const;
+];
 
 export function CancelDialog(props: {
   request: PrivacyRequest;
