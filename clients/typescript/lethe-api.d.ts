@@ -1957,7 +1957,7 @@ export interface components {
             name: string;
             /** @description The sections the rule comes from. */
             citation: string;
-            /** @description IANA time zone whose local days the periods count, unless the location names its own. */
+            /** @description IANA time zone whose local days the periods count, unless the location names its own; LETHE_TIME_ZONE, when set, overrides both (docs/deadlines.md). */
             time_zone: string;
             response_days?: number;
             response_months?: number;
