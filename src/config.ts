@@ -100,6 +100,11 @@ export interface Config {
   dueSoonDays: number;
   /** The operators' time zone (IANA name): the daily digest goes out in its morning. */
   timeZone: string;
+  /**
+   * LETHE_TIME_ZONE when it is set (null otherwise): then every deadline counts in that zone's local days
+   * instead of each jurisdiction's or location's own (docs/deadlines.md, "Local days").
+   */
+  deadlineTimeZone: string | null;
   /** The local hour from which the day's digest goes out (not an environment variable). */
   digestHour: number;
   /** How often the worker looks for event deliveries that are due (not an environment variable). */
@@ -336,6 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxRetryMaxSeconds: 300,
     dueSoonDays: integer(env, 'LETHE_DUE_SOON_DAYS', 7, 1),
     timeZone: timeZone(env, 'LETHE_TIME_ZONE'),
+    deadlineTimeZone: env.LETHE_TIME_ZONE?.trim() ? timeZone(env, 'LETHE_TIME_ZONE') : null,
     digestHour: 8,
     eventPollIntervalSeconds: 1,
   };

@@ -954,7 +954,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The figures of the requests received in a calendar year (UTC), per action type: received, complied, denied, median and mean days to respond (CCPA regs §7102). */
+        /** The figures of the requests received in a calendar year (UTC), optionally under one jurisdiction, per CCPA category and per action type: received, complied, denied, and apart closed unverifiable and operator cancels; median and mean days to respond (CCPA regs §7102). */
         get: operations["getRequestMetrics"];
         put?: never;
         post?: never;
@@ -1784,7 +1784,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise. */
+        /** Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise. Once verified or operator-made it needs reason_code (subject_withdrew, duplicate, unverifiable; 422 without or unknown): to refuse, deny with a reason. */
         post: operations["cancelPrivacyRequest"];
         delete?: never;
         options?: never;
@@ -1957,7 +1957,7 @@ export interface components {
             name: string;
             /** @description The sections the rule comes from. */
             citation: string;
-            /** @description IANA time zone whose local days the periods count, unless the location names its own. */
+            /** @description IANA time zone whose local days the periods count, unless the location names its own; LETHE_TIME_ZONE, when set, overrides both (docs/deadlines.md). */
             time_zone: string;
             response_days?: number;
             response_months?: number;
@@ -2089,6 +2089,8 @@ export interface components {
             };
             property_id: string | null;
             cancel_reason: string | null;
+            /** @description Why it was canceled (subject_withdrew, duplicate, unverifiable); required to cancel once verified or operator-made. A refusal is a denial, never a cancel. */
+            cancel_reason_code: ("subject_withdrew" | "duplicate" | "unverifiable") | (never | null);
             /** Format: date-time */
             canceled_at: string | null;
             /** @description Fides' consent_preferences, as the request gave them (for a consent rule). */
@@ -2154,8 +2156,10 @@ export interface components {
             unverified_identity: {
                 [key: string]: unknown;
             };
-            /** @description Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task (docs/human-steps.md); given when a request is read or listed. */
+            /** @description Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, not acknowledged by acknowledge_due_at, or with an overdue task (docs/human-steps.md); given when a request is read or listed. */
             stuck?: boolean;
+            /** @description Why it is stuck: not_acknowledged (the receipt not confirmed by acknowledge_due_at, CCPA regs §7021(a)), stalled (approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS), task_overdue; null when it is not stuck. Given with stuck. */
+            stuck_reason?: string | null;
         };
         PrivacyRequestLogEntry: {
             /** Format: date-time */
@@ -2177,6 +2181,25 @@ export interface components {
         };
         RequestMetrics: {
             year: number;
+            /** @description The jurisdiction the figures are filtered to, or null for all requests. */
+            jurisdiction: string | null;
+            by_category: {
+                /**
+                 * @description The CCPA regs §7102 category, from the action registry (GET /v1/action-type records_category): know, delete, correct, opt_out, limit, and other for a policy of no registered action (only when it has requests).
+                 * @enum {unknown}
+                 */
+                category: "know" | "delete" | "correct" | "opt_out" | "limit" | "other";
+                received: number;
+                /** @description Completed, in whole or in part. */
+                complied: number;
+                denied: number;
+                /** @description Canceled because the identity could not be verified (reason code unverifiable: an operator’s, the sweep’s, too many wrong codes), counted apart from denials. */
+                closed_unverifiable: number;
+                /** @description Canceled by an operator or an API client (any reason code). */
+                operator_canceled: number;
+                median_days: number | null;
+                mean_days: number | null;
+            }[];
             by_action_type: {
                 /** @description The weightiest action type of the policy’s rules (erasure, access, update, consent: GET /v1/action-type), or other. */
                 action_type: string;
@@ -8450,6 +8473,8 @@ export interface operations {
                         };
                         property_id: string | null;
                         cancel_reason: string | null;
+                        /** @description Why it was canceled (subject_withdrew, duplicate, unverifiable); required to cancel once verified or operator-made. A refusal is a denial, never a cancel. */
+                        cancel_reason_code: ("subject_withdrew" | "duplicate" | "unverifiable") | (never | null);
                         /** Format: date-time */
                         canceled_at: string | null;
                         /** @description Fides' consent_preferences, as the request gave them (for a consent rule). */
@@ -10733,6 +10758,8 @@ export interface operations {
         parameters: {
             query: {
                 year: number;
+                /** @description Only the requests under this built-in jurisdiction (GET /v1/jurisdiction), e.g. US-CA; 422 for an unknown code. */
+                jurisdiction?: string;
             };
             header?: never;
             path?: never;
@@ -19680,6 +19707,8 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
+                    /** @description subject_withdrew, duplicate or unverifiable; required once the request is verified or operator-made. To refuse a request, deny it with a reason. */
+                    reason_code?: string;
                 };
             };
         };

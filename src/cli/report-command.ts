@@ -41,7 +41,12 @@ export async function runReportCommand(
   command: ReportCommand,
   out: NodeJS.WritableStream,
 ): Promise<void> {
-  for await (const chunk of requestRecordsCsv(services.db, command.from, command.to)) {
+  for await (const chunk of requestRecordsCsv(
+    services.db,
+    command.from,
+    command.to,
+    services.config.deadlineTimeZone,
+  )) {
     if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
   }
 }

@@ -2,7 +2,7 @@
 // service as /v1/privacy-request (approvals, denials and cancels are made as the operator `--as` names,
 // acting-operator.ts, else audited with the actor `client:cli` and logged on the request as by `cli`). Tables never show identities; `show --json` answers what
 // GET /v1/privacy-request/{id} answers an operator, identities included.
-import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
+import { CANCEL_REASON_CODES, cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
 import { type Status, STATUSES } from '../privacy-requests/statuses.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../services.ts';
@@ -22,8 +22,9 @@ export const REQUEST_USAGE = `Usage:
       deny pending requests; the subject is told the reason, whom to complain to and how to appeal
   lethe request extend ID --reason TEXT [--json]
       extend an open request's due date once, as its jurisdiction allows; the subject is told why
-  lethe request cancel ID [--reason TEXT] [--json]
-      cancel a request that is unverified, pending, approved, paused or waiting on tasks
+  lethe request cancel ID [--reason-code CODE] [--reason TEXT] [--json]
+      cancel a request that is unverified, pending, approved, paused or waiting on tasks; once verified
+      (or made by an operator) it needs --reason-code ${CANCEL_REASON_CODES.join('|')}: to refuse, deny with a reason
 `;
 
 export type RequestCommand =
@@ -32,7 +33,13 @@ export type RequestCommand =
   | { action: 'approve'; ids: string[]; json: boolean }
   | { action: 'deny'; ids: string[]; reason: string; json: boolean }
   | { action: 'extend'; id: string; reason: string; json: boolean }
-  | { action: 'cancel'; id: string; reason: string | undefined; json: boolean };
+  | {
+      action: 'cancel';
+      id: string;
+      reason: string | undefined;
+      reasonCode: string | undefined;
+      json: boolean;
+    };
 
 function wholeNumber(value: string | undefined, option: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
@@ -50,6 +57,7 @@ export function parseRequestCommand(argv: string[]): RequestCommand {
       page: { type: 'string' },
       size: { type: 'string' },
       reason: { type: 'string' },
+      'reason-code': { type: 'string' },
       json: { type: 'boolean' },
     },
     REQUEST_USAGE,
@@ -96,9 +104,9 @@ export function parseRequestCommand(argv: string[]): RequestCommand {
       if (ids.length !== 1 || !ids[0]) throw usageError(REQUEST_USAGE, 'give exactly one request id.');
       return { action, id: ids[0], reason: requiredReason(values.reason, action), json };
     case 'cancel':
-      onlyFor(['reason']);
+      onlyFor(['reason', 'reason-code']);
       if (ids.length !== 1 || !ids[0]) throw usageError(REQUEST_USAGE, 'give exactly one request id.');
-      return { action, id: ids[0], reason: values.reason, json };
+      return { action, id: ids[0], reason: values.reason, reasonCode: values['reason-code'], json };
     default:
       throw usageError(
         REQUEST_USAGE,
@@ -207,7 +215,13 @@ export async function runRequestCommand(
       };
     }
     case 'cancel': {
-      await cancelPrivacyRequest(services, command.id, command.reason?.trim() || null, by);
+      await cancelPrivacyRequest(
+        services,
+        command.id,
+        command.reason?.trim() || null,
+        by,
+        command.reasonCode?.trim() || null,
+      );
       const canceled = await requests.get(command.id);
       const { identity: _identity, unverified_identity: _unverified, ...view } = canceled;
       return {

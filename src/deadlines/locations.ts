@@ -111,10 +111,16 @@ const ZONES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The time zone whose local days a request's periods count: its location's own where Lethe knows it, else
- * its jurisdiction's, else UTC.
+ * The time zone whose local days a request's periods count: LETHE_TIME_ZONE when the installation set it
+ * (`override`, config.deadlineTimeZone: one zone for every rule), else its location's own where Lethe knows
+ * it, else its jurisdiction's, else UTC.
  */
-export function timeZoneOf(location: string | null, jurisdictionCode: string | null): string {
+export function timeZoneOf(
+  location: string | null,
+  jurisdictionCode: string | null,
+  override: string | null = null,
+): string {
+  if (override !== null) return override;
   const jurisdiction = jurisdictionByCode(jurisdictionCode);
   if (location !== null && jurisdiction && jurisdictionOfLocation(location) === jurisdiction.code) {
     const zone = ZONES[location] ?? ZONES[location.slice(0, 2)];

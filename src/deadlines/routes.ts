@@ -18,7 +18,8 @@ export const JurisdictionView = named(
     name: Type.String(),
     citation: Type.String({ description: 'The sections the rule comes from.' }),
     time_zone: Type.String({
-      description: 'IANA time zone whose local days the periods count, unless the location names its own.',
+      description:
+        'IANA time zone whose local days the periods count, unless the location names its own; LETHE_TIME_ZONE, when set, overrides both (docs/deadlines.md).',
     }),
     response_days: Days,
     response_months: Days,

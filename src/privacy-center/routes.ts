@@ -9,7 +9,7 @@ import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import { PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { readPrivacyCenterSettings } from '../privacy-center-settings/settings.ts';
 import { cancelPrivacyRequest } from '../privacy-requests/cancel.ts';
-import { PrivacyRequestView } from '../privacy-requests/schemas.ts';
+import { CancelBody, PrivacyRequestView } from '../privacy-requests/schemas.ts';
 import { PrivacyRequestService } from '../privacy-requests/service.ts';
 import type { Services } from '../services.ts';
 import { IdentityVerificationService, RetryLater } from '../verification/service.ts';
@@ -183,7 +183,7 @@ export function subjectRequestRoutes(services: Services, throttle: PublicThrottl
       async (request, reply) => withRetryAfter(reply, () => verification.resend(request.params.id)),
     );
 
-    app.post<IdRoute & { Body: { reason?: string } | undefined }>(
+    app.post<IdRoute & { Body: { reason?: string; reason_code?: string } | undefined }>(
       '/privacy-request/:id/cancel',
       {
         onRequest: app.authorize('privacy-request:review'),
@@ -193,13 +193,10 @@ export function subjectRequestRoutes(services: Services, throttle: PublicThrottl
         schema: {
           tags: ['privacy requests'],
           summary:
-            'Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise.',
+            'Cancel a request in identity_unverified, pending, approved, paused (its reply-to-token dies) or requires_input (its open tasks are canceled); 400 otherwise. Once verified or operator-made it needs reason_code (subject_withdrew, duplicate, unverifiable; 422 without or unknown): to refuse, deny with a reason.',
           security,
           params: RequestIdParams,
-          body: Type.Object(
-            { reason: Type.Optional(Type.String({ maxLength: 1000 })) },
-            { additionalProperties: false },
-          ),
+          body: CancelBody,
           response: { 200: PrivacyRequestView, 404: ErrorDetail, ...managementErrors },
         },
       },
@@ -209,6 +206,7 @@ export function subjectRequestRoutes(services: Services, throttle: PublicThrottl
           request.params.id,
           request.body?.reason?.trim() || null,
           changeActorOf(request),
+          request.body?.reason_code ?? null,
         );
         return requests.get(request.params.id);
       },

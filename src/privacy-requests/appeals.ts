@@ -39,7 +39,7 @@ export async function noticeDenial(
   at: Date,
 ): Promise<void> {
   const jurisdiction = jurisdictionByCode(row.jurisdiction);
-  const zone = timeZoneOf(row.location, row.jurisdiction);
+  const zone = timeZoneOf(row.location, row.jurisdiction, services.config.deadlineTimeZone);
   // GDPR/UK art. 12(4): a refusal is told within one month of receipt, even when the answer was extended;
   // a later one is recorded as late (the records show it).
   if (jurisdiction?.judicialRemedy && at > statutoryDueDate(row.requested_at, jurisdiction, zone)) {
@@ -80,17 +80,24 @@ export async function noticeDenial(
 }
 
 /** What the public appeal page shows before the statement is sent: the open appeal of a valid link. */
-export async function appealOfLink(services: Pick<Services, 'db'>, token: string): Promise<AppealRow> {
+export async function appealOfLink(
+  services: Pick<Services, 'db' | 'config'>,
+  token: string,
+): Promise<AppealRow> {
   const appeal = await appealRepository.findByToken(services.db, digest(token));
   if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
   if (new Date() > appeal.window_ends_at)
-    throw windowClosed(appeal, await repo.find(services.db, appeal.privacy_request_id));
+    throw windowClosed(appeal, await repo.find(services.db, appeal.privacy_request_id), services.config);
   return appeal;
 }
 
 /** The refusal of a late appeal, naming the last day accepted in the request's own zone, as the mail did. */
-function windowClosed(appeal: AppealRow, row: RequestRow | undefined) {
-  const zone = timeZoneOf(row?.location ?? null, row?.jurisdiction ?? null);
+function windowClosed(
+  appeal: AppealRow,
+  row: RequestRow | undefined,
+  config: Pick<Services['config'], 'deadlineTimeZone'>,
+) {
+  const zone = timeZoneOf(row?.location ?? null, row?.jurisdiction ?? null, config.deadlineTimeZone);
   return gone(
     `The time to appeal this decision ended with ${localDate(appeal.window_ends_at, zone)} (${zone} time); you may still complain to the authority named in our message.`,
     { key: 'refusal.appeal_closed', values: { until: appeal.window_ends_at } },
@@ -108,11 +115,11 @@ export async function submitAppeal(
     if (!appeal) throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
     const now = new Date();
     const row = await repo.find(tx, appeal.privacy_request_id);
-    if (now > appeal.window_ends_at) throw windowClosed(appeal, row);
+    if (now > appeal.window_ends_at) throw windowClosed(appeal, row, services.config);
     const jurisdiction = jurisdictionByCode(row?.jurisdiction);
     if (!row || !jurisdiction)
       throw notFound('This appeal link is unknown or was already used.', UNKNOWN_LINK);
-    const zone = timeZoneOf(row.location, row.jurisdiction);
+    const zone = timeZoneOf(row.location, row.jurisdiction, services.config.deadlineTimeZone);
     const dueAt = appealDueDate(now, jurisdiction, zone);
     await appealRepository.submit(tx, row.id, statement, now, dueAt);
     await logRepository.appendLog(tx, row.id, [
@@ -175,7 +182,7 @@ export async function decideAppeal(
           details: {
             reason: decision.reason,
             dueDate: dueAt ?? undefined,
-            timeZone: timeZoneOf(row.location, row.jurisdiction),
+            timeZone: timeZoneOf(row.location, row.jurisdiction, services.config.deadlineTimeZone),
           },
         },
       ]);

@@ -120,7 +120,13 @@ async function cancelAsDuplicate(
     id: row.id,
     from: 'pending',
     to: 'canceled',
-    changes: { canceled_at: now, cancel_reason: reason, finalized_at: now, duplicate_of: original },
+    changes: {
+      canceled_at: now,
+      cancel_reason: reason,
+      cancel_reason_code: 'duplicate',
+      finalized_at: now,
+      duplicate_of: original,
+    },
     message: `canceled as a duplicate of ${original}`,
   });
   await queueSubjectMessages(tx, services, [{ request: row, kind: 'canceled', details: { reason } }]);

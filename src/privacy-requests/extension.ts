@@ -42,7 +42,7 @@ export async function extendRequest(
     );
     const jurisdiction = jurisdictionByCode(row.jurisdiction);
     if (refusal !== undefined || !jurisdiction) throw badRequest(`Cannot extend request ${id}: ${refusal}`);
-    const timeZone = timeZoneOf(row.location, row.jurisdiction);
+    const timeZone = timeZoneOf(row.location, row.jurisdiction, services.config.deadlineTimeZone);
     const newDueAt = extendedDueDate(dueAt, jurisdiction, timeZone);
     if (!(await clockRepository.extend(tx, id, newDueAt, reason, now)))
       throw badRequest(

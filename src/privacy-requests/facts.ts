@@ -31,6 +31,8 @@ export interface RequestRow {
   finalized_by: string | null;
   identity_verified_at: Date | null;
   cancel_reason: string | null;
+  /** Why it was canceled, as one of the codes of cancel.ts (migration 035); null before verification. */
+  cancel_reason_code: string | null;
   canceled_at: Date | null;
   paused_at: Date | null;
   paused_step: number | null;

@@ -96,7 +96,7 @@ export async function receive(
     services.config.defaultTtlSeconds,
     requests,
   );
-  const clocks = await startClocks(tx, rows);
+  const clocks = await startClocks(tx, rows, services.config.deadlineTimeZone);
   await logRepository.appendLogs(
     tx,
     rows.map((row) => ({
@@ -117,6 +117,7 @@ export async function receive(
 async function startClocks(
   tx: Queryable,
   rows: readonly RequestRow[],
+  zoneOverride: string | null,
 ): Promise<Pick<RequestRow, 'jurisdiction' | 'due_at' | 'acknowledge_due_at'>[]> {
   const policies = await clockRepository.policyClocks(
     tx,
@@ -126,7 +127,7 @@ async function startClocks(
     const policy = policies.get(row.policy_id);
     if (!policy) throw new Error(`policy ${row.policy_id} of a privacy request is missing`);
     const jurisdiction = jurisdictionOf(row.location, policy.jurisdiction);
-    const zone = timeZoneOf(row.location, jurisdiction);
+    const zone = timeZoneOf(row.location, jurisdiction, zoneOverride);
     return {
       id: row.id,
       jurisdiction,
@@ -208,7 +209,7 @@ export async function admit(
       // §7021(a): the confirmation says how the request is verified and by when it is answered.
       details: {
         dueDate: row.due_at ?? undefined,
-        timeZone: timeZoneOf(row.location, row.jurisdiction),
+        timeZone: timeZoneOf(row.location, row.jurisdiction, services.config.deadlineTimeZone),
         verifiedByCode: row.identity_verified_at !== null,
       },
     })),

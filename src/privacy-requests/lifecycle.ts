@@ -96,6 +96,8 @@ export interface LifecycleHooks {
   sweep?(services: HookServices): Promise<void>;
   /** An SQL condition that makes the request `requestId` (an SQL expression) stuck (docs/human-steps.md). */
   stuckWhen?(requestId: string): string;
+  /** The `stuck_reason` a request stuck by stuckWhen shows (default: the feature's name), e.g. task_overdue. */
+  stuckReason?: string;
   /** What the feature adds to a request's access results (src/privacy-requests/rules/access-package.ts). */
   accessResults?(
     services: Pick<Services, 'db' | 'keyring'>,
@@ -116,6 +118,13 @@ export function hooksOf<Moment extends keyof LifecycleHooks>(
   moment: Moment,
 ): NonNullable<LifecycleHooks[Moment]>[] {
   return [...registered.values()].flatMap((hooks) => (hooks[moment] ? [hooks[moment]] : []));
+}
+
+/** The registered stuck conditions, each with the reason a request it holds shows. */
+export function stuckConditions(): { reason: string; when: (requestId: string) => string }[] {
+  return [...registered.entries()].flatMap(([feature, hooks]) =>
+    hooks.stuckWhen ? [{ reason: hooks.stuckReason ?? feature, when: hooks.stuckWhen }] : [],
+  );
 }
 
 /** Tells every registered notice hook of `notice`, in the transaction `tx` of the change. */

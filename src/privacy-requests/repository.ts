@@ -53,6 +53,7 @@ export type RequestChanges = Partial<
     | 'next_step'
     | 'identity_verified_at'
     | 'cancel_reason'
+    | 'cancel_reason_code'
     | 'canceled_at'
     | 'denial_reason'
     | 'duplicate_of'
@@ -75,6 +76,7 @@ const CHANGEABLE = [
   'recipient_index',
   'identity_verified_at',
   'cancel_reason',
+  'cancel_reason_code',
   'canceled_at',
   'denial_reason',
   'duplicate_of',

@@ -128,6 +128,13 @@ const privacyRequestFields = {
   policy: PolicyEmbed,
   property_id: NullableText,
   cancel_reason: NullableText,
+  cancel_reason_code: Type.Union(
+    [Type.Enum(['subject_withdrew', 'duplicate', 'unverifiable']), Type.Null()],
+    {
+      description:
+        'Why it was canceled (subject_withdrew, duplicate, unverifiable); required to cancel once verified or operator-made. A refusal is a denial, never a cancel.',
+    },
+  ),
   canceled_at: NullableTimestamp,
   consent_preferences: Type.Array(Type.Object({ data_use: Type.String(), opt_in: Type.Boolean() }), {
     description: "Fides' consent_preferences, as the request gave them (for a consent rule).",
@@ -214,7 +221,13 @@ export const PrivacyRequestView = Type.Object({
   stuck: Type.Optional(
     Type.Boolean({
       description:
-        'Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, or with an overdue task (docs/human-steps.md); given when a request is read or listed.',
+        'Approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS, not acknowledged by acknowledge_due_at, or with an overdue task (docs/human-steps.md); given when a request is read or listed.',
+    }),
+  ),
+  stuck_reason: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why it is stuck: not_acknowledged (the receipt not confirmed by acknowledge_due_at, CCPA regs §7021(a)), stalled (approved or in_processing with no progress for LETHE_STUCK_AFTER_SECONDS), task_overdue; null when it is not stuck. Given with stuck.',
     }),
   ),
 });
@@ -245,6 +258,24 @@ export const DenyBody = Type.Object(
 );
 
 export const ExtendBody = Type.Object({ reason: Reason }, { additionalProperties: false });
+
+/**
+ * The cancel's body. The reason code is a plain string here so that the service answers a missing or
+ * unknown code with one 422 sentence naming the three allowed (src/privacy-requests/cancel.ts).
+ */
+export const CancelBody = Type.Object(
+  {
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+    reason_code: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'subject_withdrew, duplicate or unverifiable; required once the request is verified or operator-made. To refuse a request, deny it with a reason.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const AppealDecisionBody = Type.Object(
   { outcome: Type.Enum(['upheld', 'reversed']), reason: Reason },

@@ -58,6 +58,8 @@ export type PrivacyRequestWithIdentity = PrivacyRequestView &
     appeal: AppealView | null;
     /** Read and listed requests say whether they are stuck (docs/human-steps.md). */
     stuck?: boolean;
+    /** Why it is stuck (stuck-repository.ts): not_acknowledged, stalled, task_overdue; null when it is not. */
+    stuck_reason?: string | null;
   };
 
 /** The appeal of a denied request, as operators see it (null: none was opened). */
@@ -244,7 +246,11 @@ export class PrivacyRequestService {
       ),
     ]);
     return pageOf(
-      rows.map((row) => ({ ...this.#withIdentity(row, policies, appeals), stuck: stuck.has(row.id) })),
+      rows.map((row) => ({
+        ...this.#withIdentity(row, policies, appeals),
+        stuck: stuck.has(row.id),
+        stuck_reason: stuck.get(row.id) ?? null,
+      })),
       total,
       page,
       size,
@@ -261,6 +267,7 @@ export class PrivacyRequestService {
         await appealRepository.ofRequests(this.#db, [row.id]),
       ),
       stuck: stuck.has(id),
+      stuck_reason: stuck.get(id) ?? null,
     };
   }
 

@@ -32,6 +32,7 @@ export interface PrivacyRequestView {
   policy: PolicyEmbed;
   property_id: string | null;
   cancel_reason: string | null;
+  cancel_reason_code: string | null;
   canceled_at: string | null;
   consent_preferences: { data_use: string; opt_in: boolean }[];
   source: string | null;
@@ -133,6 +134,7 @@ export function toPrivacyRequestView(
     policy,
     property_id: null,
     cancel_reason: row.cancel_reason,
+    cancel_reason_code: row.cancel_reason_code,
     canceled_at: iso(row.canceled_at),
     consent_preferences: row.consent_preferences,
     source: row.source,

@@ -3,11 +3,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
+import { jurisdictionByCode, unknownJurisdictionMessage } from '../deadlines/jurisdictions.ts';
 import { invalid } from '../errors.ts';
 import { managementErrors, security } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
 import { named } from '../validation/schema-names.ts';
-import { reportPeriod, requestRecordsCsv, yearMetrics } from './records.ts';
+import { METRICS_CATEGORIES, reportPeriod, requestRecordsCsv, yearMetrics } from './records.ts';
 
 const tags = ['records'];
 const DATE_OR_TIME = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
@@ -26,14 +27,48 @@ const ReportQuery = Type.Object(
 );
 
 const MetricsQuery = Type.Object(
-  { year: Type.Integer({ minimum: 2000, maximum: 9999 }) },
+  {
+    year: Type.Integer({ minimum: 2000, maximum: 9999 }),
+    jurisdiction: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description:
+          'Only the requests under this built-in jurisdiction (GET /v1/jurisdiction), e.g. US-CA; 422 for an unknown code.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
+
+const Days = Type.Union([Type.Number(), Type.Null()]);
 
 const YearMetricsView = named(
   'RequestMetrics',
   Type.Object({
     year: Type.Integer(),
+    jurisdiction: Type.Union([Type.String(), Type.Null()], {
+      description: 'The jurisdiction the figures are filtered to, or null for all requests.',
+    }),
+    by_category: Type.Array(
+      Type.Object({
+        category: Type.Enum([...METRICS_CATEGORIES, 'other'], {
+          description:
+            'The CCPA regs §7102 category, from the action registry (GET /v1/action-type records_category): know, delete, correct, opt_out, limit, and other for a policy of no registered action (only when it has requests).',
+        }),
+        received: Type.Integer(),
+        complied: Type.Integer({ description: 'Completed, in whole or in part.' }),
+        denied: Type.Integer(),
+        closed_unverifiable: Type.Integer({
+          description:
+            'Canceled because the identity could not be verified (reason code unverifiable: an operator’s, the sweep’s, too many wrong codes), counted apart from denials.',
+        }),
+        operator_canceled: Type.Integer({
+          description: 'Canceled by an operator or an API client (any reason code).',
+        }),
+        median_days: Days,
+        mean_days: Days,
+      }),
+    ),
     by_action_type: Type.Array(
       Type.Object({
         action_type: Type.String({
@@ -76,7 +111,7 @@ export function reportRoutes(services: Services): FastifyPluginAsync {
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="privacy-requests.csv"')
-          .send(Readable.from(requestRecordsCsv(services.db, from, to)));
+          .send(Readable.from(requestRecordsCsv(services.db, from, to, services.config.deadlineTimeZone)));
       },
     );
 
@@ -87,13 +122,17 @@ export function reportRoutes(services: Services): FastifyPluginAsync {
         schema: {
           tags,
           summary:
-            'The figures of the requests received in a calendar year (UTC), per action type: received, complied, denied, median and mean days to respond (CCPA regs §7102).',
+            'The figures of the requests received in a calendar year (UTC), optionally under one jurisdiction, per CCPA category and per action type: received, complied, denied, and apart closed unverifiable and operator cancels; median and mean days to respond (CCPA regs §7102).',
           security,
           querystring: MetricsQuery,
           response: { 200: YearMetricsView, ...managementErrors },
         },
       },
-      async (request) => yearMetrics(services.db, request.query.year),
+      async (request) => {
+        const code = request.query.jurisdiction;
+        if (code !== undefined && !jurisdictionByCode(code)) throw invalid(unknownJurisdictionMessage(code));
+        return yearMetrics(services.db, request.query.year, jurisdictionByCode(code)?.code ?? null);
+      },
     );
   };
 }

@@ -20,6 +20,7 @@ export const taskHooks: LifecycleHooks = {
     await remindOverdueTasks(services);
   },
   stuckWhen: (requestId) => overdueTaskOf(requestId),
+  stuckReason: 'task_overdue',
   async accessResults(services, requestId) {
     const manualSystems = await accessDataOfTasks(services, requestId);
     return manualSystems.length > 0 ? { manual_systems: manualSystems } : undefined;

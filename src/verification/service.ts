@@ -119,7 +119,7 @@ export class IdentityVerificationService {
       if (!timingSafeEqual(expected, given)) {
         // The try counts (it commits); the request itself does not change, unless it was its last.
         if (verification.wrong_codes_total + 1 >= MAX_WRONG_CODES_PER_REQUEST) {
-          await cancelLocked(tx, this.#services, row, TOO_MANY_WRONG_CODES, 'lethe');
+          await cancelLocked(tx, this.#services, row, TOO_MANY_WRONG_CODES, 'lethe', 'unverifiable');
           return refusal(
             'Wrong code; too many wrong codes were given for this request, which is now canceled.',
             'refusal.code_canceled',

@@ -469,6 +469,7 @@ describe('configuration audit', () => {
       run: async () =>
         call('POST', `/v1/privacy-request/${await pendingRequest()}/cancel`, 'privacy-request.cancel', {
           reason: `asked by ${SUBJECT_EMAIL}`,
+          reason_code: 'subject_withdrew',
         }),
     },
     {

@@ -145,10 +145,18 @@ describe('lethe operator commands', () => {
       json: [{ identity: { email: 'three@example.com' }, policy_key: 'default_access_policy' }],
     });
     const thirdId = third.body.succeeded[0].id as string;
-    const canceled = await cli(['request', 'cancel', thirdId, '--reason', 'asked twice']);
+    const canceled = await cli([
+      'request',
+      'cancel',
+      thirdId,
+      '--reason-code',
+      'subject_withdrew',
+      '--reason',
+      'asked twice',
+    ]);
     assert.equal(canceled.code, 0, canceled.stderr);
     assert.equal(canceled.stdout, `canceled ${thirdId} (canceled)\n`);
-    const again = await cli(['request', 'cancel', thirdId]);
+    const again = await cli(['request', 'cancel', thirdId, '--reason-code', 'duplicate']);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /cannot cancel a request in status canceled/);
 
@@ -161,7 +169,7 @@ describe('lethe operator commands', () => {
       'privacy-request.deny',
     ]);
     const shownCancel = await cli(['request', 'show', thirdId]);
-    assert.match(shownCancel.stdout, /-> canceled\s+canceled by cli: asked twice/);
+    assert.match(shownCancel.stdout, /-> canceled\s+canceled by cli \(subject_withdrew\): asked twice/);
   });
 
   it('lists policies and connections, secrets masked, and deletes a user', SLOW, async () => {

@@ -252,10 +252,21 @@ describe('the law’s clock', () => {
       [request.id],
     );
     const stuck = await service.call('GET', '/v1/privacy-request?stuck=true&size=100', { token: root });
-    assert.ok(
-      stuck.body.items.some((item: { id: string }) => item.id === request.id),
-      'not acknowledged in time: stuck',
+    const listed = stuck.body.items.find((item: { id: string }) => item.id === request.id);
+    assert.ok(listed, 'not acknowledged in time: stuck');
+    assert.equal(listed.stuck_reason, 'not_acknowledged', 'the list says why');
+    const read = await service.call('GET', `/v1/privacy-request/${request.id}`, { token: root });
+    assert.equal(read.body.stuck, true);
+    assert.equal(read.body.stuck_reason, 'not_acknowledged', 'the request says why');
+
+    // Acknowledged in time, and the same request no longer stuck: no reason.
+    await service.services.db.query(
+      `UPDATE privacy_requests SET acknowledged_at = requested_at WHERE id = $1`,
+      [request.id],
     );
+    const acknowledged = await service.call('GET', `/v1/privacy-request/${request.id}`, { token: root });
+    assert.equal(acknowledged.body.stuck, false);
+    assert.equal(acknowledged.body.stuck_reason, null);
   });
 
   it('refuses an unknown location with 422 naming it, and creates nothing of the batch', async () => {

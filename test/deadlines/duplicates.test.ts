@@ -72,6 +72,7 @@ describe('duplicates and excess', () => {
     const repeat = await get(unverified);
     assert.equal(repeat.status, 'canceled');
     assert.equal(repeat.duplicate_of, first);
+    assert.equal(repeat.cancel_reason_code, 'duplicate', 'the records count it as a duplicate');
     assert.equal((await get(first)).status, 'pending');
     const told = await mail.waitFor(isKind('your request was canceled', email));
     assert.ok(told.text.includes(`it repeats your open request ${first}`));

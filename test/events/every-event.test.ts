@@ -227,7 +227,7 @@ describe('every event, received and verified', () => {
     const id = await create(`cancel@${DOMAIN}`);
     const canceled = await service.call('POST', `/v1/privacy-request/${id}/cancel`, {
       token: root,
-      json: {},
+      json: { reason_code: 'subject_withdrew' },
     });
     assert.equal(canceled.status, 200, canceled.text);
     const body = await event('privacy_request.canceled', id);

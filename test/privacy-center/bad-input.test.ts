@@ -344,7 +344,10 @@ describe('the subject side refuses bad input and changes nothing', () => {
     });
     const [halt] = await receiver.waitFor('/halt');
     await waitForStatus(service, id, 'paused');
-    const canceled = await service.call('POST', `/v1/privacy-request/${id}/cancel`, { token });
+    const canceled = await service.call('POST', `/v1/privacy-request/${id}/cancel`, {
+      token,
+      json: { reason_code: 'subject_withdrew' },
+    });
     assert.equal(canceled.status, 200, canceled.text);
     const resume = await service.call('POST', `/v1/privacy-request/${id}/resume`, {
       token: String(halt?.headers['reply-to-token']),
@@ -364,6 +367,7 @@ describe('the subject side refuses bad input and changes nothing', () => {
     const request = await service.call('GET', `/v1/privacy-request/${id}`, { token });
     assert.equal(request.body.status, 'canceled');
     assert.equal(request.body.cancel_reason, 'identity not verified in time');
+    assert.equal(request.body.cancel_reason_code, 'unverifiable');
   });
 
   it('the sweep cancels an unverified request whose log is being written meanwhile (its mail delivered)', async () => {

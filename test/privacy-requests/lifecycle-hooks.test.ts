@@ -76,7 +76,7 @@ describe('a status-change hook', () => {
     });
     const canceled = await service.call('POST', `/v1/privacy-request/${request.id}/cancel`, {
       token,
-      json: { reason: 'asked twice' },
+      json: { reason: 'asked twice', reason_code: 'duplicate' },
     });
     assert.equal(canceled.status, 200, canceled.text);
     const again = await service.call('PATCH', '/v1/privacy-request/administrate/approve', {

@@ -92,6 +92,11 @@ describe('records of requests', () => {
       'appeal_outcome',
       'duplicate_of',
       'excessive',
+      'manner',
+      'response_date',
+      'denial_reason',
+      'refused_late',
+      'cancel_reason_code',
     ]);
     const byId = new Map(rows.map((row) => [row[0], row]));
     const complete = byId.get(ids.complete);

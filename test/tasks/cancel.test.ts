@@ -68,7 +68,7 @@ describe('canceling a request that waits on tasks', () => {
 
     const canceled = await service.call('POST', `/v1/privacy-request/${created.id}/cancel`, {
       token,
-      json: { reason: 'the subject withdrew it' },
+      json: { reason: 'the subject withdrew it', reason_code: 'subject_withdrew' },
     });
     assert.equal(canceled.status, 200, canceled.text);
     assert.equal(canceled.body.status, 'canceled');

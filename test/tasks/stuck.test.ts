@@ -65,6 +65,7 @@ describe('stuck requests, reminders and retry', () => {
     const running = await service.call('GET', `/v1/privacy-request/${slow.id}`, { token });
     assert.equal(running.body.status, 'in_processing');
     assert.equal(running.body.stuck, true);
+    assert.equal(running.body.stuck_reason, 'stalled');
     assert.deepEqual(await stuckIds(), [slow.id]);
     assert.equal(await stuckGauge(), 1);
     await waitForStatus(service, slow.id, 'complete');
@@ -91,10 +92,9 @@ describe('stuck requests, reminders and retry', () => {
     await service.services.db.query(`UPDATE tasks SET due_at = now() - interval '1 hour' WHERE id = $1`, [
       task.id,
     ]);
-    assert.equal(
-      (await service.call('GET', `/v1/privacy-request/${waiting.id}`, { token })).body.stuck,
-      true,
-    );
+    const overdue = await service.call('GET', `/v1/privacy-request/${waiting.id}`, { token });
+    assert.equal(overdue.body.stuck, true);
+    assert.equal(overdue.body.stuck_reason, 'task_overdue');
     assert.deepEqual(await stuckIds(), [waiting.id]);
     assert.equal(await stuckGauge(), 1);
 

@@ -80,6 +80,7 @@ describe('guessing codes and bombing inboxes', () => {
     const canceled = await getRequest(service, id);
     assert.equal(canceled.status, 'canceled');
     assert.equal(canceled.cancel_reason, 'too many wrong codes');
+    assert.equal(canceled.cancel_reason_code, 'unverifiable', 'the records count it as unverifiable');
     const late = await verify(id, second);
     assert.equal(late.status, 400, 'the right code no longer helps');
   });

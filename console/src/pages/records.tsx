@@ -1,6 +1,8 @@
-// The records of requests (CCPA regs §7101, §7102; docs/deadlines.md): the year's figures per action type
-// from GET /v1/report/metrics, drawn as a small bar chart (received, complied, denied) with the same numbers
-// in a table for screen readers and exact reading, and the CSV of a period from GET /v1/report/requests.csv.
+// The records of requests (CCPA regs §7101, §7102; docs/deadlines.md): the year's figures per CCPA category
+// (know, delete, correct, opt_out, limit) from GET /v1/report/metrics, for every jurisdiction or one, drawn
+// as a small bar chart (received, complied, denied) with the same numbers in a table for screen readers and
+// exact reading (unverifiable closures and operator cancels apart), and the CSV of a period from
+// GET /v1/report/requests.csv.
 import { type FormEvent, useState } from 'react';
 import { answer } from '../api.ts';
 import { Empty, ErrorNotice, Field, Loading, PageHeader } from '../components.tsx';
@@ -8,7 +10,7 @@ import { useAction, useResource } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import type { Ok } from '../schema.ts';
 
-type Figures = Ok<'/v1/report/metrics', 'get'>['by_action_type'][number];
+type Figures = Ok<'/v1/report/metrics', 'get'>['by_category'][number];
 
 const SERIES = [
   { key: 'received', label: 'Received', color: '#1d4ed8' },
@@ -21,7 +23,7 @@ const GAP = 4;
 const LABEL_WIDTH = 90;
 const CHART_WIDTH = 420;
 
-/** One group of three horizontal bars per action type, scaled to the largest figure. */
+/** One group of three horizontal bars per category, scaled to the largest figure. */
 function FiguresChart(props: { rows: Figures[] }) {
   const largest = Math.max(1, ...props.rows.flatMap((row) => SERIES.map((series) => row[series.key])));
   const groupHeight = SERIES.length * (BAR + GAP) + 12;
@@ -34,12 +36,12 @@ function FiguresChart(props: { rows: Figures[] }) {
         height={height}
         viewBox={`0 0 ${CHART_WIDTH} ${height}`}
         role="img"
-        aria-label="Requests received, complied with and denied, per action type"
+        aria-label="Requests received, complied with and denied, per CCPA category"
       >
         {props.rows.map((row, group) => (
-          <g key={row.action_type} transform={`translate(0, ${group * groupHeight})`}>
+          <g key={row.category} transform={`translate(0, ${group * groupHeight})`}>
             <text x={0} y={BAR + 4} fontSize="13" fontWeight="600">
-              {row.action_type}
+              {row.category}
             </text>
             {SERIES.map((series, index) => (
               <g key={series.key} transform={`translate(${LABEL_WIDTH}, ${index * (BAR + GAP)})`}>
@@ -68,11 +70,18 @@ const days = (value: number | null) => (value === null ? '—' : `${value} d`);
 export function RecordsPage() {
   const { api } = useSession();
   const [year, setYear] = useState(new Date().getUTCFullYear());
+  const [jurisdiction, setJurisdiction] = useState('');
+  const jurisdictions = useResource(() => answer(api.GET('/v1/jurisdiction')), 'jurisdictions');
   const [from, setFrom] = useState(`${new Date().getUTCFullYear()}-01-01`);
   const [to, setTo] = useState(new Date().toISOString().slice(0, 10));
   const metrics = useResource(
-    () => answer(api.GET('/v1/report/metrics', { params: { query: { year } } })),
-    `metrics/${year}`,
+    () =>
+      answer(
+        api.GET('/v1/report/metrics', {
+          params: { query: jurisdiction ? { year, jurisdiction } : { year } },
+        }),
+      ),
+    `metrics/${year}/${jurisdiction}`,
   );
   const download = useAction();
 
@@ -91,7 +100,8 @@ export function RecordsPage() {
     });
   }
 
-  const rows = metrics.data?.by_action_type ?? [];
+  const rows = metrics.data?.by_category ?? [];
+  const none = rows.every((row) => row.received === 0);
   return (
     <>
       <PageHeader title="Records" />
@@ -100,7 +110,10 @@ export function RecordsPage() {
         figures (§7102). No identity value is in either.
       </p>
       <section aria-labelledby="figures-heading">
-        <h2 id="figures-heading">Figures of {year}</h2>
+        <h2 id="figures-heading">
+          Figures of {year}
+          {jurisdiction ? ` (${jurisdiction})` : ''}
+        </h2>
         <Field label="Year">
           {(id, describedBy) => (
             <input
@@ -117,30 +130,51 @@ export function RecordsPage() {
             />
           )}
         </Field>
+        <Field label="Jurisdiction" hint="US-CA for California's §7102 figures">
+          {(id, describedBy) => (
+            <select
+              id={id}
+              aria-describedby={describedBy}
+              value={jurisdiction}
+              onChange={(event) => setJurisdiction(event.target.value)}
+            >
+              <option value="">All</option>
+              {(jurisdictions.data ?? []).map((rule) => (
+                <option key={rule.code} value={rule.code}>
+                  {rule.code} — {rule.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <ErrorNotice message={metrics.error} />
         {metrics.loading && !metrics.data ? <Loading what="the figures" /> : null}
-        {metrics.data && rows.length === 0 ? <Empty>No request was received in {year}.</Empty> : null}
-        {rows.length > 0 ? (
+        {metrics.data && none ? <Empty>No request was received in {year}.</Empty> : null}
+        {metrics.data && !none ? (
           <>
             <FiguresChart rows={rows} />
             <table className="records-table">
               <thead>
                 <tr>
-                  <th scope="col">Action</th>
+                  <th scope="col">Category</th>
                   <th scope="col">Received</th>
                   <th scope="col">Complied</th>
                   <th scope="col">Denied</th>
+                  <th scope="col">Closed unverifiable</th>
+                  <th scope="col">Canceled by an operator</th>
                   <th scope="col">Median days</th>
                   <th scope="col">Mean days</th>
                 </tr>
               </thead>
               <tbody>
                 {rows.map((row) => (
-                  <tr key={row.action_type}>
-                    <th scope="row">{row.action_type}</th>
+                  <tr key={row.category}>
+                    <th scope="row">{row.category}</th>
                     <td>{row.received}</td>
                     <td>{row.complied}</td>
                     <td>{row.denied}</td>
+                    <td>{row.closed_unverifiable}</td>
+                    <td>{row.operator_canceled}</td>
                     <td>{days(row.median_days)}</td>
                     <td>{days(row.mean_days)}</td>
                   </tr>

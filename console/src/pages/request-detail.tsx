@@ -291,6 +291,7 @@ export function RequestDetailPage(props: { id: string }) {
                 <dt>Canceled</dt>
                 <dd>
                   {formatDateTime(data.canceled_at)}
+                  {data.cancel_reason_code ? ` (${data.cancel_reason_code.replaceAll('_', ' ')})` : ''}
                   {data.cancel_reason ? `: ${data.cancel_reason}` : ''}
                 </dd>
               </>

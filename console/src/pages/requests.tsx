@@ -45,6 +45,14 @@ const REFRESH_MS = 10_000;
  * Open requests first, soonest deadline first (requests without one last; ties: oldest first); then closed
  * requests, the most recently closed first.
  */
+/** What a stuck badge says on hover, from the request's stuck_reason (docs/human-steps.md). */
+function stuckTitle(reason: string | null | undefined): string {
+  if (reason === 'not_acknowledged') return 'The receipt was not confirmed to the subject in the law’s time';
+  if (reason === 'stalled') return 'No progress for a while';
+  if (reason === 'task_overdue') return 'A manual task is overdue';
+  return 'No progress for a while, or an overdue task';
+}
+
 export function byDeadline(a: PrivacyRequest, b: PrivacyRequest): number {
   // A denial under appeal runs on the appeal's own deadline (docs/deadlines.md).
   const closed = (request: PrivacyRequest) =>
@@ -208,8 +216,8 @@ export function RequestsPage() {
                   <td data-label="Status">
                     <StatusBadge status={request.status} />
                     {request.stuck ? (
-                      <span className="badge stuck" title="No progress for a while, or an overdue task">
-                        stuck
+                      <span className="badge stuck" title={stuckTitle(request.stuck_reason)}>
+                        {request.stuck_reason === 'not_acknowledged' ? 'not acknowledged' : 'stuck'}
                       </span>
                     ) : null}
                   </td>
