@@ -16,10 +16,23 @@ import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';
 import { isLanguage } from '../i18n/catalogue.ts';
+import { timeZoneOf } from '../deadlines/locations.ts';
 import { renderDataCsv } from './data-csv.ts';
 import { fileEntryName, renderAccessReport } from './report.ts';
 import { EMPTY_DISCLOSURE, reportDisclosures } from '../disclosure/service.ts';
 import { accessLinkRepository as repo } from './repository.ts';
+
+/**
+ * The zone a person's report writes its moments in: the zone of the law the request runs under (its
+ * location's own where Lethe knows it), else the installation's LETHE_TIME_ZONE.
+ */
+export function reportTimeZone(
+  request: { location: string | null; jurisdiction: string | null } | undefined,
+  installationZone: string,
+): string {
+  if (!request?.jurisdiction) return installationZone;
+  return timeZoneOf(request.location, request.jurisdiction);
+}
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const GONE = 'This download link is unknown or has expired.';
@@ -96,6 +109,7 @@ export async function openPackageDownload(
   const language = isLanguage(request?.language) ? request.language : services.config.defaultLanguage;
   const report = renderAccessReport(accessPackage, settings.organization_name, {
     language,
+    timeZone: reportTimeZone(request, services.config.timeZone),
     labels,
     disclosures,
   });

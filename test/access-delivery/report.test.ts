@@ -2,6 +2,7 @@
 // CSP that forbids any; file entries named safely; dates in words, entity labels, files linked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { reportTimeZone } from '../../src/access-delivery/download.ts';
 import { fileEntryName, readableDate, renderAccessReport } from '../../src/access-delivery/report.ts';
 
 describe('the access report', () => {
@@ -144,5 +145,49 @@ describe('the access report', () => {
     const name = fileEntryName('crm', 'id', 'avatar', '../../etc/passwd');
     assert.equal(name, 'files/crm/id/avatar-.._.._etc_passwd');
     assert.equal(name.split('/').length, 4);
+  });
+
+  it("writes its moments in the request's local zone, never UTC, and calendar dates as they are", () => {
+    const html = renderAccessReport(
+      {
+        privacy_request_id: 'pri_4',
+        policy_key: 'default_access_policy',
+        generated_at: '2026-03-04T23:30:00.000Z',
+        rules: [],
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                id: '00000000-0000-4000-8000-000000000004',
+                name: 'users',
+                references: [],
+                attributes: [
+                  { name: 'joined', value: '2025-03-04' },
+                  { name: 'last_seen', value: '2026-01-02T23:04:00Z' },
+                ],
+                files: [],
+                createdAt: '2026-01-01T00:00:00.000Z',
+              },
+            ],
+          },
+        ],
+      },
+      'Example Ltd',
+      { timeZone: reportTimeZone({ location: 'FR', jurisdiction: 'EU' }, 'UTC') },
+    );
+    // 23:04 UTC is the next day in Paris: the person reads their own day and hour, with the zone named.
+    assert.match(html, /<time datetime="2026-01-02T23:04:00Z">January 3, 2026 at 12:04 AM GMT\+1<\/time>/);
+    assert.match(html, /March 5, 2026 at 12:30 AM GMT\+1/);
+    assert.doesNotMatch(html, /UTC/);
+    assert.match(html, /<time datetime="2025-03-04">March 4, 2025<\/time>/);
+  });
+
+  it("takes the zone of the request's law, else the installation's LETHE_TIME_ZONE", () => {
+    assert.equal(reportTimeZone({ location: 'US-CA', jurisdiction: 'US-CA' }, 'UTC'), 'America/Los_Angeles');
+    assert.equal(reportTimeZone({ location: 'DE', jurisdiction: 'EU' }, 'UTC'), 'Europe/Berlin');
+    assert.equal(reportTimeZone({ location: null, jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
+    assert.equal(reportTimeZone(undefined, 'Europe/Madrid'), 'Europe/Madrid');
   });
 });
