@@ -10,7 +10,11 @@ const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // No store: a refusal must come before the command looks for one.
-  const env = { ...process.env, LETHE_DATA_DIR: '/nonexistent/lethe-acting-operator-test', LETHE_OPERATOR: '' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LETHE_DATA_DIR: '/nonexistent/lethe-acting-operator-test',
+    LETHE_OPERATOR: '',
+  };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -33,22 +37,26 @@ describe('lethe --as', () => {
     ['connection', 'list'],
   ];
   for (const args of rootOnly) {
-    it(`is refused on "${args[0]}", which runs as the host's root, naming why`, { timeout: 120_000 }, async () => {
-      for (const form of [
-        [...args, '--as', 'clara'],
-        ['--as=clara', ...args],
-      ]) {
-        const answer = await run(form);
-        assert.equal(answer.code, 2, answer.stderr);
-        assert.match(
-          answer.stderr,
-          new RegExp(
-            `^lethe: --as applies to the task, request, user commands only: "${args[0]}" runs as the host's root \\(audited as cli\\)`,
-          ),
-        );
-        assert.equal(answer.stdout, '');
-      }
-    });
+    it(
+      `is refused on "${args[0]}", which runs as the host's root, naming why`,
+      { timeout: 120_000 },
+      async () => {
+        for (const form of [
+          [...args, '--as', 'clara'],
+          ['--as=clara', ...args],
+        ]) {
+          const answer = await run(form);
+          assert.equal(answer.code, 2, answer.stderr);
+          assert.match(
+            answer.stderr,
+            new RegExp(
+              `^lethe: --as applies to the task, request, user commands only: "${args[0]}" runs as the host's root \\(audited as cli\\)`,
+            ),
+          );
+          assert.equal(answer.stdout, '');
+        }
+      },
+    );
   }
 
   it('is explained in the usage', { timeout: 120_000 }, async () => {
