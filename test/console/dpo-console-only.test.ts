@@ -203,6 +203,50 @@ describe('a DPO who uses only the console', () => {
     await page.context().close();
   });
 
+  test('a policy’s jurisdiction is chosen in the console from GET /v1/jurisdiction', async () => {
+    await setUp('PATCH', '/v1/dsr/policy', [
+      { name: 'Regional access', key: 'regional_access', drp_action: 'access', execution_timeframe: 40 },
+    ]);
+    const rules = (await setUp('GET', '/v1/jurisdiction')) as { code: string }[];
+    const page = await newPage();
+    await signIn(page, service, '/console/policies/regional_access');
+    const form = page.getByRole('form', { name: 'Set the jurisdiction' });
+    const select = form.getByLabel('Jurisdiction');
+    await select.locator('option[value="US-CA"]').waitFor({ state: 'attached' });
+    assert.deepEqual(
+      await select
+        .locator('option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+      ['', ...rules.map((rule) => rule.code)],
+      'none, then the service’s own jurisdictions',
+    );
+    assert.equal(await select.inputValue(), '');
+    await select.selectOption('US-CA');
+    await form.getByRole('button', { name: 'Save jurisdiction' }).click();
+    await form.getByText('Jurisdiction set to US-CA.').waitFor();
+    const stored = (await setUp('GET', '/v1/dsr/policy/regional_access')) as Record<string, unknown>;
+    assert.deepEqual(
+      [stored.jurisdiction, stored.drp_action, stored.execution_timeframe],
+      ['US-CA', 'access', 40],
+      'the jurisdiction changes, nothing else',
+    );
+
+    await page.goto(`${service.url}/console/policies`);
+    const create = page.getByRole('form', { name: 'Create a policy' });
+    await create.getByLabel('Jurisdiction').locator('option[value="EU"]').waitFor({ state: 'attached' });
+    await create.getByLabel('Name').fill('Europe only');
+    await create.getByLabel('Key').fill('europe_only');
+    await create.getByLabel('Jurisdiction').selectOption('EU');
+    await create.getByRole('button', { name: 'Create policy' }).click();
+    await page.getByText('Policy europe_only created.').waitFor();
+    const europe = (await setUp('GET', '/v1/dsr/policy/europe_only')) as Record<string, unknown>;
+    assert.equal(europe.jurisdiction, 'EU');
+    // The default policies ship with the EU's month (migration 037), shown in the list.
+    const row = page.getByRole('row').filter({ hasText: 'default_access_policy' });
+    assert.equal(await row.locator('td[data-label="Jurisdiction"]').textContent(), 'EU');
+    await page.context().close();
+  });
+
   test('an erasure is approved only after the console showed what it will touch', async () => {
     const store = await apiClient(service, 'shop');
     await store.call('/api/entity/create', {
