@@ -107,9 +107,10 @@ export async function openPackageDownload(
   );
   // The package is written in the subject's language, as every message about the request is.
   const language = isLanguage(request?.language) ? request.language : services.config.defaultLanguage;
+  const timeZone = reportTimeZone(request, services.config.timeZone);
   const report = renderAccessReport(accessPackage, settings.organization_name, {
     language,
-    timeZone: reportTimeZone(request, services.config.timeZone),
+    timeZone,
     labels,
     disclosures,
   });
@@ -124,7 +125,7 @@ export async function openPackageDownload(
   };
   zip.addBuffer(Buffer.from(report), 'report.html', { mtime });
   zip.addBuffer(Buffer.from(`${JSON.stringify(data, null, 2)}\n`), 'data.json', { mtime });
-  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage, language)), 'data.csv', { mtime });
+  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage, language, timeZone)), 'data.csv', { mtime });
   for (const { datastore, entityId, file } of files) {
     const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);
     // A file erased since the package was made is simply not in the ZIP (data.json still lists it).

@@ -78,7 +78,7 @@ export function readableDate(iso: string, language = 'en', timeZone = 'UTC'): st
 
 /** An ISO 8601 date (`2025-03-04`) or date-time with its zone, as systems store them. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * A value for a person: an ISO date or date-time in words (the ISO text kept in `datetime`; data.json and

@@ -2,6 +2,7 @@
 // CSP that forbids any; file entries named safely; dates in words, entity labels, files linked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { localIsoDateTime, renderDataCsv } from '../../src/access-delivery/data-csv.ts';
 import { reportTimeZone } from '../../src/access-delivery/download.ts';
 import { fileEntryName, readableDate, renderAccessReport } from '../../src/access-delivery/report.ts';
 
@@ -189,5 +190,50 @@ describe('the access report', () => {
     assert.equal(reportTimeZone({ location: 'DE', jurisdiction: 'EU' }, 'UTC'), 'Europe/Berlin');
     assert.equal(reportTimeZone({ location: null, jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
     assert.equal(reportTimeZone(undefined, 'Europe/Madrid'), 'Europe/Madrid');
+  });
+
+  it('writes data.csv date-times as the same moment in local time with its offset, other values as stored', () => {
+    const csv = renderDataCsv(
+      {
+        privacy_request_id: 'pri_5',
+        policy_key: 'default_access_policy',
+        generated_at: '2026-03-04T23:30:00.000Z',
+        rules: [],
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                id: 'e1',
+                name: 'users',
+                references: [],
+                attributes: [
+                  { name: 'joined', value: '2025-03-04' },
+                  { name: 'last_seen', value: '2026-01-02T23:04:00Z' },
+                  { name: 'note', value: '2026-01-02T23:04:00Z is when' },
+                ],
+                files: [],
+                createdAt: '2026-01-01T00:00:00.000Z',
+              },
+            ],
+          },
+        ],
+      },
+      'en',
+      'Europe/Paris',
+    );
+    assert.match(csv, /"last_seen","2026-01-03T00:04:00\+01:00"/);
+    assert.match(csv, /"joined","2025-03-04"/);
+    assert.match(csv, /"note","2026-01-02T23:04:00Z is when"/);
+    assert.equal(
+      localIsoDateTime('2026-07-02T23:04:00.5Z', 'America/Los_Angeles'),
+      '2026-07-02T16:04:00.500-07:00',
+    );
+    assert.equal(
+      Date.parse(localIsoDateTime('2026-01-02T23:04:00Z', 'Asia/Kolkata')),
+      Date.parse('2026-01-02T23:04:00Z'),
+      'the same moment',
+    );
   });
 });
