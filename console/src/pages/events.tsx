@@ -282,20 +282,22 @@ function SubscriptionForm(props: {
             />
           )}
         </Field>
-        <Field label="Format">
-          {(id) => (
-            <select id={id} required value={format} onChange={(event) => setFormat(event.target.value)}>
-              <option value="" disabled>
-                Choose a format
-              </option>
-              {FORMATS.map((entry) => (
-                <option key={entry.value} value={entry.value}>
-                  {entry.label}
+        <div className="wide-field">
+          <Field label="Format">
+            {(id) => (
+              <select id={id} required value={format} onChange={(event) => setFormat(event.target.value)}>
+                <option value="" disabled>
+                  Choose a format
                 </option>
-              ))}
-            </select>
-          )}
-        </Field>
+                {FORMATS.map((entry) => (
+                  <option key={entry.value} value={entry.value}>
+                    {entry.label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
         <fieldset>
           <legend>Events</legend>
           {EVENT_TYPES.map((type) => (

@@ -39,30 +39,32 @@ export function JurisdictionSelect(props: { value: string; onChange: (value: str
       ? `${entry.response_months} month${entry.response_months === 1 ? '' : 's'}`
       : `${entry.response_days ?? '?'} days`;
   return (
-    <Field
-      label="Jurisdiction"
-      hint="Whose law's deadlines apply to a request whose location names none (GET /v1/jurisdiction). None: only the execution timeframe."
-    >
-      {(id, describedBy) => (
-        <>
-          <select
-            id={id}
-            aria-describedby={describedBy}
-            value={props.value}
-            disabled={!jurisdictions.data}
-            onChange={(event) => props.onChange(event.target.value)}
-          >
-            <option value="">none</option>
-            {(jurisdictions.data ?? []).map((entry) => (
-              <option key={entry.code} value={entry.code}>
-                {entry.code}: {entry.name} ({period(entry)})
-              </option>
-            ))}
-          </select>
-          <ErrorNotice message={jurisdictions.error} />
-        </>
-      )}
-    </Field>
+    <div className="wide-field">
+      <Field
+        label="Jurisdiction"
+        hint="Whose law's deadlines apply to a request whose location names none (GET /v1/jurisdiction). None: only the execution timeframe."
+      >
+        {(id, describedBy) => (
+          <>
+            <select
+              id={id}
+              aria-describedby={describedBy}
+              value={props.value}
+              disabled={!jurisdictions.data}
+              onChange={(event) => props.onChange(event.target.value)}
+            >
+              <option value="">none</option>
+              {(jurisdictions.data ?? []).map((entry) => (
+                <option key={entry.code} value={entry.code}>
+                  {entry.code}: {entry.name} ({period(entry)})
+                </option>
+              ))}
+            </select>
+            <ErrorNotice message={jurisdictions.error} />
+          </>
+        )}
+      </Field>
+    </div>
   );
 }
 
