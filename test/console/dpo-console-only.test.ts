@@ -186,8 +186,21 @@ describe('a DPO who uses only the console', () => {
     await rule.getByLabel('Rule name').fill('Correct the email');
     await rule.getByLabel('Rule key').fill('correct_email');
     await rule.getByLabel('Action type').selectOption('update');
-    // Corrections name their own table.attribute; an update rule takes no targets (GET /v1/action-type).
-    assert.equal(await rule.getByLabel('Targets').isDisabled(), true);
+    // Whether an update rule takes targets is the registry's (GET /v1/action-type). Where it does, the field
+    // is shown, starts empty (never a silent `*`: what a correction may write is the operator's choice) and
+    // is required; where it does not, it is disabled.
+    const registry = (await setUp('GET', '/v1/action-type')) as {
+      name: string;
+      rule: { targets: boolean };
+    }[];
+    const updateTargets = registry.find((type) => type.name === 'update')?.rule.targets ?? false;
+    const targets = rule.getByLabel('Targets');
+    assert.equal(await targets.isDisabled(), !updateTargets);
+    if (updateTargets) {
+      assert.equal(await targets.inputValue(), '', 'no silent default');
+      assert.equal(await targets.evaluate((input) => (input as HTMLInputElement).required), true);
+      await targets.fill('customers.email');
+    }
     await rule.getByRole('button', { name: 'Save rule' }).click();
     await rule.getByText('Rule correct_email saved.').waitFor();
     const rows = page.locator('section[aria-labelledby="rules-heading"] tbody tr');
@@ -197,7 +210,7 @@ describe('a DPO who uses only the console', () => {
       ),
       [
         ['Marketing opt-out', 'marketing_opt_out', 'consent', '—', '*', '—'],
-        ['Correct the email', 'correct_email', 'update', '—', '*', '—'],
+        ['Correct the email', 'correct_email', 'update', '—', updateTargets ? 'customers.email' : '*', '—'],
       ],
     );
     await page.context().close();
