@@ -23,14 +23,17 @@ import { EMPTY_DISCLOSURE, reportDisclosures } from '../disclosure/service.ts';
 import { accessLinkRepository as repo } from './repository.ts';
 
 /**
- * The zone a person's report writes its moments in: the zone of the law the request runs under (its
- * location's own where Lethe knows it), else the installation's LETHE_TIME_ZONE.
+ * The zone a person's report writes its moments in: where the person said they live, as the law's clock
+ * reads it (the location's own zone where Lethe knows it, `Europe/Paris` for `FR`; else its rule's,
+ * `America/Los_Angeles` for `US-CA`). Without a location nobody said where the person is, and a rule that
+ * spans zones counts in its most conservative one (the EU's is Reunion's), which is no one's local time:
+ * the installation's LETHE_TIME_ZONE then, the organisation's own.
  */
 export function reportTimeZone(
   request: { location: string | null; jurisdiction: string | null } | undefined,
   installationZone: string,
 ): string {
-  if (!request?.jurisdiction) return installationZone;
+  if (!request?.location || !request.jurisdiction) return installationZone;
   return timeZoneOf(request.location, request.jurisdiction);
 }
 

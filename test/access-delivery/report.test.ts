@@ -185,10 +185,15 @@ describe('the access report', () => {
     assert.match(html, /<time datetime="2025-03-04">March 4, 2025<\/time>/);
   });
 
-  it("takes the zone of the request's law, else the installation's LETHE_TIME_ZONE", () => {
+  it("takes the zone of the person's place under the request's law, else the installation's LETHE_TIME_ZONE", () => {
     assert.equal(reportTimeZone({ location: 'US-CA', jurisdiction: 'US-CA' }, 'UTC'), 'America/Los_Angeles');
     assert.equal(reportTimeZone({ location: 'DE', jurisdiction: 'EU' }, 'UTC'), 'Europe/Berlin');
+    assert.equal(reportTimeZone({ location: 'US-OR', jurisdiction: 'US-OR' }, 'UTC'), 'America/Boise');
     assert.equal(reportTimeZone({ location: null, jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
+    // No location: the EU's clock counts in Reunion's zone (the most conservative), which is no one's local
+    // time; the report takes the installation's.
+    assert.equal(reportTimeZone({ location: null, jurisdiction: 'EU' }, 'Europe/Madrid'), 'Europe/Madrid');
+    assert.equal(reportTimeZone({ location: 'JP', jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
     assert.equal(reportTimeZone(undefined, 'Europe/Madrid'), 'Europe/Madrid');
   });
 
