@@ -19159,6 +19159,8 @@ export interface operations {
                         /** Format: email */
                         email: string;
                     };
+                    /** @description Where the subject lives, as ISO 3166: a country (ISO 3166-1 alpha-2, FR) or a subdivision (ISO 3166-2, US-CA). It decides the law whose clock the request runs on (GET /v1/jurisdiction); without it, the policy's jurisdiction. Not an ISO 3166 code: 422 naming it, nothing stored. */
+                    location?: string;
                     /** @description For a policy with an update rule: the values to write to the attributes of the entities the identity matches. */
                     corrections?: {
                         /** @example users.name */

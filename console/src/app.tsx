@@ -16,6 +16,7 @@ import { DatastoreEntitiesPage } from './pages/datastore-entities.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { ClientsPage } from './pages/clients.tsx';
+import { EventsPage } from './pages/events.tsx';
 import { OutboxPage } from './pages/outbox.tsx';
 import { RecordsPage } from './pages/records.tsx';
 import { PrivacyCenterPage } from './pages/privacy-center.tsx';
@@ -103,6 +104,7 @@ function Frame() {
           </Route>
           <Route path="/privacy-center" component={PrivacyCenterPage} />
           <Route path="/outbox" component={OutboxPage} />
+          <Route path="/events" component={EventsPage} />
           <Route path="/records" component={RecordsPage} />
           <Route path="/audit-log" component={AuditLogPage} />
           <Route path="/users" component={UsersPage} />

@@ -22,6 +22,7 @@ export const SECTIONS: readonly Section[] = [
   { href: '/datastores', label: 'Datastores & keys', reads: 'datastore:read' },
   { href: '/privacy-center', label: 'Privacy center', reads: 'privacy-center:read' },
   { href: '/outbox', label: 'Outbox', reads: 'privacy-request:read' },
+  { href: '/events', label: 'Events', reads: 'event-subscription:read' },
   { href: '/records', label: 'Records', reads: 'privacy-request:read' },
   { href: '/audit-log', label: 'Audit log', reads: 'audit-log:read' },
   { href: '/users', label: 'Users', reads: 'user:read' },

@@ -16,10 +16,26 @@ import { privacyRequestRepository } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
 import { hashToken } from './completion.ts';
 import { isLanguage } from '../i18n/catalogue.ts';
+import { timeZoneOf } from '../deadlines/locations.ts';
 import { renderDataCsv } from './data-csv.ts';
 import { fileEntryName, renderAccessReport } from './report.ts';
 import { EMPTY_DISCLOSURE, reportDisclosures } from '../disclosure/service.ts';
 import { accessLinkRepository as repo } from './repository.ts';
+
+/**
+ * The zone a person's report writes its moments in: where the person said they live, as the law's clock
+ * reads it (the location's own zone where Lethe knows it, `Europe/Paris` for `FR`; else its rule's,
+ * `America/Los_Angeles` for `US-CA`). Without a location nobody said where the person is, and a rule that
+ * spans zones counts in its most conservative one (the EU's is Reunion's), which is no one's local time:
+ * the installation's LETHE_TIME_ZONE then, the organisation's own.
+ */
+export function reportTimeZone(
+  request: { location: string | null; jurisdiction: string | null } | undefined,
+  installationZone: string,
+): string {
+  if (!request?.location || !request.jurisdiction) return installationZone;
+  return timeZoneOf(request.location, request.jurisdiction);
+}
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const GONE = 'This download link is unknown or has expired.';
@@ -94,8 +110,10 @@ export async function openPackageDownload(
   );
   // The package is written in the subject's language, as every message about the request is.
   const language = isLanguage(request?.language) ? request.language : services.config.defaultLanguage;
+  const timeZone = reportTimeZone(request, services.config.timeZone);
   const report = renderAccessReport(accessPackage, settings.organization_name, {
     language,
+    timeZone,
     labels,
     disclosures,
   });
@@ -110,7 +128,7 @@ export async function openPackageDownload(
   };
   zip.addBuffer(Buffer.from(report), 'report.html', { mtime });
   zip.addBuffer(Buffer.from(`${JSON.stringify(data, null, 2)}\n`), 'data.json', { mtime });
-  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage, language)), 'data.csv', { mtime });
+  zip.addBuffer(Buffer.from(renderDataCsv(accessPackage, language, timeZone)), 'data.csv', { mtime });
   for (const { datastore, entityId, file } of files) {
     const stored = await findFile(services.db, services.keyring, datastore, entityId, file.name);
     // A file erased since the package was made is simply not in the ZIP (data.json still lists it).

@@ -33,6 +33,11 @@ export function fileEntryName(
 export interface ReportOptions {
   /** The language of the report (one of src/i18n/catalogues/); English when absent. */
   language?: string;
+  /**
+   * The IANA zone its moments are written in: the request's jurisdiction's (or its location's) zone, else
+   * LETHE_TIME_ZONE (reportTimeZone in download.ts); UTC when absent. Calendar dates have no zone.
+   */
+  timeZone?: string;
   /** Per datastore, the human label of each entity name and of each `<entity name>.<attribute>`. */
   labels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** What the organisation says of each datastore, and of each receiver (connection) that holds the data. */
@@ -64,29 +69,29 @@ export function renderDisclosure(
 </dl></div>`;
 }
 
-/** A date in words in the language, with its zone: "January 2, 2026 at 3:04 AM UTC". */
-export function readableDate(iso: string, language = 'en'): string {
+/** A moment in words in the language, in its zone and naming it: "January 2, 2026 at 3:04 AM UTC". */
+export function readableDate(iso: string, language = 'en', timeZone = 'UTC'): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return formatInstant(language, date);
+  return formatInstant(language, date, timeZone);
 }
 
 /** An ISO 8601 date (`2025-03-04`) or date-time with its zone, as systems store them. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * A value for a person: an ISO date or date-time in words (the ISO text kept in `datetime`; data.json and
  * data.csv keep the value as stored), anything else escaped as it is.
  */
-export function readableValue(value: string, language = 'en'): string {
+export function readableValue(value: string, language = 'en', timeZone = 'UTC'): string {
   if (ISO_DATE.test(value)) {
     const date = new Date(`${value}T00:00:00Z`);
     if (!Number.isNaN(date.getTime()))
       return `<time datetime="${escapeHtml(value)}">${escapeHtml(new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(date))}</time>`;
   }
   if (ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime()))
-    return `<time datetime="${escapeHtml(value)}">${escapeHtml(readableDate(value, language))}</time>`;
+    return `<time datetime="${escapeHtml(value)}">${escapeHtml(readableDate(value, language, timeZone))}</time>`;
   return escapeHtml(value);
 }
 
@@ -96,6 +101,7 @@ export function renderAccessReport(
   options: ReportOptions = {},
 ): string {
   const language = options.language ?? 'en';
+  const timeZone = options.timeZone ?? 'UTC';
   const say = (key: MessageKey, values?: Record<string, string | number>) =>
     escapeHtml(translate(language, key, values));
   const hasFiles = accessPackage.datastores.some((datastore) =>
@@ -110,7 +116,7 @@ export function renderAccessReport(
     `<style>${STYLE}</style></head><body><main>`,
     `<h1>${say('report.title', { organization: organizationName })}</h1>`,
     `<p>${translateHtml(language, hasFiles ? 'report.intro_with_files' : 'report.intro', {
-      text: { date: readableDate(accessPackage.generated_at, language) },
+      text: { date: readableDate(accessPackage.generated_at, language, timeZone) },
       markup: {
         request: `<code>${escapeHtml(accessPackage.privacy_request_id)}</code>`,
         json: '<code>data.json</code>',
@@ -144,7 +150,7 @@ export function renderAccessReport(
       };
       for (const attribute of entity.attributes)
         parts.push(
-          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : readableValue(attribute.value, language)}</td></tr>`,
+          `<tr><th scope="row">${escapeHtml(attributeLabel(attribute.name))}</th><td>${attribute.value === null ? `<em>${say('report.empty')}</em>` : readableValue(attribute.value, language, timeZone)}</td></tr>`,
         );
       for (const file of entity.files)
         parts.push(

@@ -53,6 +53,8 @@ Listing commands print a table, or JSON with --json.
 
 task, request and user commands act as the operator --as USERNAME (or LETHE_OPERATOR) names, with that
 operator's roles, and are audited as that operator; without it, as the host's root (audited as cli).
+The other commands (datastore, api-key, client, import, policy, connection, ...) always run as the host's
+root: --as on them is refused; LETHE_OPERATOR is ignored by them.
 
 Every command uses DATABASE_URL, or else the embedded PostgreSQL of LETHE_DATA_DIR: the server a running
 lethe serve started, or one started for the duration of the command.
@@ -164,7 +166,9 @@ async function main(commandLine: string[]): Promise<number> {
     return 0;
   }
   if (flagged && !ACTING_COMMANDS.includes(command as string)) {
-    throw new OperatorRefused(`--as applies to the ${ACTING_COMMANDS.join(', ')} commands only.`);
+    throw new OperatorRefused(
+      `--as applies to the ${ACTING_COMMANDS.join(', ')} commands only: ${command ? `"${command}"` : 'this command'} runs as the host's root (audited as cli), whose store it opens, and no operator's roles would change what it may do. Leave --as out.`,
+    );
   }
   const config = loadConfig();
   const rest = argv.slice(argv.indexOf(command as string) + 1);

@@ -37,6 +37,16 @@ const US_SUBDIVISIONS = new Set(
    OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC AS GU MP PR UM VI`.split(/\s+/),
 );
 
+/** The countries a person may name (ISO 3166-1 alpha-2), for a form to offer. */
+export function countryCodes(): readonly string[] {
+  return [...COUNTRIES];
+}
+
+/** The United States' subdivisions (the part after `US-`), for a form to offer. */
+export function usSubdivisionCodes(): readonly string[] {
+  return [...US_SUBDIVISIONS];
+}
+
 const LOCATION_SHAPE = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
 
 /** The jurisdiction code of a known location, null when no built-in rule covers it. */

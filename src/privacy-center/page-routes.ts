@@ -31,6 +31,7 @@ import {
 import { inLanguage } from '../public-pages/words.ts';
 import { readPrivacyCenterSettings, settingsIn } from '../privacy-center-settings/settings.ts';
 import { PublicSubmissionService } from './submission.ts';
+import { locationFromForm } from './places.ts';
 import { crossSiteProblem } from './cross-site.ts';
 import { itemValidator, type ItemCheck } from '../validation/bulk.ts';
 import type { PublicThrottle } from './throttle.ts';
@@ -182,8 +183,20 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           agent_email: field(request.body, 'agent_email', 320),
         };
         const rows = correctionRows(request.body);
+        const place = {
+          country: field(request.body, 'country', 10),
+          us_state: field(request.body, 'us_state', 10),
+        };
         try {
           const corrections = correctionsOf(rows);
+          const where = locationFromForm(place.country, place.us_state);
+          if ('contradiction' in where)
+            throw invalid(
+              'A US state is chosen only with the United States as the country (or no country).',
+              {
+                key: 'refusal.state_outside_us',
+              },
+            );
           const identity = Object.fromEntries(
             Object.entries(values).filter(([, value]) => value !== undefined),
           );
@@ -191,6 +204,7 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
             {
               policy_key: policyKey,
               identity,
+              ...(where.location ? { location: where.location } : {}),
               ...(corrections ? { corrections } : {}),
               ...(agent.agent_name || agent.agent_email
                 ? { agent: { name: agent.agent_name ?? '', email: agent.agent_email ?? '' } }
@@ -205,7 +219,11 @@ export function privacyCenterPageRoutes(services: Services, throttle: PublicThro
           return sendPage(
             reply,
             status,
-            await home(language, { policyKey, message, values: { ...values, ...agent, corrections: rows } }),
+            await home(language, {
+              policyKey,
+              message,
+              values: { ...values, ...agent, ...place, corrections: rows },
+            }),
           );
         }
       },

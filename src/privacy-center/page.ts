@@ -13,6 +13,7 @@ import { inLanguage, languageSwitcher, type PageContext, wordsOf } from '../publ
 import type { PrivacyCenterAction, PrivacyCenterSettings } from '../privacy-center-settings/schemas.ts';
 import { MAX_CORRECTION_ATTRIBUTE_LENGTH, MAX_CORRECTION_VALUE_LENGTH } from '../corrections/schemas.ts';
 import type { FormKinds, PublicRequestView, Stage } from './submission.ts';
+import { countriesIn, usStates } from './places.ts';
 
 /** How many rows a correction form offers (CORRECTION_FIELDS names their fields). */
 export const CORRECTION_ROWS = 3;
@@ -35,6 +36,9 @@ export interface FormProblem {
     phone_number?: string;
     agent_name?: string;
     agent_email?: string;
+    /** Where the visitor said they live: the country and the US state, as chosen. */
+    country?: string;
+    us_state?: string;
     /** Every row of the form, in order, given back as typed. */
     corrections?: readonly CorrectionRow[];
   };
@@ -89,6 +93,7 @@ ${mine ? `<p class="problem" role="alert" id="problem-${index}">${escapeHtml(min
 <input type="hidden" name="policy_key" value="${escapeHtml(action.policy_key)}">
 ${field('email', 'email', 'email')}
 ${field('phone_number', 'tel', 'tel')}
+${locationFields(index, mine, language)}
 ${kinds.corrections.has(action.policy_key) ? correctionFields(index, mine, language) : ''}
 ${agentFields(index, mine, language)}
 <p><button type="submit">${say(optOut ? 'form.opt_out_button' : 'form.send')}</button></p>
@@ -118,6 +123,30 @@ function correctionFields(index: number, mine: FormProblem | undefined, language
 <p class="hint" id="corrections-hint-${index}">${say('form.corrections_hint')}</p>
 ${rows.join('\n')}
 <p class="hint">${say('form.corrections_review')}</p>
+</fieldset>`;
+}
+
+/**
+ * Where the person lives: the country, and the state for the United States (ISO 3166, stored as the
+ * request's location). It decides whose law's clock runs (GET /v1/jurisdiction); left out, the policy's
+ * jurisdiction applies, so it is asked, never forced. No script: two plain selects.
+ */
+function locationFields(index: number, mine: FormProblem | undefined, language: string): string {
+  const { say } = wordsOf(language);
+  const option = (code: string, name: string, chosen: string | undefined) =>
+    `<option value="${escapeHtml(code)}"${chosen === code ? ' selected' : ''}>${escapeHtml(name)}</option>`;
+  const countries = countriesIn(language)
+    .map((place) => option(place.code, place.name, mine?.values.country))
+    .join('');
+  const states = usStates()
+    .map((place) => option(place.code, `${place.name} (US-${place.code})`, mine?.values.us_state))
+    .join('');
+  return `<fieldset class="location"><legend>${say('form.location_legend')}</legend>
+<p class="hint" id="location-hint-${index}">${say('form.location_hint')}</p>
+<p class="field"><label for="country-${index}">${say('form.country')}</label>
+<select id="country-${index}" name="country" autocomplete="country" aria-describedby="location-hint-${index}"><option value="">${say('form.location_none')}</option>${countries}</select></p>
+<p class="field"><label for="us_state-${index}">${say('form.us_state')}</label>
+<select id="us_state-${index}" name="us_state"><option value="">${say('form.us_state_none')}</option>${states}</select></p>
 </fieldset>`;
 }
 

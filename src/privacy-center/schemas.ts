@@ -36,6 +36,14 @@ export const PublicSubmission = Type.Object(
         },
       ),
     ),
+    location: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10,
+        description:
+          "Where the subject lives, as ISO 3166: a country (ISO 3166-1 alpha-2, FR) or a subdivision (ISO 3166-2, US-CA). It decides the law whose clock the request runs on (GET /v1/jurisdiction); without it, the policy's jurisdiction. Not an ISO 3166 code: 422 naming it, nothing stored.",
+      }),
+    ),
     corrections: Type.Optional(Corrections),
     consent_preferences: Type.Optional(
       Type.Array(ConsentPreferences.items, {

@@ -41,6 +41,7 @@ import {
   settingsIn,
 } from '../privacy-center-settings/settings.ts';
 import { REFERENCE_LANGUAGE, translate } from '../i18n/catalogue.ts';
+import { readLocation, unknownLocationMessage } from '../deadlines/locations.ts';
 
 export type Stage = 'received' | 'verified' | 'in_progress' | 'done' | 'denied' | 'canceled';
 
@@ -105,6 +106,14 @@ export class PublicSubmissionService {
         `Policy ${submission.policy_key} is not published in the privacy center.`,
         NOT_PUBLISHED,
       );
+    // Where the person lives decides whose law's clock runs (src/deadlines/locations.ts); a place that is
+    // no ISO 3166 code is refused before anything is stored, in the visitor's words.
+    const location = submission.location?.trim().toUpperCase() || null;
+    if (location !== null && !readLocation(location).known)
+      throw invalid(unknownLocationMessage(location), {
+        key: 'refusal.location_unknown',
+        values: { location },
+      });
     const identity: Identity = {};
     for (const field of IDENTITY_FIELDS) {
       const value = submission.identity[field]?.trim();
@@ -201,7 +210,7 @@ export class PublicSubmissionService {
         id,
         externalId: null,
         source: 'privacy_center',
-        location: null,
+        location,
         ...(signals.language ? { language: signals.language } : {}),
         customFields: [],
         ...(agent ? { submittedBy: SUBMITTED_BY_AGENT } : {}),

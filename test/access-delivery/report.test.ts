@@ -2,6 +2,8 @@
 // CSP that forbids any; file entries named safely; dates in words, entity labels, files linked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { localIsoDateTime, renderDataCsv } from '../../src/access-delivery/data-csv.ts';
+import { reportTimeZone } from '../../src/access-delivery/download.ts';
 import { fileEntryName, readableDate, renderAccessReport } from '../../src/access-delivery/report.ts';
 
 describe('the access report', () => {
@@ -144,5 +146,99 @@ describe('the access report', () => {
     const name = fileEntryName('crm', 'id', 'avatar', '../../etc/passwd');
     assert.equal(name, 'files/crm/id/avatar-.._.._etc_passwd');
     assert.equal(name.split('/').length, 4);
+  });
+
+  it("writes its moments in the request's local zone, never UTC, and calendar dates as they are", () => {
+    const html = renderAccessReport(
+      {
+        privacy_request_id: 'pri_4',
+        policy_key: 'default_access_policy',
+        generated_at: '2026-03-04T23:30:00.000Z',
+        rules: [],
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                id: '00000000-0000-4000-8000-000000000004',
+                name: 'users',
+                references: [],
+                attributes: [
+                  { name: 'joined', value: '2025-03-04' },
+                  { name: 'last_seen', value: '2026-01-02T23:04:00Z' },
+                ],
+                files: [],
+                createdAt: '2026-01-01T00:00:00.000Z',
+              },
+            ],
+          },
+        ],
+      },
+      'Example Ltd',
+      { timeZone: reportTimeZone({ location: 'FR', jurisdiction: 'EU' }, 'UTC') },
+    );
+    // 23:04 UTC is the next day in Paris: the person reads their own day and hour, with the zone named.
+    assert.match(html, /<time datetime="2026-01-02T23:04:00Z">January 3, 2026 at 12:04 AM GMT\+1<\/time>/);
+    assert.match(html, /March 5, 2026 at 12:30 AM GMT\+1/);
+    assert.doesNotMatch(html, /UTC/);
+    assert.match(html, /<time datetime="2025-03-04">March 4, 2025<\/time>/);
+  });
+
+  it("takes the zone of the person's place under the request's law, else the installation's LETHE_TIME_ZONE", () => {
+    assert.equal(reportTimeZone({ location: 'US-CA', jurisdiction: 'US-CA' }, 'UTC'), 'America/Los_Angeles');
+    assert.equal(reportTimeZone({ location: 'DE', jurisdiction: 'EU' }, 'UTC'), 'Europe/Berlin');
+    assert.equal(reportTimeZone({ location: 'US-OR', jurisdiction: 'US-OR' }, 'UTC'), 'America/Boise');
+    assert.equal(reportTimeZone({ location: null, jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
+    // No location: the EU's clock counts in Reunion's zone (the most conservative), which is no one's local
+    // time; the report takes the installation's.
+    assert.equal(reportTimeZone({ location: null, jurisdiction: 'EU' }, 'Europe/Madrid'), 'Europe/Madrid');
+    assert.equal(reportTimeZone({ location: 'JP', jurisdiction: null }, 'Europe/Madrid'), 'Europe/Madrid');
+    assert.equal(reportTimeZone(undefined, 'Europe/Madrid'), 'Europe/Madrid');
+  });
+
+  it('writes data.csv date-times as the same moment in local time with its offset, other values as stored', () => {
+    const csv = renderDataCsv(
+      {
+        privacy_request_id: 'pri_5',
+        policy_key: 'default_access_policy',
+        generated_at: '2026-03-04T23:30:00.000Z',
+        rules: [],
+        datastores: [
+          {
+            name: 'crm',
+            matched_entities: 1,
+            entities: [
+              {
+                id: 'e1',
+                name: 'users',
+                references: [],
+                attributes: [
+                  { name: 'joined', value: '2025-03-04' },
+                  { name: 'last_seen', value: '2026-01-02T23:04:00Z' },
+                  { name: 'note', value: '2026-01-02T23:04:00Z is when' },
+                ],
+                files: [],
+                createdAt: '2026-01-01T00:00:00.000Z',
+              },
+            ],
+          },
+        ],
+      },
+      'en',
+      'Europe/Paris',
+    );
+    assert.match(csv, /"last_seen","2026-01-03T00:04:00\+01:00"/);
+    assert.match(csv, /"joined","2025-03-04"/);
+    assert.match(csv, /"note","2026-01-02T23:04:00Z is when"/);
+    assert.equal(
+      localIsoDateTime('2026-07-02T23:04:00.5Z', 'America/Los_Angeles'),
+      '2026-07-02T16:04:00.500-07:00',
+    );
+    assert.equal(
+      Date.parse(localIsoDateTime('2026-01-02T23:04:00Z', 'Asia/Kolkata')),
+      Date.parse('2026-01-02T23:04:00Z'),
+      'the same moment',
+    );
   });
 });

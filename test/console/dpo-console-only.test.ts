@@ -186,8 +186,21 @@ describe('a DPO who uses only the console', () => {
     await rule.getByLabel('Rule name').fill('Correct the email');
     await rule.getByLabel('Rule key').fill('correct_email');
     await rule.getByLabel('Action type').selectOption('update');
-    // Corrections name their own table.attribute; an update rule takes no targets (GET /v1/action-type).
-    assert.equal(await rule.getByLabel('Targets').isDisabled(), true);
+    // Whether an update rule takes targets is the registry's (GET /v1/action-type). Where it does, the field
+    // is shown, starts empty (never a silent `*`: what a correction may write is the operator's choice) and
+    // is required; where it does not, it is disabled.
+    const registry = (await setUp('GET', '/v1/action-type')) as {
+      name: string;
+      rule: { targets: boolean };
+    }[];
+    const updateTargets = registry.find((type) => type.name === 'update')?.rule.targets ?? false;
+    const targets = rule.getByLabel('Targets');
+    assert.equal(await targets.isDisabled(), !updateTargets);
+    if (updateTargets) {
+      assert.equal(await targets.inputValue(), '', 'no silent default');
+      assert.equal(await targets.evaluate((input) => (input as HTMLInputElement).required), true);
+      await targets.fill('customers.email');
+    }
     await rule.getByRole('button', { name: 'Save rule' }).click();
     await rule.getByText('Rule correct_email saved.').waitFor();
     const rows = page.locator('section[aria-labelledby="rules-heading"] tbody tr');
@@ -197,9 +210,53 @@ describe('a DPO who uses only the console', () => {
       ),
       [
         ['Marketing opt-out', 'marketing_opt_out', 'consent', '—', '*', '—'],
-        ['Correct the email', 'correct_email', 'update', '—', '*', '—'],
+        ['Correct the email', 'correct_email', 'update', '—', updateTargets ? 'customers.email' : '*', '—'],
       ],
     );
+    await page.context().close();
+  });
+
+  test('a policy’s jurisdiction is chosen in the console from GET /v1/jurisdiction', async () => {
+    await setUp('PATCH', '/v1/dsr/policy', [
+      { name: 'Regional access', key: 'regional_access', drp_action: 'access', execution_timeframe: 40 },
+    ]);
+    const rules = (await setUp('GET', '/v1/jurisdiction')) as { code: string }[];
+    const page = await newPage();
+    await signIn(page, service, '/console/policies/regional_access');
+    const form = page.getByRole('form', { name: 'Set the jurisdiction' });
+    const select = form.getByLabel('Jurisdiction');
+    await select.locator('option[value="US-CA"]').waitFor({ state: 'attached' });
+    assert.deepEqual(
+      await select
+        .locator('option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+      ['', ...rules.map((rule) => rule.code)],
+      'none, then the service’s own jurisdictions',
+    );
+    assert.equal(await select.inputValue(), '');
+    await select.selectOption('US-CA');
+    await form.getByRole('button', { name: 'Save jurisdiction' }).click();
+    await form.getByText('Jurisdiction set to US-CA.').waitFor();
+    const stored = (await setUp('GET', '/v1/dsr/policy/regional_access')) as Record<string, unknown>;
+    assert.deepEqual(
+      [stored.jurisdiction, stored.drp_action, stored.execution_timeframe],
+      ['US-CA', 'access', 40],
+      'the jurisdiction changes, nothing else',
+    );
+
+    await page.goto(`${service.url}/console/policies`);
+    const create = page.getByRole('form', { name: 'Create a policy' });
+    await create.getByLabel('Jurisdiction').locator('option[value="EU"]').waitFor({ state: 'attached' });
+    await create.getByLabel('Name').fill('Europe only');
+    await create.getByLabel('Key').fill('europe_only');
+    await create.getByLabel('Jurisdiction').selectOption('EU');
+    await create.getByRole('button', { name: 'Create policy' }).click();
+    await page.getByText('Policy europe_only created.').waitFor();
+    const europe = (await setUp('GET', '/v1/dsr/policy/europe_only')) as Record<string, unknown>;
+    assert.equal(europe.jurisdiction, 'EU');
+    // The default policies ship with the EU's month (migration 037), shown in the list.
+    const row = page.getByRole('row').filter({ hasText: 'default_access_policy' });
+    assert.equal(await row.locator('td[data-label="Jurisdiction"]').textContent(), 'EU');
     await page.context().close();
   });
 

@@ -43,6 +43,21 @@ describe('the law’s clock', () => {
     });
     root = await service.rootToken();
     await publishDefaults(service);
+    // This file dates requests by their location alone: the default access policy names no jurisdiction
+    // here (migration 037's EU default is tested in test/privacy-center/location.test.ts).
+    const cleared = await service.call('PATCH', '/v1/dsr/policy', {
+      token: root,
+      json: [
+        {
+          key: 'default_access_policy',
+          name: 'Default access policy',
+          drp_action: 'access',
+          execution_timeframe: 45,
+          jurisdiction: null,
+        },
+      ],
+    });
+    assert.deepEqual(cleared.body.failed, [], cleared.text);
     const user = await service.call('POST', '/v1/user', {
       token: root,
       json: { username: 'second.reviewer', password: PASSWORD, roles: ['approver'] },

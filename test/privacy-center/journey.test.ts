@@ -53,7 +53,8 @@ describe('the data subject journey over the API', () => {
     assert.equal(labelled.status, 200, labelled.text);
     assert.deepEqual(labelled.body, { name: 'crm', labels: { users: 'Your account' } });
     const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
-      json: { policy_key: 'default_access_policy', identity: { email: subject.email } },
+      // The subject lives in Germany: the report writes its dates in Berlin's time.
+      json: { policy_key: 'default_access_policy', identity: { email: subject.email }, location: 'DE' },
     });
     assert.equal(submitted.status, 200, submitted.text);
     assert.equal(submitted.body.status, 'identity_unverified');
@@ -113,8 +114,8 @@ describe('the data subject journey over the API', () => {
     assert.ok(report.includes(`<h3>Your account <small><code>${subject.crm.userId}</code>`), 'the label');
     assert.match(
       report,
-      /gathered [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d [AP]M UTC\./,
-      'a date in words',
+      /gathered [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d [AP]M GMT\+[12]\./,
+      "a date in words, in the person's local time (Berlin's, winter or summer)",
     );
     const hrefs = [...report.matchAll(/<a href="([^"]+)">/g)].map((match) => match[1]);
     assert.ok(hrefs.includes(avatar), `the report links ${avatar}`);

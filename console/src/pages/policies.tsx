@@ -23,6 +23,51 @@ const POLICY_ACTIONS = [
   { value: 'sale_opt_in', label: 'sale_opt_in (DRP)' },
 ];
 
+export function useJurisdictions() {
+  const { api } = useSession();
+  return useResource(() => answer(api.GET('/v1/jurisdiction')), 'jurisdictions');
+}
+
+/**
+ * The jurisdiction select, fed by GET /v1/jurisdiction (the service's own table, never a list kept here).
+ * A policy's jurisdiction applies to its requests whose location names no law of its own.
+ */
+export function JurisdictionSelect(props: { value: string; onChange: (value: string) => void }) {
+  const jurisdictions = useJurisdictions();
+  const period = (entry: { response_days?: number; response_months?: number }) =>
+    entry.response_months !== undefined
+      ? `${entry.response_months} month${entry.response_months === 1 ? '' : 's'}`
+      : `${entry.response_days ?? '?'} days`;
+  return (
+    <div className="wide-field">
+      <Field
+        label="Jurisdiction"
+        hint="Whose law's deadlines apply to a request whose location names none (GET /v1/jurisdiction). None: only the execution timeframe."
+      >
+        {(id, describedBy) => (
+          <>
+            <select
+              id={id}
+              aria-describedby={describedBy}
+              value={props.value}
+              disabled={!jurisdictions.data}
+              onChange={(event) => props.onChange(event.target.value)}
+            >
+              <option value="">none</option>
+              {(jurisdictions.data ?? []).map((entry) => (
+                <option key={entry.code} value={entry.code}>
+                  {entry.code}: {entry.name} ({period(entry)})
+                </option>
+              ))}
+            </select>
+            <ErrorNotice message={jurisdictions.error} />
+          </>
+        )}
+      </Field>
+    </div>
+  );
+}
+
 export function useConnections() {
   const { api } = useSession();
   return useResource(
@@ -42,6 +87,7 @@ export function PoliciesPage() {
   const [key, setKey] = useState('');
   const [drpAction, setDrpAction] = useState('');
   const [timeframe, setTimeframe] = useState('45');
+  const [jurisdiction, setJurisdiction] = useState('');
   const create = useAction();
   const [created, setCreated] = useState('');
 
@@ -53,12 +99,14 @@ export function PoliciesPage() {
       execution_timeframe: Number(timeframe),
     };
     if (drpAction.trim()) item.drp_action = drpAction.trim();
+    if (jurisdiction) item.jurisdiction = jurisdiction;
     setCreated('');
     if (await create.run(() => answerOne(api.PATCH('/v1/dsr/policy', { body: [item] })))) {
       setCreated(`Policy ${key.trim()} created. Open it to add its rules.`);
       setName('');
       setKey('');
       setDrpAction('');
+      setJurisdiction('');
       await policies.reload();
     }
   }
@@ -79,6 +127,7 @@ export function PoliciesPage() {
               <th scope="col">Key</th>
               <th scope="col">Action</th>
               <th scope="col">Timeframe</th>
+              <th scope="col">Jurisdiction</th>
               <th scope="col">Rules</th>
             </tr>
           </thead>
@@ -93,6 +142,7 @@ export function PoliciesPage() {
                 </td>
                 <td data-label="Action">{policy.drp_action ?? '—'}</td>
                 <td data-label="Timeframe">{policy.execution_timeframe} days</td>
+                <td data-label="Jurisdiction">{policy.jurisdiction ?? 'none'}</td>
                 <td data-label="Rules">
                   {policy.rules.length === 0
                     ? 'none'
@@ -156,6 +206,7 @@ export function PoliciesPage() {
               />
             )}
           </Field>
+          <JurisdictionSelect value={jurisdiction} onChange={setJurisdiction} />
           <ErrorNotice message={create.error} />
           {created ? <SuccessNotice message={created} /> : null}
           <button type="submit" className="primary" disabled={create.pending}>

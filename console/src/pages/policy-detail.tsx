@@ -13,7 +13,7 @@ import type { Body, Rule } from '../schema.ts';
 
 type RuleItem = Body<'/v1/dsr/policy/{policy_key}/rule', 'patch'>[number];
 type StrategyName = NonNullable<RuleItem['masking_strategy']>['strategy'];
-import { useConnections } from './policies.tsx';
+import { JurisdictionSelect, useConnections } from './policies.tsx';
 import { WebhookList } from './webhook-list.tsx';
 
 /**
@@ -28,7 +28,9 @@ function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: (
   const [chosenAction, setActionType] = useState<RuleItem['action_type'] | ''>('');
   const [strategy, setStrategy] = useState<StrategyName>('nullify');
   const [rewriteValue, setRewriteValue] = useState('');
-  const [targets, setTargets] = useState('*');
+  // Untouched: every target (`*`) for access and erasure; an update rule starts empty, so that what a
+  // correction may write is always the operator's choice (docs/console.md).
+  const [typedTargets, setTargets] = useState<string | null>(null);
   const save = useAction();
   const [saved, setSaved] = useState('');
   const strategies = useResource(() => answer(api.GET('/v1/masking/strategy')), 'strategies');
@@ -40,6 +42,7 @@ function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: (
   const takes = actionTypes.data?.find((entry) => entry.name === actionType);
   const masks = takes?.rule.masking_strategy ?? false;
   const targeted = takes?.rule.targets ?? false;
+  const targets = typedTargets ?? (actionType === 'update' ? '' : '*');
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -50,6 +53,10 @@ function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: (
     }
     const item: RuleItem = { name: name.trim(), key: key.trim(), action_type: actionType };
     if (targeted) {
+      if (!targets.trim()) {
+        save.setError(`Give the targets of this ${actionType} rule: *, table.* or table.attribute.`);
+        return;
+      }
       item.targets = targets
         .split(/[\s,]+/)
         .map((target) => target.trim())
@@ -74,6 +81,7 @@ function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: (
       setSaved(`Rule ${key.trim()} saved.`);
       setName('');
       setKey('');
+      setTargets(null);
       await props.onSaved();
     }
   }
@@ -197,6 +205,48 @@ function RuleForm(props: { policyKey: string; purpose: string | null; onSaved: (
   );
 }
 
+type Policy = Body<'/v1/dsr/policy', 'patch'>[number] & { jurisdiction?: string | null };
+
+/** Sets the policy's jurisdiction (PATCH /v1/dsr/policy with its other fields as they are). */
+function JurisdictionForm(props: { policy: Policy; onSaved: () => Promise<void> }) {
+  const { api } = useSession();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const value = chosen ?? props.policy.jurisdiction ?? '';
+  const save = useAction();
+  const [saved, setSaved] = useState('');
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaved('');
+    const item: Body<'/v1/dsr/policy', 'patch'>[number] = {
+      key: props.policy.key,
+      name: props.policy.name,
+      jurisdiction: value || null,
+    };
+    if (props.policy.drp_action) item.drp_action = props.policy.drp_action;
+    if (props.policy.execution_timeframe) item.execution_timeframe = props.policy.execution_timeframe;
+    if (await save.run(() => answerOne(api.PATCH('/v1/dsr/policy', { body: [item] })))) {
+      setSaved(value ? `Jurisdiction set to ${value}.` : 'The policy names no jurisdiction now.');
+      setChosen(null);
+      await props.onSaved();
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="card" aria-label="Set the jurisdiction">
+      <h3>Jurisdiction</h3>
+      <Guarded scope="policy:create_or_update" className="inline-form">
+        <JurisdictionSelect value={value} onChange={setChosen} />
+        <ErrorNotice message={save.error} />
+        {saved ? <SuccessNotice message={saved} /> : null}
+        <button type="submit" className="primary" disabled={save.pending}>
+          Save jurisdiction
+        </button>
+      </Guarded>
+    </form>
+  );
+}
+
 function RulesTable(props: { rules: Rule[] }) {
   if (props.rules.length === 0) return <Empty>No rule yet: requests under this policy touch no data.</Empty>;
   return (
@@ -256,7 +306,10 @@ export function PolicyDetailPage(props: { policyKey: string }) {
             <dd>{policy.data.drp_action ?? '—'}</dd>
             <dt>Execution timeframe</dt>
             <dd>{policy.data.execution_timeframe} days</dd>
+            <dt>Jurisdiction</dt>
+            <dd>{policy.data.jurisdiction ?? 'none'}</dd>
           </dl>
+          <JurisdictionForm policy={policy.data} onSaved={policy.reload} />
           <section aria-labelledby="rules-heading">
             <h2 id="rules-heading">Rules</h2>
             <RulesTable rules={policy.data.rules} />
