@@ -195,7 +195,7 @@ export class PublicSubmissionService {
         unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
       },
     );
-    if (typeof prepared === 'string') throw invalid(prepared);
+    if ('refused' in prepared) throw invalid(prepared.refused.message, prepared.refused.wording);
     const row = await db.transaction(async (tx) => {
       // An agent's request mails the subject a confirm-agent link: it counts against the subject's address.
       const capped = agent ? identity.email : codeTo;
