@@ -32,7 +32,7 @@ import { privacyRequestRepository as requests, type RequestRow } from '../privac
 import { NOTHING_PROVED } from '../privacy-requests/trusted-identity.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
-import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
+import { assertFewOpenRequests, refuseAtMailCap } from '../outbox/recipient-caps.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
 import {
@@ -223,7 +223,7 @@ export class PublicSubmissionService {
       if (verify) await issueVerificationCode(tx, this.#services, inserted, codeTo as string);
       else {
         // Nothing proves the address either: its "received" mail counts against the same hourly cap.
-        if (identity.email) await reserveCodeMail(tx, keyring, identity.email);
+        if (identity.email) await refuseAtMailCap(tx, keyring, identity.email);
         await admit(tx, this.#services, [inserted]);
       }
       return inserted;

@@ -29,7 +29,7 @@ import {
   startMailServer,
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
-import { recipientIndex } from '../../src/verification/recipient.ts';
+import { recipientIndex } from '../../src/outbox/recipient-caps.ts';
 import { confirmLinkIn } from './support.ts';
 
 const CONSENT = 'agent_consent';
