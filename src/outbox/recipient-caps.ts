@@ -1,7 +1,7 @@
 // The caps per recipient: at most 5 mails an hour to one address, whoever caused them, and at most 3
 // requests awaiting verification for it. A recipient is known by the HMAC of its lower-cased address
-// (the blind-index idea of src/datastore/sealing.ts, under the identity-verification key and its own
-// prefix), never by the address itself. Counted in PostgreSQL, under a transaction-scoped advisory lock
+// (the blind-index idea of src/datastore/sealing.ts, under the caps' own key, `mail-recipient`), never by
+// the address itself. Counted in PostgreSQL, under a transaction-scoped advisory lock
 // on the recipient, so that several API processes (and concurrent calls) cannot both pass a cap.
 //
 // Every mail to a subject takes a slot of its recipient's hour when it is queued (takeMailSlots, from
@@ -30,7 +30,7 @@ export class RetryLater extends DomainError {
 }
 
 export function recipientIndex(keyring: Keyring, email: string): Buffer {
-  return createHmac('sha256', keyring.secretKey('identity-verification'))
+  return createHmac('sha256', keyring.secretKey('mail-recipient'))
     .update(`recipient:${email.trim().toLowerCase()}`)
     .digest();
 }
