@@ -4,6 +4,7 @@
 // language on the page; and the check reads the rules it was given, no store table (it cost a join of
 // every entity with every attribute per call).
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { correctionsProblem } from '../../src/corrections/service.ts';
 import { recordingStatements } from '../helpers/statements.ts';
@@ -136,6 +137,39 @@ describe('corrections are published, not probed', () => {
       const answer = await asJson(attribute);
       assert.equal(answer.status, 200, `${attribute}: ${answer.text}`);
     }
+  });
+
+  it('migration 036: an update rule stored with the old default * publishes nothing afterwards', async () => {
+    const db = service.services.db;
+    await definePolicy(service, 'rectify_legacy', [
+      { name: 'Correct', key: 'legacy_correct', action_type: 'update', targets: ['users.name'] },
+    ]);
+    // As a rule stored before the targets were required: the column's default.
+    await db.query(`UPDATE rules SET targets = '{*}' WHERE key = 'legacy_correct'`);
+    await db.exec(
+      await readFile(
+        new URL('../../src/db/migrations/036_corrections_and_mail_caps.sql', import.meta.url),
+        'utf8',
+      ),
+    );
+    const { rows } = await db.query<{ targets: string[] }>(
+      `SELECT targets FROM rules WHERE key = 'legacy_correct'`,
+    );
+    assert.deepEqual(rows[0]?.targets, []);
+    const refused = await service.call('POST', '/v1/privacy-request', {
+      token,
+      json: [
+        {
+          policy_key: 'rectify_legacy',
+          identity: { email: 'legacy@example.com' },
+          corrections: [{ attribute: 'users.name', value: 'x' }],
+        },
+      ],
+    });
+    assert.deepEqual(
+      refused.body.failed.map((failure: { message: string }) => failure.message),
+      ['users.name cannot be corrected here.'],
+    );
   });
 
   it('the check reads the rules it is given and no table, whatever the datastores hold', async () => {
