@@ -1,9 +1,9 @@
 // Corrections (GDPR art. 16, docs/decisions.md#more-ways-in). A request of a policy with an `update` rule
 // carries `corrections` ([{attribute: "<table>.<attribute>", value}]), each checked against the attributes
-// its update rules publish (their targets: docs/decisions.md#whom-lethe-acts-for); it
-// always waits for an operator, who reviews the before/after of every matched entity and approves. The run writes the values through the subject store's own update function
-// (sealed like every value) and audits each datastore's change with the request as actor, without the
-// values. Never logs a value.
+// its update rules publish (their targets: docs/decisions.md#whom-lethe-acts-for); it always waits for an
+// operator, who reviews the before/after of every matched entity and approves. The run writes the values
+// through the subject store's own update function (sealed like every value) and audits each datastore's
+// change with the request as actor, without the values. Never logs a value.
 import type { InputRefusal } from '../actions/registry.ts';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
