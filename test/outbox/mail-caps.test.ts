@@ -1,6 +1,6 @@
 // Every mail to a subject's address counts against its cap of 5 an hour, whoever caused it (issue 34,
-// item 5; docs/decisions.md, "Trust by construction"): an operator's mails (receipts of requests they
-// made, a note to the subject, a denial) take slots as the public's codes do. At the cap a mail the law
+// item 5; docs/decisions.md#whom-lethe-acts-for): an operator's mails (receipts of requests they made, a
+// note to the subject, a denial, a completion) take slots as the public's codes do. At the cap a mail the law
 // requires is held in the outbox until the hour has room, never dropped, and sent then; the public is
 // refused with a 429 while the hour is full, held mails included.
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { deliverDueMessages } from '../../src/outbox/delivery.ts';
 import { recipientIndex } from '../../src/outbox/recipient-caps.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { waitForStatus } from '../privacy-requests/support.ts';
 import {
   isKind,
   type MailServer,
@@ -63,6 +64,13 @@ describe("every mail to a subject's address counts against its caps", () => {
     });
     assert.equal(denied.status, 200, denied.text);
     assert.deepEqual(denied.body.failed, [], denied.text);
+    // A completion too (the statement that completes an access request stores its message).
+    const approved = await service.call('PATCH', '/v1/privacy-request/administrate/approve', {
+      token,
+      json: { request_ids: [ids[2]] },
+    });
+    assert.equal(approved.status, 200, approved.text);
+    await waitForStatus(service, ids[2] as string, 'complete');
 
     const held = async () =>
       (
@@ -75,7 +83,7 @@ describe("every mail to a subject's address counts against its caps", () => {
           `SELECT kind, state, next_attempt_at,
                   extract(epoch FROM next_attempt_at - created_at)::int AS held_seconds
              FROM outbox_messages
-            WHERE privacy_request_id = ANY($1::text[]) AND kind IN ('subject_note', 'denied')
+            WHERE privacy_request_id = ANY($1::text[]) AND kind IN ('subject_note', 'denied', 'completed')
             ORDER BY next_attempt_at`,
           [ids],
         )
@@ -86,6 +94,7 @@ describe("every mail to a subject's address counts against its caps", () => {
       [
         ['subject_note', 'pending'],
         ['denied', 'pending'],
+        ['completed', 'pending'],
       ],
       'kept, not dropped',
     );
@@ -103,7 +112,7 @@ describe("every mail to a subject's address counts against its caps", () => {
          FROM verification_code_mails m WHERE m.recipient_index = $1`,
       [recipientIndex(service.services.keyring, email)],
     );
-    assert.deepEqual(hours[0], { slots: 7, fullest: 5 });
+    assert.deepEqual(hours[0], { slots: 8, fullest: 5 });
 
     // The public is refused while the hour is full, and sends nothing.
     const outboxBefore = await service.services.db.query('SELECT id FROM outbox_messages');
@@ -118,14 +127,14 @@ describe("every mail to a subject's address counts against its caps", () => {
     );
     assert.equal(mail.mailsTo(email).length, 5, 'nothing beyond the cap was sent');
 
-    // When the hour has room, the delivery sends them (a pass at the later slot's time sends both).
+    // When the hour has room, the delivery sends them (a pass at the latest slot's time sends all three).
     const transport = smtpTransport(service.services.config);
     assert.ok(transport);
-    const at = (waiting[1] as { next_attempt_at: Date }).next_attempt_at;
+    const at = (waiting[2] as { next_attempt_at: Date }).next_attempt_at;
     try {
       const pass = await deliverDueMessages(service.services, transport, async () => undefined, at);
       assert.equal(pass.failed, 0);
-      assert.ok(pass.sent >= 2, `sent ${pass.sent}`);
+      assert.ok(pass.sent >= 3, `sent ${pass.sent}`);
     } finally {
       transport.close();
     }
@@ -134,7 +143,7 @@ describe("every mail to a subject's address counts against its caps", () => {
     assert.ok(denial.to.includes(email));
     assert.deepEqual(
       (await held()).map((row) => row.state),
-      ['sent', 'sent'],
+      ['sent', 'sent', 'sent'],
     );
   });
 });
