@@ -143,6 +143,7 @@ const SECRET_OWNERS = {
   'identity-cache': 'src/privacy-requests/identity.ts',
   'request-identity-index': 'src/privacy-requests/duplicates.ts',
   'identity-verification': 'src/verification/',
+  'mail-recipient': 'src/outbox/recipient-caps.ts',
   'resume-token': 'src/privacy-requests/reply-token.ts',
   'access-package': 'src/privacy-requests/rules/access-package.ts',
   'target-oauth-token': 'src/callbacks/target-oauth.ts',

@@ -5590,7 +5590,7 @@ export interface operations {
                     name: string;
                     key: string;
                     /**
-                     * @description consent: Records the request's consent_preferences for each of its identities; takes no targets, strategy nor destination. update: Writes the request's corrections to the entities its identities match, after an operator reviewed them; takes no targets, strategy nor destination. access: Collects what the request's identities match in every datastore, filtered by the rule's targets, into the access package at its storage destination; the subject gets a download link. erasure: Masks, deletes or forgets what the request's identities match, by the rule's masking strategy and targets; a request from the public waits for an operator.
+                     * @description consent: Records the request's consent_preferences for each of its identities; takes no targets, strategy nor destination. update: Writes the request's corrections to the entities its identities match, after an operator reviewed them; its targets (required, <table>.<attribute> or <table>.*, never *) publish what may be corrected. access: Collects what the request's identities match in every datastore, filtered by the rule's targets, into the access package at its storage destination; the subject gets a download link. erasure: Masks, deletes or forgets what the request's identities match, by the rule's masking strategy and targets; a request from the public waits for an operator.
                      * @enum {unknown}
                      */
                     action_type: "consent" | "update" | "access" | "erasure";

@@ -11,6 +11,7 @@ import type { NewMessage } from '../outbox/repository.ts';
 import {
   addressSubjectMessages,
   queueSubjectMessages,
+  withMailSlots,
 } from '../privacy-requests/messages/subject-messages.ts';
 import type { ErasedInDatastore } from '../privacy-requests/messages/templates.ts';
 import { downloadUrl } from '../privacy-center-settings/public-url.ts';
@@ -104,7 +105,10 @@ export async function prepareAnnouncement(
   const addressed = await addressSubjectMessages(db, services, [
     { request: row, kind: 'completed', details: { download }, email, policy },
   ]);
-  return { ...(link ? { link } : {}), messages: sealMessages(services.keyring, addressed) };
+  // Its slot of the address's hourly cap is taken now, before the statement that completes the request:
+  // should that statement not complete it, the hour counts one mail more, never one less.
+  const slotted = await withMailSlots(db, services, addressed);
+  return { ...(link ? { link } : {}), messages: sealMessages(services.keyring, slotted) };
 }
 
 /**

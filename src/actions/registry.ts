@@ -11,6 +11,7 @@ import type Type from 'typebox';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
+import type { Wording } from '../errors.ts';
 import type { TypedIdentity } from '../datastore/identity-attributes.ts';
 import type { TrustedMatch } from '../datastore/trusted-match.ts';
 
@@ -66,6 +67,15 @@ export interface InputColumns {
   corrections_sealed: Uint8Array | null;
 }
 
+/**
+ * A refusal of an input with the words a subject reads it in on a public page (src/i18n/): for a refusal
+ * whose sentence must not depend on anything but what the caller gave (the corrections' one wording).
+ */
+export interface InputRefusal {
+  message: string;
+  wording?: Wording;
+}
+
 /** What a request of this action gives beside its identity: a field of the request item. */
 export interface ActionInput<Input> {
   /** The request item's field (also the public form's). */
@@ -78,9 +88,9 @@ export interface ActionInput<Input> {
   problem(
     db: Queryable,
     policyKey: string,
-    rules: readonly { action_type: string }[],
+    rules: readonly { action_type: string; targets: readonly string[] }[],
     value: Input | undefined,
-  ): Promise<string | undefined>;
+  ): Promise<string | InputRefusal | undefined>;
   /** What the request's row keeps of a value that passed `problem` (sealed when it is personal). */
   store(keyring: Keyring, requestId: string, value: Input): StoredInputs;
   /** The value as the run and the callbacks read it back. */
@@ -100,7 +110,11 @@ export interface ActionDefinition<Input = unknown, Summary = unknown> {
   rank: number;
   category: RecordsCategory;
   /** What a rule of this type takes besides its name and key. */
-  rule: { storageDestination: boolean; maskingStrategy: boolean; targets: boolean };
+  /**
+   * `namedTargets`: its rules must name their targets (`<table>.<attribute>` or `<table>.*`, never `*`):
+   * they publish what a request may touch (the update rule's correctable attributes).
+   */
+  rule: { storageDestination: boolean; maskingStrategy: boolean; targets: boolean; namedTargets?: boolean };
   input?: ActionInput<Input>;
   /** Whether a request with this action waits for an operator's approval. */
   needsPerson(

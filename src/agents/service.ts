@@ -32,7 +32,7 @@ import {
 import { logRepository } from '../privacy-requests/log-repository.ts';
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import type { Services } from '../services.ts';
-import { reserveCodeMail } from '../verification/recipient.ts';
+import { refuseAtMailCap } from '../outbox/recipient-caps.ts';
 import { agentRepository, type AgentRow } from './repository.ts';
 import { type Agent, openAgent, sealAgent } from './sealing.ts';
 
@@ -148,7 +148,7 @@ export async function agentEmailVerified(
   // Every mail to the subject's address counts against its caps, whoever caused it (a 429 rolls back).
   const subjectEmail = contactEmail(services.keyring, row);
   if (!subjectEmail) throw new Error(`the agent's request ${row.id} has no subject email`);
-  await reserveCodeMail(tx, services.keyring, subjectEmail);
+  await refuseAtMailCap(tx, services.keyring, subjectEmail);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = await agentRepository.markEmailVerified(
     tx,

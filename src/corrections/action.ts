@@ -5,15 +5,15 @@
 import { defineAction } from '../actions/registry.ts';
 import { Corrections } from './schemas.ts';
 import { type Correction, openCorrections, sealCorrections } from './sealing.ts';
-import { applyCorrections, correctionsProblem, UPDATE_ACTION_TYPE } from './service.ts';
+import { applyCorrections, correctionsProblem, publishedCorrections, UPDATE_ACTION_TYPE } from './service.ts';
 
 export const updateAction = defineAction<readonly Correction[], { values_written: number }>({
   name: UPDATE_ACTION_TYPE,
   description:
-    "Writes the request's corrections to the entities its identities match, after an operator reviewed them; takes no targets, strategy nor destination.",
+    "Writes the request's corrections to the entities its identities match, after an operator reviewed them; its targets (required, <table>.<attribute> or <table>.*, never *) publish what may be corrected.",
   rank: 20,
   category: 'correct',
-  rule: { storageDestination: false, maskingStrategy: false, targets: false },
+  rule: { storageDestination: false, maskingStrategy: false, targets: true, namedTargets: true },
   input: {
     field: 'corrections',
     schema: Corrections,
@@ -24,13 +24,13 @@ export const updateAction = defineAction<readonly Correction[], { values_written
   },
   needsPerson: () => true,
   yieldsDownload: false,
-  run: async (services, context, _rules, corrections) => ({
+  run: async (services, context, rules, corrections) => ({
     values_written: await applyCorrections(
       services,
       context.privacyRequestId,
       context.datastores,
       context.identities,
-      corrections ?? [],
+      publishedCorrections(rules, corrections ?? []),
     ),
   }),
   summary: { key: 'corrections' },

@@ -1,13 +1,13 @@
 // Corrections (GDPR art. 16, docs/decisions.md#more-ways-in). A request of a policy with an `update` rule
-// carries `corrections` ([{attribute: "<table>.<attribute>", value}]), each checked against the tables and
-// attributes the datastores hold; it always waits for an operator, who reviews the before/after of every
-// matched entity and approves. The run writes the values through the subject store's own update function
-// (sealed like every value) and audits each datastore's change with the request as actor, without the
-// values. Never logs a value.
+// carries `corrections` ([{attribute: "<table>.<attribute>", value}]), each checked against the attributes
+// its update rules publish (their targets: docs/decisions.md#whom-lethe-acts-for); it always waits for an
+// operator, who reviews the before/after of every matched entity and approves. The run writes the values
+// through the subject store's own update function (sealed like every value) and audits each datastore's
+// change with the request as actor, without the values. Never logs a value.
+import type { InputRefusal } from '../actions/registry.ts';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { knownAttributeNames } from '../datastore/attribute-catalog.ts';
 import { matchedSubtrees } from '../datastore/identity-match.ts';
 import type { SubjectEntity } from '../datastore/subject-store.ts';
 import { listDatastoreNames } from '../datastore/subject-store.ts';
@@ -32,29 +32,60 @@ const split = (attribute: string) => {
 };
 
 /**
+ * The attributes a policy's update rules publish for correction: their targets, each `<table>.<attribute>`
+ * or `<table>.*` (the policy service refuses an update rule without them, and `*`).
+ */
+function publishedTargets(rules: readonly { action_type: string; targets: readonly string[] }[]) {
+  return new Set(rules.flatMap((rule) => (rule.action_type === UPDATE_ACTION_TYPE ? rule.targets : [])));
+}
+
+/** Whether `attribute` (`<table>.<attribute>`) is published by `published`: named, or its table's `*`. */
+function isPublished(published: ReadonlySet<string>, attribute: string): boolean {
+  return published.has(attribute) || published.has(`${split(attribute).table}.*`);
+}
+
+/**
  * Why `corrections` cannot go with a request of a policy with `rules`, or undefined: an update rule needs
- * corrections, corrections need an update rule, and each must name an attribute some datastore holds.
+ * corrections, corrections need an update rule, and each must name an attribute one of its update rules
+ * publishes (its targets). The check reads the rules the caller already holds and no store table: an
+ * attribute not published gets the one refusal whether or not any datastore holds it (no schema oracle),
+ * and a call costs the same whatever the datastores hold.
  */
 export async function correctionsProblem(
-  db: Queryable,
+  _db: Queryable,
   policyKey: string,
-  rules: readonly { action_type: string }[],
+  rules: readonly { action_type: string; targets: readonly string[] }[],
   corrections: readonly Correction[] | undefined,
-): Promise<string | undefined> {
+): Promise<string | InputRefusal | undefined> {
   const given = corrections !== undefined && corrections.length > 0;
   if (hasUpdateRule(rules) && !given)
     return `corrections is required: policy ${policyKey} corrects data, so name at least one attribute (<table>.<attribute>) and its right value.`;
   if (!given) return undefined;
   if (!hasUpdateRule(rules))
     return `corrections applies only to a policy with an update rule; ${policyKey} has none.`;
-  const known = await knownAttributeNames(
-    db,
-    corrections.map((correction) => split(correction.attribute)),
-  );
-  const unknown = corrections.find((correction) => !known.has(correction.attribute));
-  return unknown
-    ? `corrections: no datastore holds the attribute ${unknown.attribute} (give <table>.<attribute> of a datastore).`
-    : undefined;
+  const published = publishedTargets(rules);
+  const refused = corrections.find((correction) => !isPublished(published, correction.attribute));
+  return refused ? notCorrectable(refused.attribute) : undefined;
+}
+
+/**
+ * The corrections the rules publish now: a run writes only those, so narrowing an update rule's targets
+ * after a request arrived narrows what its run writes.
+ */
+export function publishedCorrections(
+  rules: readonly { action_type: string; targets: readonly string[] }[],
+  corrections: readonly Correction[],
+): Correction[] {
+  const published = publishedTargets(rules);
+  return corrections.filter((correction) => isPublished(published, correction.attribute));
+}
+
+/** The one refusal of a correction to an attribute no update rule publishes, existing or not. */
+export function notCorrectable(attribute: string): InputRefusal {
+  return {
+    message: `${attribute} cannot be corrected here.`,
+    wording: { key: 'refusal.correction_not_published', values: { attribute } },
+  };
 }
 
 /** The values the corrections write into one matched tree: the entities of each table that hold the attribute. */

@@ -14,6 +14,7 @@ export type KeyPurpose =
   | 'target-oauth-token'
   | 'root-token-digest'
   | 'identity-verification'
+  | 'mail-recipient'
   | 'outbox'
   | 'task-data'
   | 'request-identity-index'

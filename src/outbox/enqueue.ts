@@ -15,6 +15,8 @@ export interface AddressedMessage {
   subject: string;
   text: string;
   html: string;
+  /** When the outbox may send it, if not at once (a mail held for its recipient's hourly cap). */
+  notBefore?: Date;
 }
 
 export async function enqueueMessages(
@@ -27,8 +29,14 @@ export async function enqueueMessages(
 
 /** The messages as the outbox stores them, each under its new id, for a caller inserting them itself. */
 export function sealMessages(keyring: Keyring, messages: readonly AddressedMessage[]): NewMessage[] {
-  return messages.map(({ privacyRequestId, kind, ...content }) => {
+  return messages.map(({ privacyRequestId, kind, notBefore, ...content }) => {
     const id = `msg_${randomUUID()}`;
-    return { id, privacyRequestId, kind, contentSealed: sealContent(keyring, id, content) };
+    return {
+      id,
+      privacyRequestId,
+      kind,
+      contentSealed: sealContent(keyring, id, content),
+      ...(notBefore && { notBefore }),
+    };
   });
 }

@@ -42,6 +42,8 @@ export interface NewMessage {
   privacyRequestId: string | null;
   kind: MessageKind;
   contentSealed: Buffer;
+  /** When it may be sent, if not at once. */
+  notBefore?: Date;
 }
 
 export interface MessageRow {
@@ -75,9 +77,10 @@ function filterClause(filter: OutboxFilter): { where: string; params: unknown[] 
  * only when `condition` holds: for a statement that queues messages beside the change that causes them.
  */
 export function insertMessagesSql(param: string, condition: string): string {
-  return `INSERT INTO outbox_messages (id, privacy_request_id, kind, content_sealed, created_at)
+  return `INSERT INTO outbox_messages (id, privacy_request_id, kind, content_sealed, created_at, next_attempt_at)
        SELECT m->>'id', m->>'privacy_request_id', m->>'kind', decode(m->>'content', 'base64'),
-              clock_timestamp() + (n - 1) * interval '1 microsecond'
+              clock_timestamp() + (n - 1) * interval '1 microsecond',
+              COALESCE((m->>'not_before')::timestamptz, now())
          FROM jsonb_array_elements(${param}::jsonb) WITH ORDINALITY AS item(m, n)
         WHERE ${condition} ORDER BY n`;
 }
@@ -92,6 +95,7 @@ export function messagesValue(messages: readonly NewMessage[]): string {
         privacy_request_id: message.privacyRequestId,
         kind: message.kind,
         content: message.contentSealed.toString('base64'),
+        not_before: message.notBefore?.toISOString() ?? null,
       };
     }),
   );

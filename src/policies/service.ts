@@ -1,7 +1,7 @@
 // DSR policies and their rules: what a privacy request of that policy does (access collects into a storage
 // destination, erasure masks). Owns the rule checks (strategy configuration, storage destination, target
 // shape) and the defaults: erasure rules mask with `nullify`, access rules store to `default_storage`,
-// targets default to `*`. It never decides an HTTP status beyond the domain error kinds.
+// targets default to `*` (an update rule must name its own: they publish what may be corrected). It never decides an HTTP status beyond the domain error kinds.
 import { randomUUID } from 'node:crypto';
 import { actionType, actionTypes, fromRegistry } from '../actions/registry.ts';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
@@ -112,6 +112,7 @@ export class PolicyService {
   ): Promise<BulkResult<RuleView>> {
     const policy = await this.#find(policyKey);
     refuseRulesWithoutAction(items);
+    refuseUnnamedTargets(items);
     const result: BulkResult<RuleView> = { succeeded: [], failed: [] };
     const seen = new Set<string>();
     const applied: string[] = [];
@@ -222,6 +223,35 @@ function refuseRulesWithoutAction(items: readonly unknown[]) {
     `action_type is required: ${missing.join(', ')} names no action. Choose one of ${actionTypes()
       .map((definition) => definition.name)
       .join(', ')} (GET /v1/action-type); nothing was stored.`,
+  );
+}
+
+/**
+ * A rule whose action type publishes through its targets (an update rule: what the public may correct)
+ * names them, `<table>.<attribute>` or `<table>.*`: without targets, or with `*` (every attribute of every
+ * datastore, the identities included), the whole body is refused before anything is stored, as a rule
+ * without an action is. docs/decisions.md, "Corrections are published, not probed".
+ */
+function refuseUnnamedTargets(items: readonly unknown[]) {
+  const unnamed = items.flatMap((item, index) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const {
+      action_type: type,
+      key,
+      targets,
+    } = item as { action_type?: unknown; key?: unknown; targets?: unknown };
+    const definition = typeof type === 'string' ? actionType(type) : undefined;
+    if (!definition?.rule.namedTargets) return [];
+    const named = Array.isArray(targets) && targets.length > 0 && !targets.includes('*');
+    return named ? [] : [`rule ${index + 1}${typeof key === 'string' ? ` (${key})` : ''}`];
+  });
+  if (unnamed.length === 0) return;
+  const types = actionTypes()
+    .filter((definition) => definition.rule.namedTargets)
+    .map((definition) => definition.name)
+    .join(', ');
+  throw invalid(
+    `targets is required for ${types} rules and may not be *: ${unnamed.join(', ')} must name what it publishes, each as <table>.<attribute> or <table>.*; nothing was stored.`,
   );
 }
 

@@ -32,7 +32,7 @@ import { privacyRequestRepository as requests, type RequestRow } from '../privac
 import { NOTHING_PROVED } from '../privacy-requests/trusted-identity.ts';
 import { loadPolicyEmbeds } from '../privacy-requests/view.ts';
 import type { Services } from '../services.ts';
-import { assertFewOpenRequests, reserveCodeMail } from '../verification/recipient.ts';
+import { assertFewOpenRequests, refuseAtMailCap } from '../outbox/recipient-caps.ts';
 import { issueVerificationCode } from '../verification/service.ts';
 import type { PublicSubmission } from './schemas.ts';
 import {
@@ -218,7 +218,7 @@ export class PublicSubmissionService {
         unverifiedIdentitySealed: sealUnverifiedIdentity(keyring, id, identity),
       },
     );
-    if (typeof prepared === 'string') throw invalid(prepared);
+    if ('refused' in prepared) throw invalid(prepared.refused.message, prepared.refused.wording);
     const row = await db.transaction(async (tx) => {
       // An agent's request mails the subject a confirm-agent link: it counts against the subject's address.
       const capped = agent ? identity.email : codeTo;
@@ -246,7 +246,7 @@ export class PublicSubmissionService {
       if (verify) await issueVerificationCode(tx, this.#services, inserted, codeTo as string);
       else {
         // Nothing proves the address either: its "received" mail counts against the same hourly cap.
-        if (identity.email) await reserveCodeMail(tx, keyring, identity.email);
+        if (identity.email) await refuseAtMailCap(tx, keyring, identity.email);
         await admit(tx, this.#services, [inserted]);
       }
       return inserted;

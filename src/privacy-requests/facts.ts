@@ -40,7 +40,7 @@ export interface RequestRow {
   identity_sealed: Uint8Array | null;
   /** Values given on the public side that nobody proved (identity.ts); never matched. */
   unverified_identity_sealed: Uint8Array | null;
-  /** While identity_unverified: the HMAC of the email the code goes to (verification/recipient.ts). */
+  /** While identity_unverified: the HMAC of the email the code goes to (outbox/recipient-caps.ts). */
   recipient_index: Uint8Array | null;
   identity_expires_at: Date;
   identity_purged_at: Date | null;

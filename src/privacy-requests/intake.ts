@@ -6,7 +6,7 @@
 // its first log entry; `admit` sends pending requests on: to their pre-approval webhooks, to approval at
 // once, or to an operator; and tells each subject their request was received. The last two run in the
 // caller's transaction.
-import { actionInputs, needsPerson } from '../actions/registry.ts';
+import { actionInputs, type InputRefusal, needsPerson } from '../actions/registry.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Queryable } from '../db/database.ts';
 import { acknowledgeDueDate, dueDateOf, jurisdictionOf, timeZoneOf } from '../deadlines/clock.ts';
@@ -33,20 +33,21 @@ type IntakeServices = Pick<Services, 'queue' | 'config' | 'keyring'>;
  * The front half of intake, for every way in: what the request gives for the actions of its policy (the
  * `given` fields of each action type's input: consent_preferences, corrections) checked against the
  * policy's rules, and stored as the action types keep it (sealed when personal). Answers the request to
- * receive, or the sentence refusing it.
+ * receive, or the refusal (its sentence, and its words for a public page when it has them).
  */
 export async function prepareRequest(
   db: Queryable,
   keyring: Keyring,
-  policy: { id: string; key: string; rules: readonly { action_type: string }[] },
+  policy: { id: string; key: string; rules: readonly { action_type: string; targets: readonly string[] }[] },
   given: Record<string, unknown>,
   request: Omit<NewRequest, 'policyId' | 'consentPreferences' | 'correctionsSealed'>,
-): Promise<NewRequest | string> {
+): Promise<NewRequest | { refused: InputRefusal }> {
   let prepared: NewRequest = { ...request, policyId: policy.id };
   for (const { input } of actionInputs()) {
     const value = given[input.field];
     const problem = await input.problem(db, policy.key, policy.rules, value);
-    if (problem) return problem;
+    if (typeof problem === 'string') return { refused: { message: problem } };
+    if (problem) return { refused: problem };
     if (value !== undefined) prepared = { ...prepared, ...input.store(keyring, request.id, value) };
   }
   return prepared;

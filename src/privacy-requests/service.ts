@@ -179,8 +179,8 @@ export class PrivacyRequestService {
           identitySealed: sealIdentity(this.#services.keyring, id, givenByOperator(request.identity)),
         },
       );
-      if (typeof prepared === 'string') {
-        fail(prepared);
+      if ('refused' in prepared) {
+        fail(prepared.refused.message);
         continue;
       }
       accepted.push(prepared);

@@ -24,7 +24,7 @@ import {
 import { privacyRequestRepository as requests, type RequestRow } from '../privacy-requests/repository.ts';
 import { provedByCode } from '../privacy-requests/trusted-identity.ts';
 import type { Services } from '../services.ts';
-import { reserveCodeMail, RetryLater } from './recipient.ts';
+import { refuseAtMailCap, RetryLater } from '../outbox/recipient-caps.ts';
 import { verificationRepository as repo } from './repository.ts';
 
 export const MAX_WRONG_CODES = 5;
@@ -51,7 +51,7 @@ export async function issueVerificationCode(
   row: RequestRow,
   email: string,
 ): Promise<void> {
-  await reserveCodeMail(tx, services.keyring, email);
+  await refuseAtMailCap(tx, services.keyring, email);
   const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
   const ttl = services.config.identityVerificationTtlSeconds;
   await repo.replace(tx, row.id, codeHash(services, row.id, code), ttl);

@@ -29,7 +29,7 @@ import {
   startMailServer,
   subjectSideConfig,
 } from '../helpers/subject-side.ts';
-import { recipientIndex } from '../../src/verification/recipient.ts';
+import { recipientIndex } from '../../src/outbox/recipient-caps.ts';
 import { confirmLinkIn } from './support.ts';
 
 const CONSENT = 'agent_consent';
@@ -54,7 +54,9 @@ describe('the authorized-agent path trusts the subject’s address only', () => 
     token = await service.rootToken();
     stores = await openStores(service);
     await definePolicy(service, CONSENT, [{ name: 'Consent', key: 'consent', action_type: 'consent' }]);
-    await definePolicy(service, CORRECT, [{ name: 'Correct', key: 'correct', action_type: 'update' }]);
+    await definePolicy(service, CORRECT, [
+      { name: 'Correct', key: 'correct', action_type: 'update', targets: ['users.email'] },
+    ]);
     await publishDefaults(service, {
       ...DEFAULT_ACTIONS,
       actions: [

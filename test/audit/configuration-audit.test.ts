@@ -15,6 +15,7 @@ const SUBJECT_EMAIL = 'subject.audited@example.com';
 const RESPONDENT_EMAIL = 'respondent.audited@vendor.example';
 const OPERATOR_EMAIL = 'operator.work@example.com';
 const AGENT_EMAIL = 'agent.audited@example.com';
+const AGENT_SUBJECT_EMAIL = 'represented.audited@example.com';
 const TARGET = 'https://127.0.0.1:9';
 
 interface Sample {
@@ -448,7 +449,9 @@ describe('configuration audit', () => {
         const submitted = await service.call('POST', '/v1/privacy-center/privacy-request', {
           json: {
             policy_key: 'default_access_policy',
-            identity: { email: SUBJECT_EMAIL },
+            // An address of its own: the operator's requests above mailed SUBJECT_EMAIL more than 5 times
+            // this hour, and every mail to an address counts against its cap, whoever caused it.
+            identity: { email: AGENT_SUBJECT_EMAIL },
             agent: { name: 'Audited Agent', email: AGENT_EMAIL },
           },
         });

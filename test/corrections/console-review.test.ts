@@ -20,7 +20,7 @@ describe('a correction reviewed in the console', () => {
     await service.call('PATCH', '/v1/dsr/policy', { token, json: [{ name: 'Rectify', key: 'rectify' }] });
     const rule = await service.call('PATCH', '/v1/dsr/policy/rectify/rule', {
       token,
-      json: [{ name: 'Correct', key: 'correct', action_type: 'update' }],
+      json: [{ name: 'Correct', key: 'correct', action_type: 'update', targets: ['users.name'] }],
     });
     assert.deepEqual(rule.body.failed, [], rule.text);
   });

@@ -1,6 +1,6 @@
 // Corrections (GDPR art. 16) over the real service, the real subject store and a real webhook receiver:
-// corrections are checked against the attributes the datastores hold (an unknown one is refused, named),
-// a correction always waits for an operator, who reads its before/after and approves; the run writes the
+// corrections are checked against the attributes the update rule publishes (its targets: any other gets
+// one refusal, whether a datastore holds it or not), a correction always waits for an operator, who reads its before/after and approves; the run writes the
 // values to the matched entities (sealed, audited without the values) and passes them to the webhooks.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -32,7 +32,14 @@ describe('corrections', () => {
     await policyWithWebhooks(service, receiver, POLICY, [{ key: 'crm_mirror', direction: 'one_way' }]);
     const rule = await service.call('PATCH', `/v1/dsr/policy/${POLICY}/rule`, {
       token,
-      json: [{ name: 'Correct', key: 'correct', action_type: 'update' }],
+      json: [
+        {
+          name: 'Correct',
+          key: 'correct',
+          action_type: 'update',
+          targets: ['users.name', 'customers.*'],
+        },
+      ],
     });
     assert.deepEqual(rule.body.failed, [], rule.text);
   });
@@ -124,7 +131,7 @@ describe('corrections', () => {
     assert.ok(!service.logLines.join('\n').includes('Cora Corrected'), 'no value in the process log');
   });
 
-  it('refuses an unknown target, naming it, and corrections without an update rule; stores nothing', async () => {
+  it('refuses an unpublished target, naming it, and corrections without an update rule; stores nothing', async () => {
     await seedSubject(stores, 'dan');
     const count = async () =>
       (await service.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM privacy_requests'))
@@ -159,8 +166,8 @@ describe('corrections', () => {
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.succeeded.length, 0);
     const messages = answer.body.failed.map((failure: { message: string }) => failure.message);
-    assert.match(messages[0], /users\.shoe_size/);
-    assert.match(messages[1], /nosuch\.name/);
+    assert.equal(messages[0], 'users.shoe_size cannot be corrected here.');
+    assert.equal(messages[1], 'nosuch.name cannot be corrected here.');
     assert.match(messages[2], /attribute/);
     assert.match(
       messages[3],
@@ -193,7 +200,7 @@ describe('corrections', () => {
       },
     });
     assert.equal(publicUnknown.status, 422, publicUnknown.text);
-    assert.match(publicUnknown.body.detail, /users\.shoe_size/);
+    assert.equal(publicUnknown.body.detail, 'users.shoe_size cannot be corrected here.');
     const publicMissing = await service.call('POST', '/v1/privacy-center/privacy-request', {
       json: { policy_key: POLICY, identity: { email: 'p@example.com' } },
     });

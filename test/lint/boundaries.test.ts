@@ -196,8 +196,8 @@ const planted: Planted[] = [
     rule: 'import-x/no-restricted-paths',
   },
   {
-    boundary: "Fastify in verification's recipient",
-    file: 'src/verification/recipient.ts',
+    boundary: "Fastify in verification's service",
+    file: 'src/verification/service.ts',
     line: "import type { FastifyReply } from 'fastify';",
     rule: 'import-x/no-restricted-paths',
   },

@@ -42,7 +42,9 @@ describe('a correction on the privacy center page in Chromium', () => {
     if (started.status === 'rejected') throw started.reason;
     if (launched.status === 'rejected') throw launched.reason;
     stores = await openStores(service);
-    await definePolicy(service, POLICY, [{ name: 'Correct', key: 'correct', action_type: 'update' }]);
+    await definePolicy(service, POLICY, [
+      { name: 'Correct', key: 'correct', action_type: 'update', targets: ['users.name'] },
+    ]);
     await publishDefaults(service, {
       ...DEFAULT_ACTIONS,
       actions: [

@@ -31,7 +31,14 @@ describe('corrections on the privacy center page', () => {
     service = await startTestService(subjectSideConfig(mail.port), { worker: true, captureLogs: true });
     token = await service.rootToken();
     stores = await openStores(service);
-    await definePolicy(service, POLICY, [{ name: 'Correct', key: 'correct', action_type: 'update' }]);
+    await definePolicy(service, POLICY, [
+      {
+        name: 'Correct',
+        key: 'correct',
+        action_type: 'update',
+        targets: ['users.name', 'customers.address'],
+      },
+    ]);
     await publishDefaults(service, {
       ...DEFAULT_ACTIONS,
       actions: [
@@ -158,14 +165,14 @@ describe('corrections on the privacy center page', () => {
     assert.ok(!service.logLines.join('\n').includes('Fay Corrected'), 'no value in the process log');
   });
 
-  it('refuses an unknown attribute, a value too long, a row without attribute and no row; stores nothing', async () => {
+  it('refuses an unpublished attribute, a value too long, a row without attribute and no row; stores nothing', async () => {
     const email = 'visitor@example.com';
     const hostile = '"><script>alert(1)</script>';
     const refusals: { label: string; rows: Record<string, string>; message: RegExp }[] = [
       {
-        label: 'unknown attribute',
+        label: 'unpublished attribute',
         rows: { correction_attribute_2: 'users.shoe_size', correction_value_2: hostile },
-        message: /no datastore holds the attribute users\.shoe_size/,
+        message: /users\.shoe_size cannot be corrected here\./,
       },
       {
         label: 'value too long',

@@ -75,7 +75,9 @@ describe('every way in, walked with a stranger’s phone number', () => {
     token = await service.rootToken();
     stores = await openStores(service);
     await definePolicy(service, CONSENT, [{ name: 'Consent', key: 'consent', action_type: 'consent' }]);
-    await definePolicy(service, CORRECT, [{ name: 'Correct', key: 'correct', action_type: 'update' }]);
+    await definePolicy(service, CORRECT, [
+      { name: 'Correct', key: 'correct', action_type: 'update', targets: ['users.email'] },
+    ]);
     await publishDefaults(service, {
       ...DEFAULT_ACTIONS,
       actions: [

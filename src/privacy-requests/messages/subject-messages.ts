@@ -15,6 +15,7 @@ import {
 } from '../../privacy-center-settings/settings.ts';
 import type { Services } from '../../services.ts';
 import { isLanguage, translate } from '../../i18n/catalogue.ts';
+import { takeMailSlots } from '../../outbox/recipient-caps.ts';
 import { contactEmail } from '../identity.ts';
 import { privacyRequestRepository } from '../repository.ts';
 import { loadPolicyEmbeds, type PolicyEmbed } from '../view.ts';
@@ -60,8 +61,34 @@ export async function queueSubjectMessages(
   messages: readonly SubjectMessage[],
 ): Promise<number> {
   const addressed = await addressSubjectMessages(tx, services, messages);
-  if (addressed.length > 0) await enqueueMessages(tx, services.keyring, addressed);
+  if (addressed.length > 0)
+    await enqueueMessages(tx, services.keyring, await withMailSlots(tx, services, addressed));
   return addressed.length;
+}
+
+/**
+ * The messages, each to a subject's address given its slot of that address's hourly cap, whoever caused it
+ * (src/outbox/recipient-caps.ts): one at once while the hour has room, else held in the outbox until it
+ * has (`notBefore`); delayed, never dropped. A mail the public can cause was refused at the cap before it
+ * was made (refuseAtMailCap), so it goes at once. Staff messages (a respondent's invitation, an overdue
+ * task) go to the organisation's own people and count against no subject's cap.
+ */
+export async function withMailSlots(
+  tx: Queryable,
+  services: Pick<Services, 'keyring'>,
+  addressed: readonly AddressedMessage[],
+): Promise<AddressedMessage[]> {
+  const toSubjects = addressed.filter((message) => !STAFF_KINDS.has(message.kind as RequestMessageKind));
+  const slots = await takeMailSlots(
+    tx,
+    services.keyring,
+    toSubjects.map((message) => message.to),
+  );
+  const held = new Map(toSubjects.map((message, index) => [message, slots[index]]));
+  return addressed.map((message) => {
+    const notBefore = held.get(message);
+    return notBefore ? { ...message, notBefore } : message;
+  });
 }
 
 /**
