@@ -49,16 +49,41 @@ export const deliveryRepository = {
     return rows;
   },
 
-  /** Records an attempt that the receiver accepted: the delivery is done and the failures in a row end. */
-  async markDelivered(tx: Queryable, delivery: ClaimedDelivery, at: Date, outcome: AttemptOutcome) {
-    await this.recordAttempt(tx, delivery, at, outcome);
+  /**
+   * Records attempts that their receivers accepted, in three statements however many: the deliveries are
+   * done and their subscriptions' failures in a row end.
+   */
+  async markDelivered(
+    tx: Queryable,
+    accepted: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+    at: Date,
+  ) {
     await tx.query(
-      `UPDATE event_deliveries SET state = 'delivered', delivered_at = $2, last_status_code = $3, last_error = NULL
-        WHERE id = $1`,
-      [delivery.id, at, outcome.statusCode ?? null],
+      `INSERT INTO event_delivery_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms)
+       SELECT t.delivery_id, t.attempt, $1, t.status_code, t.duration_ms
+         FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS t(delivery_id, attempt, status_code, duration_ms)
+       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+      [
+        at,
+        accepted.map(({ delivery }) => delivery.id),
+        accepted.map(({ delivery }) => delivery.attempts),
+        accepted.map(({ outcome }) => outcome.statusCode ?? null),
+        accepted.map(({ outcome }) => Math.round(outcome.durationMs)),
+      ],
     );
-    await tx.query('UPDATE event_subscriptions SET consecutive_failures = 0 WHERE key = $1', [
-      delivery.subscription_key,
+    await tx.query(
+      `UPDATE event_deliveries d SET state = 'delivered', delivered_at = $1, last_status_code = t.status_code,
+              last_error = NULL
+         FROM unnest($2::text[], $3::int[]) AS t(id, status_code)
+        WHERE d.id = t.id`,
+      [
+        at,
+        accepted.map(({ delivery }) => delivery.id),
+        accepted.map(({ outcome }) => outcome.statusCode ?? null),
+      ],
+    );
+    await tx.query('UPDATE event_subscriptions SET consecutive_failures = 0 WHERE key = ANY($1::text[])', [
+      [...new Set(accepted.map(({ delivery }) => delivery.subscription_key))],
     ]);
   },
 

@@ -42,33 +42,51 @@ export async function deliverDueEvents(
   for (;;) {
     const due = await repo.claimDue(services.db, at(), leaseSeconds(services.config), BATCH);
     if (due.length === 0) return tally;
-    const outcomes = await Promise.all(due.map((delivery) => deliverOne(services, client, delivery, at)));
-    for (const ok of outcomes) tally[ok ? 'delivered' : 'failed'] += 1;
+    const attempts = await Promise.all(due.map((delivery) => post(services, client, delivery)));
+    const when = at();
+    // The accepted ones of a batch are recorded together (three statements, not three each): the
+    // receivers' answers, not Lethe's bookkeeping, should be what a subscription costs a worker.
+    const accepted = attempts.filter((attempt) => attempt.ok);
+    if (accepted.length > 0) await services.db.transaction((tx) => repo.markDelivered(tx, accepted, when));
+    for (const attempt of attempts.filter((each) => !each.ok)) await recordFailure(services, attempt, when);
+    tally.delivered += accepted.length;
+    tally.failed += attempts.length - accepted.length;
   }
 }
 
-async function deliverOne(
+interface Attempt {
+  delivery: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  ok: boolean;
+}
+
+async function post(
   services: DeliveryServices,
   client: CallbackClient,
   delivery: ClaimedDelivery,
-  at: () => Date,
-): Promise<boolean> {
-  const { db, keyring, config, metrics } = services;
+): Promise<Attempt> {
+  const { keyring, config, metrics } = services;
   const secret = openEventSecret(keyring, delivery.subscription_key, delivery.secret_sealed);
   const { headers, body } = renderDelivery(config, delivery.format, secret, delivery, new Date());
   const call = await client.post(delivery.url, headers, body);
-  const outcome: AttemptOutcome = { statusCode: call.status, error: call.error, durationMs: call.durationMs };
-  const when = at();
   metrics.observeEventDelivery(
     delivery.subscription_key,
     call.ok ? 'delivered' : 'failed',
     call.durationMs / 1000,
   );
-  await db.transaction(async (tx) => {
-    if (call.ok) {
-      await repo.markDelivered(tx, delivery, when, outcome);
-      return;
-    }
+  return {
+    delivery,
+    outcome: { statusCode: call.status, error: call.error, durationMs: call.durationMs },
+    ok: call.ok,
+  };
+}
+
+async function recordFailure(
+  services: DeliveryServices,
+  { delivery, outcome }: Attempt,
+  when: Date,
+): Promise<void> {
+  await services.db.transaction(async (tx) => {
     const { disabled, failures } = await repo.markFailed(
       tx,
       delivery,
@@ -79,5 +97,4 @@ async function deliverOne(
     );
     if (disabled) await tellOwnersOfDisabledSubscription(tx, services, delivery.subscription_key, failures);
   });
-  return call.ok;
 }
