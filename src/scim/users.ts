@@ -131,11 +131,7 @@ export class ScimUsers {
         action: 'operator.delete',
         actor: by.actor,
         ...by.origin,
-        details: {
-          username: row.username,
-          sessions_ended: revoked.sessions,
-          clients_disabled: revoked.clients,
-        },
+        details: revocationDetails(row.username, revoked),
       });
     });
   }
@@ -154,11 +150,7 @@ export class ScimUsers {
           action: 'operator.deactivate',
           actor: by.actor,
           ...by.origin,
-          details: {
-            username: row.username,
-            sessions_ended: revoked.sessions,
-            clients_disabled: revoked.clients,
-          },
+          details: revocationDetails(row.username, revoked),
         });
       } else if (!row.active && changes.active === true) {
         await recordAudit(tx, {
@@ -179,4 +171,9 @@ export class ScimUsers {
       return userResource(fresh ?? updated, by.base);
     });
   }
+}
+
+/** What the audit says of a User's removal: whose, and how many sessions and which clients it ended. */
+function revocationDetails(username: string, revoked: { sessions: number; clients: string[] }) {
+  return { username, sessions_ended: revoked.sessions, clients_disabled: revoked.clients };
 }
