@@ -112,48 +112,33 @@ export function scimRoutes(deps: { scim: ScimService; base: () => string }): Fas
       return send(reply, 200, found);
     });
 
-    app.post<{ Body: Body }>('/Users', hidden, async (request, reply) => {
-      const user = await scim.users.create(caller(request), request.body ?? {});
-      reply.header('location', (user.meta as { location: string }).location);
-      return send(reply, 201, user);
-    });
-    app.get('/Users', hidden, async (request, reply) =>
-      send(reply, 200, await scim.users.list(caller(request), listQuery(request))),
-    );
-    app.get<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.users.get(caller(request), request.params.id)),
-    );
-    app.put<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.users.replace(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.patch<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.users.patch(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.delete<WithId>('/Users/:id', hidden, async (request, reply) => {
-      await scim.users.remove(caller(request), request.params.id);
-      return reply.status(204).send();
-    });
-
-    app.post<{ Body: Body }>('/Groups', hidden, async (request, reply) => {
-      const group = await scim.groups.create(caller(request), request.body ?? {});
-      reply.header('location', (group.meta as { location: string }).location);
-      return send(reply, 201, group);
-    });
-    app.get('/Groups', hidden, async (request, reply) =>
-      send(reply, 200, await scim.groups.list(caller(request), listQuery(request))),
-    );
-    app.get<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.groups.get(caller(request), request.params.id)),
-    );
-    app.put<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.groups.replace(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.patch<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.groups.patch(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.delete<WithId>('/Groups/:id', hidden, async (request, reply) => {
-      await scim.groups.remove(caller(request), request.params.id);
-      return reply.status(204).send();
-    });
+    // Users and Groups answer the same verbs (RFC 7644 section 3), Users registered first.
+    const resources = [
+      ['/Users', scim.users],
+      ['/Groups', scim.groups],
+    ] as const;
+    for (const [path, resource] of resources) {
+      app.post<{ Body: Body }>(path, hidden, async (request, reply) => {
+        const created = await resource.create(caller(request), request.body ?? {});
+        reply.header('location', (created.meta as { location: string }).location);
+        return send(reply, 201, created);
+      });
+      app.get(path, hidden, async (request, reply) =>
+        send(reply, 200, await resource.list(caller(request), listQuery(request))),
+      );
+      app.get<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.get(caller(request), request.params.id)),
+      );
+      app.put<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.replace(caller(request), request.params.id, request.body ?? {})),
+      );
+      app.patch<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.patch(caller(request), request.params.id, request.body ?? {})),
+      );
+      app.delete<WithId>(`${path}/:id`, hidden, async (request, reply) => {
+        await resource.remove(caller(request), request.params.id);
+        return reply.status(204).send();
+      });
+    }
   };
 }
