@@ -1,6 +1,14 @@
 // Small accessible building blocks shared by the pages: alerts, loading and empty states, labelled
-// fields, two-step confirmation, copy to clipboard, paging and status badges.
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+// fields, lists of checkboxes, two-step confirmation, copy to clipboard, paging and status badges.
+import {
+  type Dispatch,
+  type ReactNode,
+  type SetStateAction,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import { statusLabel } from './format.ts';
 
 export function ErrorNotice(props: { message: string }) {
@@ -102,6 +110,43 @@ export function ConfirmButton(props: {
         Cancel
       </button>
     </span>
+  );
+}
+
+/**
+ * Checkboxes in a fieldset, one per option, each labelled by its name (as code, or strong) and a hint;
+ * `setChosen` receives the ticked names as they change.
+ */
+export function CheckList<T extends string>(props: {
+  legend: string;
+  options: readonly { name: string; description: string }[];
+  chosen: readonly T[];
+  setChosen: Dispatch<SetStateAction<T[]>>;
+  nameAs: 'code' | 'strong';
+}) {
+  const Name = props.nameAs;
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.map((option) => (
+        <label className="check" key={option.name}>
+          <input
+            type="checkbox"
+            checked={props.chosen.includes(option.name as T)}
+            onChange={(event) =>
+              props.setChosen((current) =>
+                event.target.checked
+                  ? [...current, option.name as T]
+                  : current.filter((entry) => entry !== option.name),
+              )
+            }
+          />
+          <span>
+            <Name>{option.name}</Name> <span className="hint">{option.description}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
   );
 }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Keyring } from '../crypto/keyring.ts';
+import { writeInChunks } from '../db/chunked-upload.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { notFound, tooLarge } from '../errors.ts';
 import { documentSet, sealedText } from './entity-document.ts';
@@ -67,13 +68,7 @@ export async function stageUpload(
     datastore,
     contentType,
   ]);
-  let size = 0;
   let chunkNo = 0;
-  // One buffer the pieces are copied into, reused for every chunk of this upload (sealing copies it out):
-  // joining the pieces per chunk made 256 KiB and more of dead buffers a chunk.
-  const chunk = Buffer.alloc(CHUNK_BYTES);
-  let filled = 0;
-  let overLimit = false;
   const flush = async (bytes: Buffer) => {
     await db.query('INSERT INTO entity_file_chunks (file_id, chunk_no, data_sealed) VALUES ($1, $2, $3)', [
       id,
@@ -84,26 +79,9 @@ export async function stageUpload(
     streamed(bytes.length);
   };
   try {
-    for await (const piece of source) {
-      if (overLimit) continue;
-      size += piece.length;
-      if (size > maxBytes) {
-        overLimit = true;
-        continue;
-      }
-      for (let offset = 0; offset < piece.length;) {
-        const copied = piece.copy(chunk, filled, offset);
-        offset += copied;
-        filled += copied;
-        if (filled === CHUNK_BYTES) {
-          await flush(chunk);
-          filled = 0;
-        }
-      }
-    }
+    const { overLimit, size } = await writeInChunks(source, { chunkBytes: CHUNK_BYTES, maxBytes }, flush);
     if (overLimit)
       throw tooLarge(`The file is larger than the limit of ${maxBytes} bytes; nothing was stored.`);
-    if (filled > 0) await flush(chunk.subarray(0, filled));
     await db.query('UPDATE entity_files SET size = $2, chunk_count = $3 WHERE id = $1', [id, size, chunkNo]);
     return { id, size, chunkCount: chunkNo };
   } catch (error) {

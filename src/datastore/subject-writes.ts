@@ -139,15 +139,20 @@ function namesByEntity(items: readonly { entityId: string; name: string }[]) {
   return names;
 }
 
+/** The pairs whose entity id is well-formed, with the id in lower case. */
+function validPairs(items: readonly { entityId: string; name: string }[]) {
+  return items
+    .filter((item) => isEntityId(item.entityId))
+    .map((item) => ({ entityId: item.entityId.toLowerCase(), name: item.name }));
+}
+
 /** Removes attributes (value and file attributes of that name) from entities of the datastore. */
 export async function deleteAttributes(
   db: Queryable,
   datastore: string,
   items: { entityId: string; name: string }[],
 ): Promise<number> {
-  const valid = items
-    .filter((item) => isEntityId(item.entityId))
-    .map((item) => ({ entityId: item.entityId.toLowerCase(), name: item.name }));
+  const valid = validPairs(items);
   if (valid.length === 0) return 0;
   const names = namesByEntity(valid);
   await changeDocuments(db, datastore, Object.keys(names), DELETE_NAMES, JSON.stringify(names));
@@ -163,9 +168,7 @@ export async function deleteFileAttributes(
   datastore: string,
   items: { entityId: string; name: string }[],
 ): Promise<number> {
-  const valid = items
-    .filter((item) => isEntityId(item.entityId))
-    .map((item) => ({ entityId: item.entityId.toLowerCase(), name: item.name }));
+  const valid = validPairs(items);
   if (valid.length === 0) return 0;
   const names = namesByEntity(valid);
   await changeDocuments(db, datastore, Object.keys(names), DELETE_FILE_NAMES, JSON.stringify(names));

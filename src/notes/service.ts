@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type ChangeActor, recordChange } from '../audit/audit-log.ts';
 import { principalName } from '../auth/scopes.ts';
+import { writeInChunks } from '../db/chunked-upload.ts';
 import type { Queryable } from '../db/database.ts';
 import { notFound, tooLarge } from '../errors.ts';
 import { queueSubjectMessages } from '../privacy-requests/messages/subject-messages.ts';
@@ -136,39 +137,21 @@ export async function stageAttachment(
     createdBy: principalName(by.principal),
   });
   try {
-    const chunk = Buffer.alloc(CHUNK_BYTES);
-    let filled = 0;
-    let size = 0;
     let chunkNo = 0;
     const flush = async (bytes: Buffer) => {
       await repo.insertChunk(services.db, id, chunkNo, sealChunk(services.keyring, id, chunkNo, bytes));
       chunkNo += 1;
     };
-    let overLimit = false;
-    for await (const piece of upload.source) {
-      // Past the limit the rest is read and dropped, so that the client gets the answer.
-      if (overLimit) continue;
-      size += piece.length;
-      if (size > MAX_ATTACHMENT_BYTES) {
-        overLimit = true;
-        continue;
-      }
-      for (let offset = 0; offset < piece.length;) {
-        const copied = piece.copy(chunk, filled, offset);
-        offset += copied;
-        filled += copied;
-        if (filled === CHUNK_BYTES) {
-          await flush(chunk);
-          filled = 0;
-        }
-      }
-    }
+    const { overLimit, size } = await writeInChunks(
+      upload.source,
+      { chunkBytes: CHUNK_BYTES, maxBytes: MAX_ATTACHMENT_BYTES },
+      flush,
+    );
     if (overLimit) {
       throw tooLarge(
         `An attachment may hold at most ${MAX_ATTACHMENT_BYTES} bytes (10 MiB); nothing was kept.`,
       );
     }
-    if (filled > 0) await flush(chunk.subarray(0, filled));
     return { id, privacyRequestId: request.id, contentType: upload.contentType, size, chunkCount: chunkNo };
   } catch (error) {
     await repo.discardAttachment(services.db, id);

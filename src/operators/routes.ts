@@ -9,7 +9,8 @@ import { DomainError } from '../errors.ts';
 import { auditOriginOf, changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, security } from '../http/schemas.ts';
 import { ROLE_NAME_PATTERN } from './role-service.ts';
-import { MAX_OPERATOR_EMAIL_LENGTH, type OperatorService } from './service.ts';
+import { MAX_OPERATOR_EMAIL_LENGTH } from './account.ts';
+import type { OperatorService } from './service.ts';
 
 const RoleName = Type.String({
   pattern: ROLE_NAME_PATTERN,
@@ -102,7 +103,7 @@ export function operatorRoutes(operators: OperatorService): FastifyPluginAsync {
         // Counted before the password is hashed: a burst from one address hashes at most its limit.
         const release = await app.addressThrottle.holdAttempt(request, reply);
         try {
-          return await operators.login(request.body, auditOriginOf(request));
+          return await operators.signIn.login(request.body, auditOriginOf(request));
         } catch (error) {
           if (error instanceof DomainError && error.kind === 'unauthorized') {
             throw await app.addressThrottle.chargeFailure(request, reply, error);

@@ -3,10 +3,9 @@
 // process sees them (the rate-limit store of src/rate-limits/key-limiter.ts), then 429 with Retry-After.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { createKeyRateLimiter } from '../rate-limits/key-limiter.ts';
 import type { Database } from '../db/database.ts';
 import { tooManyRequests } from '../errors.ts';
-import { throttledAddress } from '../rate-limits/address-throttle.ts';
+import { createAddressCounter } from '../rate-limits/address-throttle.ts';
 
 export type PublicThrottle = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -15,17 +14,13 @@ export async function createPublicThrottle(
   config: Pick<Config, 'redisUrl' | 'databaseUrl' | 'redisKeyPrefix' | 'publicRequestsPerMinute'>,
   db: Database,
 ): Promise<PublicThrottle> {
-  let counter: Awaited<ReturnType<typeof createKeyRateLimiter>> | undefined;
-  await app.register(async (scope) => {
-    counter = await createKeyRateLimiter(
-      scope,
-      config,
-      db,
-      (request) => `public-request:${throttledAddress(request.ip)}`,
-      () => config.publicRequestsPerMinute,
-    );
-  });
-  const count = counter as NonNullable<typeof counter>;
+  const count = await createAddressCounter(
+    app,
+    config,
+    db,
+    'public-request',
+    () => config.publicRequestsPerMinute,
+  );
   return async (request, reply) => {
     const state = await count(request);
     if (!state.exceeded) return;

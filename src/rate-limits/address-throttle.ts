@@ -63,6 +63,30 @@ export function throttledAddress(ip: string): string {
     .join(':')}::/64`;
 }
 
+/**
+ * A counter per throttled address (keys `<prefix>:<address>`, limit `limitOf()` a minute), registered in
+ * its own scope of `app`; the public endpoints' throttle (src/privacy-center/throttle.ts) counts with one too.
+ */
+export async function createAddressCounter(
+  app: FastifyInstance,
+  config: Pick<Config, 'redisUrl' | 'databaseUrl' | 'redisKeyPrefix'>,
+  db: Database,
+  prefix: string,
+  limitOf: () => number,
+) {
+  let counter: Awaited<ReturnType<typeof createKeyRateLimiter>> | undefined;
+  await app.register(async (scope) => {
+    counter = await createKeyRateLimiter(
+      scope,
+      config,
+      db,
+      (request) => `${prefix}:${throttledAddress(request.ip)}`,
+      limitOf,
+    );
+  });
+  return counter as NonNullable<typeof counter>;
+}
+
 /** The 429 of a blocked address, its Retry-After set on `reply`. */
 export function addressBlocked(reply: FastifyReply, resetSeconds: number): Error {
   const retryAfter = Math.max(1, resetSeconds);
@@ -78,17 +102,13 @@ export async function registerAddressThrottle(
   config: Pick<Config, 'redisUrl' | 'databaseUrl' | 'redisKeyPrefix' | 'authFailuresPerMinute'>,
   db: Database,
 ) {
-  let counter: Awaited<ReturnType<typeof createKeyRateLimiter>> | undefined;
-  await app.register(async (scope) => {
-    counter = await createKeyRateLimiter(
-      scope,
-      config,
-      db,
-      (request) => `auth-failure:${throttledAddress(request.ip)}`,
-      () => config.authFailuresPerMinute,
-    );
-  });
-  const count = counter as NonNullable<typeof counter>;
+  const count = await createAddressCounter(
+    app,
+    config,
+    db,
+    'auth-failure',
+    () => config.authFailuresPerMinute,
+  );
   /** Attempts started and not yet answered, per throttled address, in this process. */
   const inFlight = new Map<string, number>();
   app.decorate<AddressThrottle>('addressThrottle', {

@@ -63,7 +63,7 @@ export async function startService(config: Config, options: StartOptions): Promi
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (options.api) {
-    await services.operators.prepare();
+    await services.operators.signIn.prepare();
     app = await buildApp(services, { logger: options.logger });
     url = await app.listen({ port: config.port, host: config.host });
     // Links mailed to subjects point at the address the API really listens on unless LETHE_PUBLIC_URL says.

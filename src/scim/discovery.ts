@@ -1,6 +1,6 @@
 // SCIM's own description of this service (RFC 7644 section 4): what it supports, its resource types and
 // the attributes of their schemas that Lethe keeps. SCIM clients read these instead of an OpenAPI document.
-import { ERROR_SCHEMA, GROUP_SCHEMA, MAX_RESULTS, USER_SCHEMA } from './service.ts';
+import { ERROR_SCHEMA, GROUP_SCHEMA, MAX_RESULTS, USER_SCHEMA } from './protocol.ts';
 
 const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 

@@ -7,7 +7,8 @@ import { DomainError } from '../errors.ts';
 import { auditActor } from '../auth/scopes.ts';
 import { auditOriginOf, principalOf } from '../http/authorize.ts';
 import { resourceTypeOf, resourceTypes, schemaOf, schemas, serviceProviderConfig } from './discovery.ts';
-import { ERROR_SCHEMA, type ListQuery, type ScimCaller, ScimError, type ScimService } from './service.ts';
+import { ERROR_SCHEMA, type ListQuery, type ScimCaller, ScimError } from './protocol.ts';
+import type { ScimService } from './service.ts';
 
 const STATUS_BY_KIND: Record<string, number> = {
   bad_request: 400,
@@ -111,48 +112,33 @@ export function scimRoutes(deps: { scim: ScimService; base: () => string }): Fas
       return send(reply, 200, found);
     });
 
-    app.post<{ Body: Body }>('/Users', hidden, async (request, reply) => {
-      const user = await scim.createUser(caller(request), request.body ?? {});
-      reply.header('location', (user.meta as { location: string }).location);
-      return send(reply, 201, user);
-    });
-    app.get('/Users', hidden, async (request, reply) =>
-      send(reply, 200, await scim.listUsers(caller(request), listQuery(request))),
-    );
-    app.get<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.getUser(caller(request), request.params.id)),
-    );
-    app.put<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.replaceUser(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.patch<WithId>('/Users/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.patchUser(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.delete<WithId>('/Users/:id', hidden, async (request, reply) => {
-      await scim.deleteUser(caller(request), request.params.id);
-      return reply.status(204).send();
-    });
-
-    app.post<{ Body: Body }>('/Groups', hidden, async (request, reply) => {
-      const group = await scim.createGroup(caller(request), request.body ?? {});
-      reply.header('location', (group.meta as { location: string }).location);
-      return send(reply, 201, group);
-    });
-    app.get('/Groups', hidden, async (request, reply) =>
-      send(reply, 200, await scim.listGroups(caller(request), listQuery(request))),
-    );
-    app.get<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.getGroup(caller(request), request.params.id)),
-    );
-    app.put<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.replaceGroup(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.patch<WithId>('/Groups/:id', hidden, async (request, reply) =>
-      send(reply, 200, await scim.patchGroup(caller(request), request.params.id, request.body ?? {})),
-    );
-    app.delete<WithId>('/Groups/:id', hidden, async (request, reply) => {
-      await scim.deleteGroup(caller(request), request.params.id);
-      return reply.status(204).send();
-    });
+    // Users and Groups answer the same verbs (RFC 7644 section 3), Users registered first.
+    const resources = [
+      ['/Users', scim.users],
+      ['/Groups', scim.groups],
+    ] as const;
+    for (const [path, resource] of resources) {
+      app.post<{ Body: Body }>(path, hidden, async (request, reply) => {
+        const created = await resource.create(caller(request), request.body ?? {});
+        reply.header('location', (created.meta as { location: string }).location);
+        return send(reply, 201, created);
+      });
+      app.get(path, hidden, async (request, reply) =>
+        send(reply, 200, await resource.list(caller(request), listQuery(request))),
+      );
+      app.get<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.get(caller(request), request.params.id)),
+      );
+      app.put<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.replace(caller(request), request.params.id, request.body ?? {})),
+      );
+      app.patch<WithId>(`${path}/:id`, hidden, async (request, reply) =>
+        send(reply, 200, await resource.patch(caller(request), request.params.id, request.body ?? {})),
+      );
+      app.delete<WithId>(`${path}/:id`, hidden, async (request, reply) => {
+        await resource.remove(caller(request), request.params.id);
+        return reply.status(204).send();
+      });
+    }
   };
 }

@@ -81,7 +81,7 @@ export function ssoRoutes(deps: {
         },
       },
       async () => ({
-        password_login: operators.passwordLogin,
+        password_login: operators.signIn.passwordLogin,
         oidc: sso ? { name: sso.providerName, login_url: '/v1/oidc/login' } : null,
       }),
     );

@@ -8,8 +8,9 @@ import type { OidcConfig } from '../config.ts';
 import { digest, generateSecret } from '../crypto/credentials.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { Database } from '../db/database.ts';
-import type { LoginAnswer, OperatorService } from '../operators/service.ts';
-import { USERNAME_PATTERN } from '../operators/service.ts';
+import { USERNAME_PATTERN } from '../operators/account.ts';
+import type { OperatorService } from '../operators/service.ts';
+import type { LoginAnswer } from '../operators/sign-in.ts';
 import { OidcClient, OidcRefusal } from './oidc-client.ts';
 import { SignInRefused } from './errors.ts';
 import { handoffRepository, signInRepository } from './repository.ts';
@@ -101,7 +102,7 @@ export class SsoService {
       if (caught instanceof OidcRefusal) throw new SignInRefused(caught.message, 400);
       throw caught;
     }
-    const admitted = await this.#operators.admitFromProvider(
+    const admitted = await this.#operators.providerAccounts.admit(
       {
         subject: person.subject,
         username: usernameOf(person.claims, person.subject),
@@ -125,7 +126,7 @@ export class SsoService {
   async redeem(code: string, origin: AuditOrigin): Promise<LoginAnswer | undefined> {
     const username = await handoffRepository.take(this.#db, digest(code));
     if (!username) return undefined;
-    return this.#operators.startProviderSession(username, origin);
+    return this.#operators.signIn.startProviderSession(username, origin);
   }
 }
 

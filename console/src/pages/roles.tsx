@@ -3,7 +3,7 @@
 // role nobody holds. Changing roles needs user:*; a role can hold only scopes its maker holds (the API
 // refuses the rest, the form offers only those).
 import { type FormEvent, useState } from 'react';
-import { ConfirmButton, ErrorNotice, Field, Loading, SuccessNotice } from '../components.tsx';
+import { CheckList, ConfirmButton, ErrorNotice, Field, Loading, SuccessNotice } from '../components.tsx';
 import { useAction, useResource } from '../hooks.ts';
 import { holds, useSession } from '../session.tsx';
 import { answer } from '../api.ts';
@@ -144,27 +144,13 @@ export function RolesEditor(props: { onChanged: () => Promise<void> }) {
               />
             )}
           </Field>
-          <fieldset>
-            <legend>Scopes</legend>
-            {offered.map((scope) => (
-              <label className="check" key={scope.scope}>
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(scope.scope as Scope)}
-                  onChange={(event) =>
-                    setChosen((current) =>
-                      event.target.checked
-                        ? [...current, scope.scope as Scope]
-                        : current.filter((entry) => entry !== scope.scope),
-                    )
-                  }
-                />
-                <span>
-                  <code>{scope.scope}</code> <span className="hint">{scope.description}</span>
-                </span>
-              </label>
-            ))}
-          </fieldset>
+          <CheckList
+            legend="Scopes"
+            options={offered.map((scope) => ({ name: scope.scope, description: scope.description }))}
+            chosen={chosen}
+            setChosen={setChosen}
+            nameAs="code"
+          />
           <ErrorNotice message={save.error} />
           <button type="submit" className="primary" disabled={save.pending || chosen.length === 0}>
             Save role

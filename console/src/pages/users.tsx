@@ -4,6 +4,7 @@
 // the list read-only, and without user:read it says so. Passwords are sent once and never shown.
 import { type FormEvent, useState } from 'react';
 import {
+  CheckList,
   ConfirmButton,
   Empty,
   ErrorNotice,
@@ -207,27 +208,13 @@ function CreateUserForm(props: { disabled: boolean; onCreated: (username: string
             />
           )}
         </Field>
-        <fieldset>
-          <legend>Roles</legend>
-          {(available.data ?? []).map((role) => (
-            <label className="check" key={role.name}>
-              <input
-                type="checkbox"
-                checked={roles.includes(role.name as Role)}
-                onChange={(event) =>
-                  setRoles((current) =>
-                    event.target.checked
-                      ? [...current, role.name as Role]
-                      : current.filter((chosen) => chosen !== role.name),
-                  )
-                }
-              />
-              <span>
-                <strong>{role.name}</strong> <span className="hint">{role.description}</span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
+        <CheckList
+          legend="Roles"
+          options={available.data ?? []}
+          chosen={roles}
+          setChosen={setRoles}
+          nameAs="strong"
+        />
         <ErrorNotice message={create.error} />
         <button type="submit" className="primary" disabled={create.pending}>
           Create user
