@@ -153,13 +153,13 @@ describe('deny, appeal, reverse by a second operator, complete (Chromium)', () =
     assert.deepEqual(problems, []);
   });
 
-  test('the Records page shows the year’s figures as a chart and a table', async () => {
+  test('the Records page shows the year’s figures per CCPA category as a chart and a table', async () => {
     await denier.goto(`${service.url}/console/records`);
     await denier.getByRole('img', { name: /Requests received, complied with and denied/ }).waitFor();
-    const access = denier.locator('.records-table tr', {
-      has: denier.getByRole('rowheader', { name: 'access' }),
+    const know = denier.locator('.records-table tr', {
+      has: denier.getByRole('rowheader', { name: 'know' }),
     });
-    const cells = await access.locator('td').allTextContents();
+    const cells = await know.locator('td').allTextContents();
     assert.deepEqual(cells.slice(0, 3), ['2', '1', '0'], 'received, complied, denied');
     assert.deepEqual(await accessibilityViolations(denier), [], 'axe-core on the Records page');
     await screenshot(denier, 'records');
