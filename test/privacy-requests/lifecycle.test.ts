@@ -56,7 +56,7 @@ describe('privacy request lifecycle with manual approval', () => {
       assert.equal(request[field], null, field);
     }
     // A read also says whether the request is stuck (docs/human-steps.md); a fresh one is not.
-    assert.deepEqual(await getRequest(service, request.id), { ...request, stuck: false });
+    assert.deepEqual(await getRequest(service, request.id), { ...request, stuck: false, stuck_reason: null });
     const { rows } = await service.services.db.query<{ sealed: Uint8Array }>(
       'SELECT identity_sealed AS sealed FROM privacy_requests WHERE id = $1',
       [request.id],

@@ -168,7 +168,8 @@ describe('records by CCPA category, with manner and denial reason', () => {
       manner: 'operator',
     });
 
-    // opt_out, California: made on the public side, not yet verified.
+    // delete, made on the public side with no location, not yet verified: the default policy's own
+    // jurisdiction, EU (migration 037, docs/deadlines.md).
     const online = await service.call('POST', '/v1/privacy-center/privacy-request', {
       json: { policy_key: 'default_erasure_policy', identity: { email: 'online@example.com' } },
     });
@@ -176,7 +177,7 @@ describe('records by CCPA category, with manner and denial reason', () => {
     made.push({
       id: online.body.id as string,
       category: 'delete',
-      jurisdiction: null,
+      jurisdiction: 'EU',
       outcome: 'open',
       manner: 'public',
     });
