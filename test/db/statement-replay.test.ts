@@ -13,6 +13,7 @@ import {
   type TestServer,
 } from '../helpers/database.ts';
 import {
+  asPreparable,
   isPreparable,
   prepareEach,
   RECORDING_SETTINGS,
@@ -31,6 +32,14 @@ describe('statement replay', () => {
     assert.equal(isPreparable('BEGIN'), false);
     assert.equal(isPreparable('SET search_path = x'), false);
     assert.equal(isPreparable('selection'), false);
+  });
+
+  it('writes the typed literals pg_stat_statements made parameters as casts', () => {
+    assert.equal(
+      asPreparable('DELETE FROM t WHERE at < now() - interval $1 AND d = DATE $2'),
+      'DELETE FROM t WHERE at < now() - $1::interval AND d = $2::DATE',
+    );
+    assert.equal(asPreparable('SELECT $1::interval'), 'SELECT $1::interval');
   });
 
   describe('on the migrated schema', () => {
@@ -79,6 +88,7 @@ describe('statement replay', () => {
         await client.query('SELECT name FROM kept WHERE id = $1', [7]);
         await client.query('SELECT name FROM kept WHERE id = $1', [8]);
         await client.query("UPDATE kept SET name = 'x' WHERE id > 5");
+        await client.query("DELETE FROM kept WHERE now() - interval '30 days' > now()");
         await client.query('SELECT id FROM dropped');
         await client.query('DROP TABLE dropped');
       } finally {
@@ -90,6 +100,7 @@ describe('statement replay', () => {
 
       assert.ok(recorded.statements.includes('SELECT name FROM kept WHERE id = $1'));
       assert.ok(recorded.statements.includes('UPDATE kept SET name = $1 WHERE id > $2'));
+      assert.ok(recorded.statements.includes('DELETE FROM kept WHERE now() - $1::interval > now()'));
       assert.equal(
         recorded.statements.filter((sql) => sql.includes('kept WHERE id = $1')).length,
         1,

@@ -28,6 +28,17 @@ export function isPreparable(sql: string): boolean {
   return PREPARABLE.test(sql);
 }
 
+/**
+ * pg_stat_statements replaces a typed literal's string with a parameter (`interval '30 days'` becomes
+ * `interval $1`), which is no longer SQL; written as a cast it means the same and prepares.
+ */
+const TYPED_LITERAL =
+  /\b(interval|timestamptz|timestamp|date|time|jsonb|json|uuid|numeric|bytea)\s+\$(\d+)/gi;
+
+export function asPreparable(normalized: string): string {
+  return normalized.replace(TYPED_LITERAL, (_, type: string, number: string) => `$${number}::${type}`);
+}
+
 export interface RecordedStatements {
   /** Distinct preparable statements the server saw. */
   seen: number;
@@ -59,7 +70,7 @@ export function seenStatements(serverUrl: string): Promise<string[]> {
     const { rows } = await client.query<{ query: string }>(
       'SELECT DISTINCT query FROM pg_stat_statements ORDER BY query',
     );
-    return rows.map((row) => row.query).filter(isPreparable);
+    return rows.map((row) => asPreparable(row.query)).filter(isPreparable);
   });
 }
 
