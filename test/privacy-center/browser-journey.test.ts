@@ -89,14 +89,26 @@ describe('the privacy center journey in Chromium', () => {
     ]);
   });
 
-  /** Submits on the page with the keyboard, verifies with the mailed code; answers the request id. */
-  async function submitAndVerify(page: Page, subject: Subject, actionTitle: string): Promise<string> {
+  /**
+   * Submits on the page with the keyboard (having chosen where the subject lives, when given), verifies with
+   * the mailed code; answers the request id.
+   */
+  async function submitAndVerify(
+    page: Page,
+    subject: Subject,
+    actionTitle: string,
+    livesIn?: { country: string; usState: string },
+  ): Promise<string> {
     const answer = await page.goto(`${service.url}/privacy-center`);
     assert.match(answer?.headers()['content-security-policy'] ?? '', /default-src 'none'/);
     assert.doesNotMatch(answer?.headers()['content-security-policy'] ?? '', /script-src/);
     assert.equal(await page.locator('script').count(), 0, 'no script on the page');
     await assertAccessible(page, 'the privacy center');
     const section = page.getByRole('region', { name: actionTitle });
+    if (livesIn) {
+      await section.getByLabel('Country').selectOption(livesIn.country);
+      await section.getByLabel('State (in the United States)').selectOption(livesIn.usState);
+    }
     await section.getByLabel('Email address').focus();
     await page.keyboard.type(subject.email);
     await page.keyboard.press('Enter');
@@ -129,11 +141,14 @@ describe('the privacy center journey in Chromium', () => {
     await operator.getByRole('button', { name: `Approve ${id}` }).waitFor({ state: 'detached' });
   }
 
-  test('access: submit, verify, approve, completion mail, the link downloads the ZIP', async () => {
+  test('access from California: submit, verify, approve, completion mail, the ZIP in Californian time', async () => {
     const subject = await seedSubject(stores, 'ada');
     const page = await phone.newPage();
     watchForPageProblems(page, problems);
-    const id = await submitAndVerify(page, subject, 'Get a copy of my data');
+    const id = await submitAndVerify(page, subject, 'Get a copy of my data', {
+      country: 'US',
+      usState: 'CA',
+    });
     await approveInConsole(id);
     const done = await mail.waitFor(isKind('your request is complete', subject.email));
     await page.reload();
@@ -151,7 +166,11 @@ describe('the privacy center journey in Chromium', () => {
       store.entities.flatMap((entity) => entity.attributes.map((attribute) => attribute.value)),
     );
     assert.ok(values.includes(subject.email), 'data.json holds the subject’s data');
-    assert.ok(entries.has('report.html'));
+    // Where the subject said they live decides the zone the report's moments are written in.
+    assert.match(
+      (entries.get('report.html') as Buffer).toString('utf8'),
+      /gathered [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d\d [AP]M (?:PST|PDT|GMT-[78])\./,
+    );
 
     await page.goto(`${service.url}/privacy-center`);
     const file = await screenshot(page, 'privacy-center');
