@@ -204,6 +204,8 @@ describe('a DPO who uses only the console', () => {
     await rule.getByRole('button', { name: 'Save rule' }).click();
     await rule.getByText('Rule correct_email saved.').waitFor();
     const rows = page.locator('section[aria-labelledby="rules-heading"] tbody tr');
+    // The message comes with the save's answer; the table follows when the policy is read again.
+    await rows.filter({ hasText: 'correct_email' }).waitFor();
     assert.deepEqual(
       await rows.evaluateAll((trs) =>
         trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
