@@ -21,6 +21,12 @@ const OUTAGE_MS = 10_000;
 /** No answer may take longer than this during the outage (the pool's connect timeout is 5 s). */
 const OUTAGE_ANSWER_BOUND_MS = 6_000;
 const LOAD_CLIENTS = 6;
+/** Each phase (before, during and after the outage) runs at least this long ... */
+const MIN_PHASE_MS = 3_000;
+/** ... and until the load has made this many answers in it (the assertions ask for more than 20) ... */
+const PHASE_ANSWERS = 30;
+/** ... but no longer than this. */
+const PHASE_BOUND_MS = 60_000;
 
 interface Recorded extends TimedAnswer {
   operation: string;
@@ -144,6 +150,14 @@ describe('database outage under load', () => {
       }
     });
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Each phase lasts until the load has made enough answers in it, however slow the machine is, within
+    // a bound: the load's pace is the machine's, never what the test asserts.
+    const untilAnswered = async (count: number, since: number, boundMs: number) => {
+      const deadline = Date.now() + boundMs;
+      while (answers.filter((answer) => answer.startedAt >= since).length < count && Date.now() < deadline) {
+        await sleep(100);
+      }
+    };
 
     const writtenBeforeOutage = { connections: 0, entities: 0 };
     let outageStartedAt = 0;
@@ -151,12 +165,24 @@ describe('database outage under load', () => {
     let recoveredAt = 0;
     const healthDuringOutage: TimedAnswer[] = [];
     try {
-      await sleep(3000);
+      const loadStartedAt = Date.now();
+      await sleep(MIN_PHASE_MS);
+      while (
+        (connections.length === 0 || entities.length === 0) &&
+        Date.now() - loadStartedAt < PHASE_BOUND_MS
+      ) {
+        await sleep(100);
+      }
+      await untilAnswered(PHASE_ANSWERS, loadStartedAt, PHASE_BOUND_MS);
       Object.assign(writtenBeforeOutage, { connections: connections.length, entities: entities.length });
       await postgres.crash();
       outageStartedAt = Date.now();
 
-      while (Date.now() - outageStartedAt < OUTAGE_MS) {
+      while (
+        Date.now() - outageStartedAt < OUTAGE_MS ||
+        (answers.filter((answer) => answer.startedAt >= outageStartedAt).length < PHASE_ANSWERS &&
+          Date.now() - outageStartedAt < PHASE_BOUND_MS)
+      ) {
         healthDuringOutage.push(
           await timedCall(lethe.url, 'GET', '/health', { boundMs: OUTAGE_ANSWER_BOUND_MS }),
         );
@@ -175,7 +201,8 @@ describe('database outage under load', () => {
         recoveredAt,
         `/health answers 200 within 30 s of the restart (server up after ${restartedAt - restartStartedAt} ms); last: ${lastHealth?.status} ${lastHealth?.error ?? lastHealth?.text}\n${lethe.output()}`,
       );
-      await sleep(3000);
+      await sleep(MIN_PHASE_MS);
+      await untilAnswered(PHASE_ANSWERS, recoveredAt + 500, PHASE_BOUND_MS);
     } finally {
       loading = false;
       await Promise.all(clients);
