@@ -9,12 +9,15 @@
 // machine is, unlike req/s. `privacy-requests` runs the bench's privacy-request scenario in its quick
 // shape (or with `--shape full` the full mode's: 10,000 entities, at most 300 waiting) on the API
 // process's own worker, for `--seconds`; a request there is one privacy request, submission to complete.
+// `--events` subscribes to every event first (as the bench's "with an event subscription" run does), so
+// that the same counts read what the events cost a request.
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { EVENT_TYPES } from '../src/events/catalog.ts';
 import { type LetheUnderTest, startLethe } from './lib/lethe.ts';
 import { load } from './lib/load.ts';
 import { ROOT, startChild } from './lib/processes.ts';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     shape: { type: 'string', default: 'quick' },
     top: { type: 'string', default: '25' },
     out: { type: 'string' },
+    events: { type: 'boolean', default: false },
   },
 });
 const adminUrl =
@@ -230,13 +234,40 @@ async function privacyRequestLoad(
   if (values.shape !== 'quick' && values.shape !== 'full') throw new Error('--shape must be quick or full');
   const shape = values.shape === 'full' ? FULL_SHAPE : QUICK_SHAPE;
   await setUp(lethe, receiverUrl, shape.population);
+  if (values.events) {
+    await lethe.management('PUT', '/v1/event-subscription/bench', {
+      url: `${receiverUrl}/events`,
+      events: EVENT_TYPES,
+      format: 'cloudevents',
+    });
+  }
   return async () => {
     const run = await sustainedRun(lethe, 'profile', { ...shape, seconds, drainSeconds: 60 });
+    if (values.events) await eventsDelivered(lethe.databaseUrl);
     return {
       total: run.submitted,
       summary: `privacy-requests on ${values.store}: ${run.perSecond.toFixed(1)} completed/s, creation -> complete p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, event-loop delay p99 ${run.loopDelayP99Ms.toFixed(1)} ms`,
     };
   };
+}
+
+/** Waits (at most a minute) until every event of the run is delivered, so that its cost is counted. */
+async function eventsDelivered(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const { rows } = await client.query<{ pending: number }>(
+        "SELECT count(*)::int AS pending FROM event_deliveries WHERE state = 'pending'",
+      );
+      if (rows[0]?.pending === 0) return;
+      if (Date.now() > deadline) throw new Error(`${rows[0]?.pending} event deliveries still pending`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 const privacyRequests = values.load === 'privacy-requests';
