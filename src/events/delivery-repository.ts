@@ -50,19 +50,31 @@ export const deliveryRepository = {
   },
 
   /**
-   * Records attempts that their receivers accepted, in three statements however many: the deliveries are
-   * done and their subscriptions' failures in a row end.
+   * Records attempts that their receivers accepted, in one statement however many: each attempt is logged,
+   * the deliveries are done, and their subscriptions' failures in a row end (written only where there
+   * were some: a subscription row rewritten at every batch would be a new row version each time).
    */
   async markDelivered(
-    tx: Queryable,
+    db: Queryable,
     accepted: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
     at: Date,
   ) {
-    await tx.query(
-      `INSERT INTO event_delivery_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms)
-       SELECT t.delivery_id, t.attempt, $1, t.status_code, t.duration_ms
-         FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS t(delivery_id, attempt, status_code, duration_ms)
-       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
+    await db.query(
+      `WITH accepted AS (
+         SELECT * FROM unnest($2::text[], $3::int[], $4::int[], $5::int[])
+                    AS t(delivery_id, attempt, status_code, duration_ms)),
+       logged AS (
+         INSERT INTO event_delivery_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms)
+         SELECT delivery_id, attempt, $1, status_code, duration_ms FROM accepted
+         ON CONFLICT (delivery_id, attempt) DO NOTHING),
+       delivered AS (
+         UPDATE event_deliveries d SET state = 'delivered', delivered_at = $1, last_status_code = a.status_code,
+                last_error = NULL
+           FROM accepted a
+          WHERE d.id = a.delivery_id
+         RETURNING d.subscription_key)
+       UPDATE event_subscriptions SET consecutive_failures = 0
+        WHERE key IN (SELECT subscription_key FROM delivered) AND consecutive_failures <> 0`,
       [
         at,
         accepted.map(({ delivery }) => delivery.id),
@@ -71,20 +83,6 @@ export const deliveryRepository = {
         accepted.map(({ outcome }) => Math.round(outcome.durationMs)),
       ],
     );
-    await tx.query(
-      `UPDATE event_deliveries d SET state = 'delivered', delivered_at = $1, last_status_code = t.status_code,
-              last_error = NULL
-         FROM unnest($2::text[], $3::int[]) AS t(id, status_code)
-        WHERE d.id = t.id`,
-      [
-        at,
-        accepted.map(({ delivery }) => delivery.id),
-        accepted.map(({ outcome }) => outcome.statusCode ?? null),
-      ],
-    );
-    await tx.query('UPDATE event_subscriptions SET consecutive_failures = 0 WHERE key = ANY($1::text[])', [
-      [...new Set(accepted.map(({ delivery }) => delivery.subscription_key))],
-    ]);
   },
 
   /**

@@ -117,11 +117,11 @@ export function renderBody(config: LinkConfig, format: EventFormat, event: Store
   }
 }
 
-/** The body and headers of one attempt, signed with `secret` at `at` (the webhook-timestamp). */
+/** The body and headers of one attempt, signed by `signer` (the subscription's secret) at `at` (the webhook-timestamp). */
 export function renderDelivery(
   config: LinkConfig,
   format: EventFormat,
-  secret: string,
+  signer: Webhook,
   event: StoredEvent,
   at: Date,
 ): RenderedDelivery {
@@ -132,7 +132,7 @@ export function renderDelivery(
       'content-type': CONTENT_TYPES[format],
       'webhook-id': event.id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(event.id, at, body),
+      'webhook-signature': signer.sign(event.id, at, body),
     },
   };
 }
