@@ -48,6 +48,17 @@ const MAX_SOCKET_PATH = 107;
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 60_000;
 const POLL_MS = 50;
+/**
+ * Server settings of every embedded start, before the caller's own. The embedded server is one machine's
+ * store: it replicates nothing, and its reads are the service's small primary-key probes, which
+ * PostgreSQL 18's I/O worker processes do not speed up. Without them the server runs 4 processes fewer
+ * (three I/O workers and the logical replication launcher), about 8 MiB of `npm start`'s tree (bench/README.md,
+ * issue 41).
+ */
+const LEAN_SETTINGS: Readonly<Record<string, string>> = {
+  io_method: 'sync',
+  max_logical_replication_workers: '0',
+};
 /** Linux tells a zombie and a reused pid apart through /proc; elsewhere only kill(pid, 0) is there. */
 const HAS_PROC = existsSync('/proc/self/stat');
 
@@ -144,7 +155,10 @@ async function startServer(
         '-c',
         `unix_socket_directories=${useSocket ? realCluster : ''}`,
         ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off']),
-        ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+        ...Object.entries({ ...LEAN_SETTINGS, ...settings }).flatMap(([name, value]) => [
+          '-c',
+          `${name}=${value}`,
+        ]),
       ],
       { ...account, detached: true, stdio: ['ignore', log.fd, log.fd], env: { ...process.env, LC_ALL: 'C' } },
     );
