@@ -2,19 +2,19 @@
 // the types of .ts files itself, but that costs the service about 18 MB (amaro's WebAssembly) and keeps the
 // typed source text, and Node refuses to do it under node_modules, where an installed `lethe` lives.
 //
-// Each file is compiled alone by TypeScript's emitter (`transpileModule`: the sources use erasable syntax
-// only, so nothing needs the whole program; type checking is `npm run lint`'s), with its relative `.ts`
-// imports rewritten to `.js`. Other files of src/ (the migrations' SQL) are copied, so that dist/ mirrors
-// src/ at the same depth from the package root and paths such as `../package.json` hold in both.
+// Each file's types are stripped by amaro, the library Node itself strips them with, in its `strip-only`
+// mode: every type is replaced by blanks (the sources use erasable syntax only; type checking is `npm run
+// lint`'s), and relative `.ts` imports are rewritten to `.js`, as long. So every line and column of a built
+// file is its source's: a stack trace of dist/x.js names the lines of src/x.ts without a source map
+// (test/cli/stack-lines.test.ts). Source maps, which Node keeps decoded for every module it loads, cost
+// the service about 6 MB (bench/README.md, issue 41). Other files of src/ (the migrations' SQL) are copied,
+// so that dist/ mirrors src/ at the same depth from the package root and paths such as `../package.json`
+// hold in both.
 //
 // Every built file takes its source's modification time, and one whose time differs from its source's (an
 // edit, a checkout, a restore of an older file) is built again; what no longer has a source is removed. So
-// the `lethe` bin, which `npm start` runs, checks this first and never starts code other than src/'s. Written in JavaScript because it has
-// to run where Node will not strip types.
-//
-// Each compiled file has its source map beside it (`x.js.map`, naming `src/x.ts`), so that a stack trace of
-// dist/ names the lines of src/: the `lethe` bin turns source maps on when it runs dist/ (bin/lethe.mjs;
-// test/cli/source-maps.test.ts). A map is built, dated and removed with its file.
+// the `lethe` bin, which `npm start` runs, checks this first and never starts code other than src/'s. Written
+// in JavaScript because it has to run where Node will not strip types.
 import {
   mkdirSync,
   readdirSync,
@@ -50,10 +50,21 @@ function builtName(source) {
   return source.endsWith('.ts') ? `${source.slice(0, -'.ts'.length)}.js` : source;
 }
 
-/** What building `source` writes: its built file, and a compiled file's source map. */
+/** What building `source` writes. */
 function builtFiles(source) {
-  const built = builtName(source);
-  return source.endsWith('.ts') ? [built, `${built}.map`] : [built];
+  return [builtName(source)];
+}
+
+/** Relative module specifiers ending in `.ts`, in static and dynamic imports and re-exports. */
+const RELATIVE_TS_IMPORT = /(\bfrom\s*|\bimport\s*(?:\(\s*)?)(['"])(\.{1,2}\/[^'"\n]*)\.ts\2/g;
+
+/** `source`'s JavaScript, line for line and column for column. */
+function stripped(amaro, fileName) {
+  const { code } = amaro.transformSync(readFileSync(fileName, 'utf8'), { mode: 'strip-only' });
+  return code.replace(
+    RELATIVE_TS_IMPORT,
+    (_, keyword, quote, specifier) => `${keyword}${quote}${specifier}.js${quote}`,
+  );
 }
 
 function modifiedMs(file) {
@@ -84,7 +95,8 @@ export function pendingWork() {
  * Writes `source`'s built form with its modification time, through a temporary file so that a process
  * starting meanwhile never imports half a module.
  */
-function writeBuilt(source, content, file = path.join(BUILD_DIR, builtName(source))) {
+function writeBuilt(source, content) {
+  const file = path.join(BUILD_DIR, builtName(source));
   const { atimeMs, mtimeMs } = statSync(path.join(SOURCE_DIR, source));
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
@@ -97,26 +109,10 @@ function writeBuilt(source, content, file = path.join(BUILD_DIR, builtName(sourc
 export function build() {
   const { stale, orphans } = pendingWork();
   if (stale.some((source) => source.endsWith('.ts'))) {
-    // Loaded only when something is to compile: an up-to-date install needs no TypeScript.
-    const ts = createRequire(import.meta.url)('typescript');
-    const compilerOptions = {
-      target: ts.ScriptTarget.ES2024,
-      module: ts.ModuleKind.ESNext,
-      verbatimModuleSyntax: true,
-      rewriteRelativeImportExtensions: true,
-      sourceMap: true,
-    };
+    // Loaded only when something is to compile: an up-to-date install needs no amaro.
+    const amaro = createRequire(import.meta.url)('amaro');
     for (const source of stale.filter((file) => file.endsWith('.ts'))) {
-      const fileName = path.join(SOURCE_DIR, source);
-      const { outputText, sourceMapText } = ts.transpileModule(readFileSync(fileName, 'utf8'), {
-        fileName,
-        compilerOptions,
-      });
-      // The emitter names the source by its base name, as if beside the map: name the one in src/.
-      const built = path.join(BUILD_DIR, builtName(source));
-      const map = { ...JSON.parse(sourceMapText), sources: [path.relative(path.dirname(built), fileName)] };
-      writeBuilt(source, JSON.stringify(map), `${built}.map`);
-      writeBuilt(source, outputText);
+      writeBuilt(source, stripped(amaro, path.join(SOURCE_DIR, source)));
     }
   }
   for (const source of stale.filter((file) => !file.endsWith('.ts'))) {
@@ -132,7 +128,7 @@ if (process.argv[1] === import.meta.filename) {
   } catch (error) {
     if (error.code !== 'MODULE_NOT_FOUND') throw error;
     process.stderr.write(
-      'lethe: TypeScript is not installed (devDependencies omitted), so src/ was not compiled into dist/; ' +
+      'lethe: amaro is not installed (devDependencies omitted), so src/ was not compiled into dist/; ' +
         'the lethe command runs the sources instead (Node strips their types).\n',
     );
   }

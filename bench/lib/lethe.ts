@@ -30,6 +30,20 @@ export interface LetheUnderTest extends Child {
 }
 
 /** The V8 flags `npm start` runs Lethe with, so the bench measures the process users run. */
+/** The environment settings `npm start` gives Lethe (`NAME=value` before its command). */
+export async function startEnvironment(): Promise<Record<string, string>> {
+  const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return Object.fromEntries(
+    words
+      .slice(0, words.indexOf('exec'))
+      .filter((word) => /^[A-Z_]+=/.test(word))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+}
+
 export async function startFlags(): Promise<string[]> {
   const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
@@ -118,6 +132,7 @@ export async function startLethe(
   const encryptionKey = randomBytes(32);
   const loopDelayFile = path.join(dataDir, 'loop-delay.json');
   const letheEnv = {
+    ...(await startEnvironment()),
     LETHE_DATA_DIR: dataDir,
     LETHE_ROOT_CLIENT_ID: clientId,
     LETHE_ROOT_CLIENT_SECRET: clientSecret,

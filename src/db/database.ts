@@ -17,8 +17,12 @@ export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Where the server listens, for the job queue's own pool. */
   readonly connectionString: string;
-  /** Runs `work` inside one transaction; inside it, use only the `tx` handed in. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` inside one transaction; inside it, use only the `tx` handed in. `closeAfter` closes its
+   * connection afterwards instead of keeping it for the next caller: for work whose server process would
+   * go on holding memory the service has no use for (the migrations leave every catalog in its caches).
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: { closeAfter?: boolean }): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -29,22 +29,25 @@ export async function readMigrations(): Promise<Migration[]> {
 /** Applies every migration not applied yet, all in one transaction; answers the names it applied. */
 export async function migrate(db: Database): Promise<string[]> {
   const migrations = await readMigrations();
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEY]);
-    await tx.exec(
-      'CREATE TABLE IF NOT EXISTS lethe_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const applied = new Set(
-      (await tx.query<{ id: number }>('SELECT id FROM lethe_migrations')).rows.map((row) => row.id),
-    );
-    const pending = migrations.filter((migration) => !applied.has(migration.id));
-    for (const migration of pending) {
-      await tx.exec(migration.sql);
-      await tx.query('INSERT INTO lethe_migrations (id, name) VALUES ($1, $2)', [
-        migration.id,
-        migration.name,
-      ]);
-    }
-    return pending.map((migration) => migration.name);
-  });
+  return db.transaction(
+    async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK_KEY]);
+      await tx.exec(
+        'CREATE TABLE IF NOT EXISTS lethe_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const applied = new Set(
+        (await tx.query<{ id: number }>('SELECT id FROM lethe_migrations')).rows.map((row) => row.id),
+      );
+      const pending = migrations.filter((migration) => !applied.has(migration.id));
+      for (const migration of pending) {
+        await tx.exec(migration.sql);
+        await tx.query('INSERT INTO lethe_migrations (id, name) VALUES ($1, $2)', [
+          migration.id,
+          migration.name,
+        ]);
+      }
+      return pending.map((migration) => migration.name);
+    },
+    { closeAfter: true },
+  );
 }

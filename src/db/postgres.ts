@@ -62,7 +62,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     connectionString,
     query: direct.query,
     exec: direct.exec,
-    async transaction(work) {
+    async transaction(work, { closeAfter = false } = {}) {
       const client = await pool.connect();
       let broken = false;
       // A checked-out client has no pool listener: a server lost between two statements of the
@@ -83,7 +83,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         throw error;
       } finally {
         client.off('error', onConnectionLost);
-        client.release(broken);
+        client.release(broken || closeAfter);
       }
     },
     async close() {

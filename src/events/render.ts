@@ -4,7 +4,7 @@
 // event under the same webhook-id. `cloudevents`: CloudEvents 1.0 structured JSON; `slack`: an incoming
 // webhook's blocks; `teams`: an incoming webhook's Adaptive Card. Each carries what the event's data holds
 // (ids, statuses, policy key, jurisdiction, dates) and a link to the console, never subject data.
-import { Webhook } from 'standardwebhooks';
+import type { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
 import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
 import { EVENT_TITLES, type EventFormat, type EventType } from './catalog.ts';

@@ -5,7 +5,7 @@ import { it } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-it('runs the published command with the V8 flags of npm start, --expose-gc for file streaming included', async () => {
+it('runs the published command with the V8 flags and environment of npm start, --expose-gc for file streaming included', async () => {
   const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
@@ -16,4 +16,7 @@ it('runs the published command with the V8 flags of npm start, --expose-gc for f
     startFlags,
   );
   assert.ok(startFlags.includes('--expose-gc'));
+  const settings = (command: string) => command.split(/\s+/).filter((word) => /^[A-Z_]+=/.test(word));
+  assert.deepEqual(settings(shebang), settings(manifest.scripts.start), 'the same environment settings');
+  assert.ok(settings(shebang).includes('MALLOC_ARENA_MAX=2'));
 });
