@@ -24,6 +24,8 @@ export interface CallbackOutcome {
   body: string | undefined;
   /** A network error or a 5xx: worth another try. */
   retryable: boolean;
+  /** How long a 429 or 503 answer asked the caller to wait (its Retry-After), in seconds. */
+  retryAfterSeconds?: number;
 }
 
 type Policy = Pick<Config, 'allowInsecureWebhooks' | 'webhookAllowedHosts' | 'webhookTimeoutMs'>;
@@ -99,7 +101,11 @@ export class CallbackClient {
           'http_error',
         );
       if (status < 200 || status >= 300)
-        return failure(targetHost, started, status, `answered HTTP ${status}`, status >= 500, 'http_error');
+        return {
+          ...failure(targetHost, started, status, `answered HTTP ${status}`, status >= 500, 'http_error'),
+          retryAfterSeconds:
+            status === 429 || status === 503 ? retryAfterSeconds(response.headers['retry-after']) : undefined,
+        };
       return {
         ok: true,
         kind: 'ok',
@@ -181,6 +187,25 @@ function describe(error: unknown, timeoutMs: number): string {
   if (kind === 'refused') return (error as TransportError).message ?? 'refused an internal address';
   const code = codeOf(error);
   return `network error${code ? ` ${code}` : ''}`;
+}
+
+/** The HTTP date a sender must use (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * A Retry-After header's wait in whole seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP date), or
+ * undefined when there is none or it cannot be read.
+ */
+export function retryAfterSeconds(
+  header: string | string[] | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  if (/^\d{1,10}$/.test(value)) return Number(value);
+  if (!IMF_FIXDATE.test(value)) return undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 function elapsed(started: number): number {

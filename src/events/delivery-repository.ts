@@ -87,8 +87,9 @@ export const deliveryRepository = {
 
   /**
    * Records a failed attempt: the delivery waits `delaySeconds` for its next try, or has failed for good
-   * when that try would fall after its give_up_at. Answers the subscription's failures in a row and
-   * whether this failure disabled it (at `disableAfter`).
+   * when that try would fall after its give_up_at. Unless `disableAfter` is undefined (an attempt that
+   * does not count as the subscription's failure), adds one to the subscription's failures in a row and
+   * disables it at `disableAfter`. Answers its failures in a row when this attempt disabled it.
    */
   async markFailed(
     tx: Queryable,
@@ -96,8 +97,8 @@ export const deliveryRepository = {
     at: Date,
     outcome: AttemptOutcome,
     delaySeconds: number,
-    disableAfter: number,
-  ): Promise<{ failures: number; disabled: boolean }> {
+    disableAfter: number | undefined,
+  ): Promise<number | undefined> {
     await this.recordAttempt(tx, delivery, at, outcome);
     await tx.query(
       `UPDATE event_deliveries
@@ -108,6 +109,7 @@ export const deliveryRepository = {
         WHERE id = $1 AND state = 'pending'`,
       [delivery.id, at, outcome.statusCode ?? null, outcome.error ?? null, delaySeconds],
     );
+    if (disableAfter === undefined) return undefined;
     const { rows } = await tx.query<{ failures: number; disabled: boolean }>(
       `UPDATE event_subscriptions SET consecutive_failures = consecutive_failures + 1,
               enabled = enabled AND consecutive_failures + 1 < $2,
@@ -116,7 +118,7 @@ export const deliveryRepository = {
         RETURNING consecutive_failures AS failures, (disabled_at = $3) AS disabled`,
       [delivery.subscription_key, disableAfter, at],
     );
-    return rows[0] ?? { failures: 0, disabled: false };
+    return rows[0]?.disabled ? rows[0].failures : undefined;
   },
 
   async recordAttempt(tx: Queryable, delivery: ClaimedDelivery, at: Date, outcome: AttemptOutcome) {

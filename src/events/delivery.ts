@@ -61,7 +61,12 @@ interface Attempt {
   delivery: ClaimedDelivery;
   outcome: AttemptOutcome;
   ok: boolean;
+  /** The receiver's Retry-After, when it sent one with a 429 or a 503. */
+  retryAfterSeconds: number | undefined;
 }
+
+/** A receiver answering 429 is slowing Lethe down, not failing: chat webhooks allow about a call a second. */
+const TOO_MANY_REQUESTS = 429;
 
 /** The signer of a delivery's subscription, keyed by the subscription and its sealed secret (rotation). */
 function signerOf(
@@ -97,23 +102,35 @@ async function post(
     delivery,
     outcome: { statusCode: call.status, error: call.error, durationMs: call.durationMs },
     ok: call.ok,
+    retryAfterSeconds: call.retryAfterSeconds,
   };
 }
 
+/**
+ * Records a failed attempt. The next try waits as long as the receiver asked (its Retry-After, within the
+ * backoff's longest wait), else the backoff. A 429 does not count towards disabling the subscription: a
+ * burst of deliveries to a rate-limited receiver (Slack, Teams) would otherwise disable it in one pass.
+ */
 async function recordFailure(
   services: DeliveryServices,
-  { delivery, outcome }: Attempt,
+  { delivery, outcome, retryAfterSeconds }: Attempt,
   when: Date,
 ): Promise<void> {
+  const delaySeconds =
+    retryAfterSeconds === undefined
+      ? eventRetryDelaySeconds(delivery.attempts)
+      : Math.min(MAX_DELAY_SECONDS, Math.max(1, retryAfterSeconds));
   await services.db.transaction(async (tx) => {
-    const { disabled, failures } = await repo.markFailed(
+    const disabledAfter = await repo.markFailed(
       tx,
       delivery,
       when,
       outcome,
-      eventRetryDelaySeconds(delivery.attempts),
-      DISABLE_AFTER_FAILURES,
+      delaySeconds,
+      outcome.statusCode === TOO_MANY_REQUESTS ? undefined : DISABLE_AFTER_FAILURES,
     );
-    if (disabled) await tellOwnersOfDisabledSubscription(tx, services, delivery.subscription_key, failures);
+    if (disabledAfter !== undefined) {
+      await tellOwnersOfDisabledSubscription(tx, services, delivery.subscription_key, disabledAfter);
+    }
   });
 }

@@ -217,4 +217,41 @@ describe('event delivery', () => {
       /lethe_event_delivery_attempt_duration_seconds_count\{subscription="audit-trail",outcome="failed"\} [1-9]/,
     );
   });
+  it('waits as long as a receiver that answers 429 asks, and does not disable it for that', async () => {
+    // Near the real time: each delivery gives up 24 hours after it was written, and the tests above moved on.
+    clock = Date.now() + 1000;
+    const created = await service.call('PUT', '/v1/event-subscription/throttled', {
+      token: root,
+      json: { url: `${receiver.url}/throttled`, events: ['privacy_request.received'], format: 'cloudevents' },
+    });
+    assert.equal(created.status, 201, created.text);
+    let busy = true;
+    receiver.on('/throttled', () =>
+      busy ? { status: 429, headers: { 'retry-after': '120' } } : { status: 204 },
+    );
+    const burst = DISABLE_AFTER_FAILURES + 5;
+    for (let n = 0; n < burst; n += 1) await create();
+
+    await pass();
+    assert.equal(receiver.callsTo('/throttled').length, burst, 'the whole burst was tried once');
+    let read = await service.call('GET', '/v1/event-subscription/throttled', { token: root });
+    assert.equal(read.body.enabled, true, 'more 429s than the failures that disable it, and still enabled');
+    assert.equal(read.body.consecutive_failures, 0);
+
+    clock += 60_000;
+    await pass();
+    assert.equal(receiver.callsTo('/throttled').length, burst, 'nothing is tried before the 120 s asked');
+    busy = false;
+    clock += 61_000;
+    await pass();
+    assert.equal(receiver.callsTo('/throttled').length, 2 * burst, 'every delivery is tried again then');
+    const log = await deliveries('throttled');
+    assert.equal(log.length, burst);
+    assert.ok(log.every((delivery) => delivery.state === 'delivered'));
+    assert.ok(
+      log.every((delivery) => delivery.attempts.map((attempt) => attempt.status_code).join() === '429,204'),
+    );
+    read = await service.call('GET', '/v1/event-subscription/throttled', { token: root });
+    assert.equal(read.body.enabled, true);
+  });
 });
