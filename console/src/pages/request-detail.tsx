@@ -211,10 +211,14 @@ export function RequestDetailPage(props: { id: string }) {
     settled ? undefined : POLL_MS,
   );
   const reloadLog = log.reload;
+  const status = request.data?.status;
+  const finishedAt = request.data?.finished_processing_at;
   useEffect(() => {
     // The log's last poll can come before the request's last transition: read it once more on settling.
+    // A retry can also take a request from one settled status to another (error to complete) between two
+    // reads of it, so a new status or end of processing reads it again too.
     if (settled) void reloadLog();
-  }, [settled, reloadLog]);
+  }, [settled, status, finishedAt, reloadLog]);
   const entries = log.data ?? [];
   const data = request.data;
 
