@@ -998,6 +998,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-type": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The events a subscription may name, in catalogue order, each with its title and CloudEvents type. */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-subscription": {
         parameters: {
             query?: never;
@@ -11034,6 +11051,102 @@ export interface operations {
             };
             /** @description A path parameter is longer than 100 characters. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type of the body is not accepted, or is malformed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A value is invalid; the detail names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: the database is down, maintenance mode is on, or the service is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the answer below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every event a subscription may name, in catalogue order. */
+                        items: {
+                            /**
+                             * @description The name a subscription lists in its events.
+                             * @enum {unknown}
+                             */
+                            type: "privacy_request.received" | "privacy_request.verified" | "privacy_request.approved" | "privacy_request.denied" | "privacy_request.canceled" | "privacy_request.completed" | "privacy_request.errored" | "privacy_request.stuck" | "privacy_request.due_soon" | "privacy_request.extended" | "appeal.submitted" | "appeal.decided" | "task.created" | "task.assigned" | "task.overdue" | "task.completed";
+                            /** @description The headline a chat message and the digest give it. */
+                            title: string;
+                            /** @description The CloudEvents type attribute of its deliveries in the cloudevents format. */
+                            cloudevents_type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: unreadable JSON, a malformed percent-encoding in the path, or a bad header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials (see the security schemes). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this call. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the limit (1 MiB; uploads: LETHE_MAX_FILE_BYTES). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

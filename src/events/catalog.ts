@@ -1,6 +1,7 @@
 // The one list of Lethe's events (docs/events.md): the subscription schema, the checks of a subscription's
-// events, the renderers and the docs read it. An event's name is what a subscription lists; its CloudEvents
-// type is `dev.lethe.<name>`. What each carries is in src/events/render.ts, never a personal value.
+// events, the renderers, GET /v1/event-type (and through it the console) and the docs read it. An event's
+// name is what a subscription lists; its CloudEvents type is `dev.lethe.<name>` (cloudEventsType). What
+// each carries is in src/events/render.ts, never a personal value.
 
 export const EVENT_TYPES = [
   'privacy_request.received',
@@ -48,6 +49,20 @@ export const EVENT_TITLES: Record<EventType, string> = {
   'task.overdue': 'Task overdue',
   'task.completed': 'Task completed',
 };
+
+/** The CloudEvents `type` attribute of an event: what a CloudEvents receiver routes on. */
+export function cloudEventsType(name: EventType): string {
+  return `dev.lethe.${name}`;
+}
+
+/** The catalogue as GET /v1/event-type answers it: each event in order, its title and CloudEvents type. */
+export function describeEventTypes(): { type: EventType; title: string; cloudevents_type: string }[] {
+  return EVENT_TYPES.map((type) => ({
+    type,
+    title: EVENT_TITLES[type],
+    cloudevents_type: cloudEventsType(type),
+  }));
+}
 
 export const EVENT_FORMATS = ['cloudevents', 'slack', 'teams'] as const;
 export type EventFormat = (typeof EVENT_FORMATS)[number];

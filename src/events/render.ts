@@ -7,7 +7,7 @@
 import type { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
 import { publicBaseUrl } from '../privacy-center-settings/public-url.ts';
-import { EVENT_TITLES, type EventFormat, type EventType } from './catalog.ts';
+import { cloudEventsType, EVENT_TITLES, type EventFormat, type EventType } from './catalog.ts';
 
 export interface StoredEvent {
   /** The delivery's id: the webhook-id. */
@@ -37,7 +37,7 @@ export function cloudEvent(config: LinkConfig, event: StoredEvent): Record<strin
     specversion: '1.0',
     id: event.event_id,
     source: `${publicBaseUrl(config)}/`,
-    type: `dev.lethe.${event.event_type}`,
+    type: cloudEventsType(event.event_type),
     time: event.occurred_at.toISOString(),
     subject: event.subject,
     datacontenttype: 'application/json',

@@ -1,13 +1,16 @@
-// HTTP face of the event subscriptions (docs/events.md): schemas, scopes and status codes only; the rules
-// live in EventSubscriptionService. Log lines name the key, never the URL or the secret.
+// HTTP face of the event subscriptions and of the event catalogue they name (docs/events.md): schemas,
+// scopes and status codes only; the rules live in EventSubscriptionService, the catalogue in catalog.ts.
+// Log lines name the key, never the URL or the secret.
 import type { FastifyPluginAsync } from 'fastify';
 import Type from 'typebox';
 import { changeActorOf } from '../http/authorize.ts';
 import { ErrorDetail, managementErrors, OPTIONAL_BODY, Page, PageQuery, security } from '../http/schemas.ts';
 import type { Services } from '../services.ts';
+import { describeEventTypes } from './catalog.ts';
 import {
   DeliveryParams,
   DeliveryView,
+  EventTypeList,
   SecretAnswer,
   SubscriptionBody,
   SubscriptionCreated,
@@ -22,6 +25,22 @@ type KeyParams = { key: string };
 export function eventSubscriptionRoutes(services: Services): FastifyPluginAsync {
   const subscriptions = new EventSubscriptionService(services);
   return async (app) => {
+    app.get(
+      '/event-type',
+      {
+        // The catalogue is what a subscription may name: read with the subscriptions' own read scope.
+        onRequest: app.authorize('event-subscription:read'),
+        schema: {
+          tags,
+          summary:
+            'The events a subscription may name, in catalogue order, each with its title and CloudEvents type.',
+          security,
+          response: { 200: EventTypeList, ...managementErrors },
+        },
+      },
+      async () => ({ items: describeEventTypes() }),
+    );
+
     app.get<{ Querystring: { page?: number; size?: number } }>(
       '/event-subscription',
       {

@@ -84,3 +84,18 @@ export const DeliveryView = Type.Object({
   last_error: Nullable(Type.String()),
   attempts: Type.Array(AttemptView),
 });
+
+/** An event of the catalogue as GET /v1/event-type answers it (src/events/catalog.ts). */
+export const EventTypeView = Type.Object({
+  type: Type.Enum([...EVENT_TYPES], { description: 'The name a subscription lists in its events.' }),
+  title: Type.String({ description: 'The headline a chat message and the digest give it.' }),
+  cloudevents_type: Type.String({
+    description: 'The CloudEvents type attribute of its deliveries in the cloudevents format.',
+  }),
+});
+
+export const EventTypeList = Type.Object({
+  items: Type.Array(EventTypeView, {
+    description: 'Every event a subscription may name, in catalogue order.',
+  }),
+});

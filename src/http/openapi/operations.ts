@@ -84,6 +84,7 @@ const NAMED: Record<string, string> = {
   'POST /v1/privacy-request/{id}/appeal/decide': 'decidePrivacyRequestAppeal',
   'POST /v1/privacy-center/appeal': 'submitPrivacyCenterAppeal',
   'GET /v1/jurisdiction': 'listJurisdictions',
+  'GET /v1/event-type': 'listEventTypes',
   'GET /v1/report/requests.csv': 'exportRequestRecords',
   'GET /v1/report/metrics': 'getRequestMetrics',
   'POST /v1/connection/{connection_key}/signing-secret': 'rotateConnectionSigningSecret',
