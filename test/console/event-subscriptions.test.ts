@@ -2,12 +2,13 @@
 // real local receiver: an owner adds a subscription with its events and format, reads the signing secret
 // once and verifies a delivered CloudEvent with the Standard Webhooks reference library, reads the delivery
 // log and redelivers (the same webhook-id), rotates the secret (a new one, shown once), disables and enables
-// the subscription, and turns the daily digest on for an operator. The event boxes are the catalogue's.
+// the subscription, and turns the daily digest on for an operator. The event boxes are the catalogue's, read
+// from GET /v1/event-type (the page keeps no list of its own): each labelled with its title and name.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { EVENT_TYPES } from '../../src/events/catalog.ts';
+import { EVENT_TITLES, EVENT_TYPES } from '../../src/events/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { subjectSideConfig } from '../helpers/subject-side.ts';
 import { type Receiver, startReceiver, submit } from '../privacy-requests/support.ts';
@@ -58,17 +59,28 @@ describe('event subscriptions in the console', () => {
 
   test('an owner subscribes, verifies, redelivers, rotates, disables and turns the digest on', async () => {
     await signInAsOperator(page, service, 'erin.owner', PASSWORD);
+    const catalogueRead = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/v1/event-type' && response.status() === 200,
+    );
     await page
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Events', exact: true })
       .click();
     await page.getByText('No event subscription yet.').waitFor();
+    await catalogueRead;
 
     const form = page.getByRole('form', { name: 'Add an event subscription' });
+    await form.getByRole('checkbox').first().waitFor();
     const offered = await form
       .getByRole('checkbox')
-      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
-    assert.deepEqual(offered, [...EVENT_TYPES], "the console offers the catalogue's events, in its order");
+      .evaluateAll((boxes) =>
+        boxes.map((box) => [(box as HTMLInputElement).value, box.parentElement?.textContent?.trim()]),
+      );
+    assert.deepEqual(
+      offered,
+      EVENT_TYPES.map((type) => [type, `${EVENT_TITLES[type]} ${type}`]),
+      "the console offers the catalogue's events, in its order, labelled with their titles",
+    );
     const violations = await accessibilityViolations(page);
     assert.deepEqual(
       violations.map((violation) => `${violation.id}: ${violation.help}`),

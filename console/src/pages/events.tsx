@@ -3,6 +3,7 @@
 // rotation), disabled and enabled, deleted; each one's delivery log with a redelivery per delivery. And the
 // daily digest, turned on or off per operator. Everything through the API's routes (src/events/routes.ts,
 // PATCH /v1/user/{username}); reading needs event-subscription:read, changing event-subscription:update.
+// The events a subscription may name are the service's catalogue (GET /v1/event-type), never a copy.
 import { type FormEvent, useState } from 'react';
 import {
   ConfirmButton,
@@ -22,29 +23,6 @@ import { answer } from '../api.ts';
 import type { Ok } from '../schema.ts';
 
 type Subscription = Ok<'/v1/event-subscription', 'get'>['items'][number];
-
-/**
- * The events a subscription may name, in the API's order (src/events/catalog.ts, EVENT_TYPES; the PUT's
- * schema lists them). test/console/event-subscriptions.test.ts fails when this list and the catalogue differ.
- */
-export const EVENT_TYPES = [
-  'privacy_request.received',
-  'privacy_request.verified',
-  'privacy_request.approved',
-  'privacy_request.denied',
-  'privacy_request.canceled',
-  'privacy_request.completed',
-  'privacy_request.errored',
-  'privacy_request.stuck',
-  'privacy_request.due_soon',
-  'privacy_request.extended',
-  'appeal.submitted',
-  'appeal.decided',
-  'task.created',
-  'task.assigned',
-  'task.overdue',
-  'task.completed',
-] as const;
 
 const FORMATS = [
   { value: 'cloudevents', label: 'CloudEvents (signed JSON, Standard Webhooks)' },
@@ -220,6 +198,8 @@ function SubscriptionForm(props: {
   const [format, setFormat] = useState('');
   const [events, setEvents] = useState<string[]>([]);
   const create = useAction();
+  const catalogue = useResource(() => answer(api.GET('/v1/event-type')), 'event types');
+  const eventTypes = catalogue.data?.items ?? [];
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -300,7 +280,9 @@ function SubscriptionForm(props: {
         </div>
         <fieldset>
           <legend>Events</legend>
-          {EVENT_TYPES.map((type) => (
+          <ErrorNotice message={catalogue.error} />
+          {catalogue.loading && !catalogue.data ? <Loading what="events" /> : null}
+          {eventTypes.map(({ type, title }) => (
             <label key={type} className="checkbox">
               <input
                 type="checkbox"
@@ -310,12 +292,14 @@ function SubscriptionForm(props: {
                 onChange={(event) =>
                   setEvents(
                     event.target.checked
-                      ? EVENT_TYPES.filter((known) => known === type || events.includes(known))
+                      ? eventTypes
+                          .map((known) => known.type)
+                          .filter((known) => known === type || events.includes(known))
                       : events.filter((chosen) => chosen !== type),
                   )
                 }
               />{' '}
-              {type}
+              {title} <code>{type}</code>
             </label>
           ))}
         </fieldset>
