@@ -68,7 +68,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'task:read': 'See the tasks of privacy requests (who owns them, when they are due).',
   'task:update': 'Complete, skip, assign tasks and invite their respondents.',
   'event-subscription:read':
-    'See event subscriptions (URLs masked, never their secrets) and their delivery logs.',
+    'See event subscriptions (URLs masked, never their secrets), their delivery logs and the events they may name.',
   'event-subscription:update':
     'Create, change and delete event subscriptions, rotate their secrets, redeliver.',
   scim: "Provision and deactivate operators and their groups through SCIM (/scim/v2), as the company's identity provider does.",
