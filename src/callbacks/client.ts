@@ -28,7 +28,14 @@ export interface CallbackOutcome {
   retryAfterSeconds?: number;
 }
 
-type Policy = Pick<Config, 'allowInsecureWebhooks' | 'webhookAllowedHosts' | 'webhookTimeoutMs'>;
+export type CallbackPolicy = Pick<
+  Config,
+  'allowInsecureWebhooks' | 'webhookAllowedHosts' | 'webhookTimeoutMs'
+>;
+type Policy = CallbackPolicy;
+
+/** What a caller of webhooks needs: this client, or the same one on a thread of its own (threaded-client.ts). */
+export type CallbackPoster = Pick<CallbackClient, 'post' | 'close'>;
 
 export class CallbackClient {
   readonly #agent: Agent;

@@ -5,7 +5,7 @@
 // subscription and tell its owners by mail. Deliveries of one request to one subscription go one at a
 // time, in order; others go side by side.
 import { Webhook } from 'standardwebhooks';
-import type { CallbackClient } from '../callbacks/client.ts';
+import type { CallbackPoster } from '../callbacks/client.ts';
 import type { Services } from '../services.ts';
 import {
   type AttemptOutcome,
@@ -36,7 +36,7 @@ type DeliveryServices = Pick<Services, 'db' | 'keyring' | 'config' | 'metrics'>;
 /** One pass: delivers every delivery due at `at` (default now). Answers how many went and how many failed. */
 export async function deliverDueEvents(
   services: DeliveryServices,
-  client: CallbackClient,
+  client: CallbackPoster,
   at: () => Date = () => new Date(),
 ): Promise<{ delivered: number; failed: number }> {
   const tally = { delivered: 0, failed: 0 };
@@ -85,7 +85,7 @@ function signerOf(
 
 async function post(
   services: DeliveryServices,
-  client: CallbackClient,
+  client: CallbackPoster,
   signers: Map<string, Webhook>,
   delivery: ClaimedDelivery,
 ): Promise<Attempt> {
