@@ -56,10 +56,16 @@ export async function startChild(
   });
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  let stopping = false;
+  // A process under measurement that dies tells why, instead of leaving the bench a reset connection.
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`${script} exited (${signal ?? code}) unasked:\n${output}\n`);
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`${url}${readyPath}`, child, () => output, 60_000);
   } catch (error) {
+    stopping = true;
     child.kill('SIGKILL');
     throw error;
   }
@@ -68,6 +74,7 @@ export async function startChild(
     pid: child.pid as number,
     rssMb: () => rssOf(child.pid as number),
     async stop() {
+      stopping = true;
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

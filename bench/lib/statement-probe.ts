@@ -3,10 +3,13 @@
 // pg-boss's), by the statement's first words, and writes the running totals to BENCH_STATEMENT_FILE
 // every 100 ms. pg_stat_statements would need a server restart; this works on any PostgreSQL.
 import { renameSync, writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import pg from 'pg';
 
 const file = process.env.BENCH_STATEMENT_FILE;
-if (file) {
+// Only the process's main thread: a worker thread (the webhook client's) would overwrite the file with its own
+// counts.
+if (file && isMainThread) {
   const counts: Record<string, number> = {};
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
