@@ -38,6 +38,8 @@ interface Page<Item> {
 }
 
 const SUBMIT_BATCH = 50;
+/** Runs with an event subscription, each between two without (the figure is the median of their ratios). */
+const EVENT_PAIRS = 3;
 /** Lets Lethe call the local receiver over plain HTTP. */
 export const WEBHOOK_ENV = {
   LETHE_ALLOW_INSECURE_WEBHOOKS: 'true',
@@ -294,37 +296,46 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
     {
       // The same load with an event subscription listening to every event (docs/events.md): each status
       // change then writes its deliveries in its own statement, and the in-process worker signs and posts
-      // them to the local receiver. Same process, same store. Measured between two runs without one
-      // (A B A: the first 1-worker run above is the process's cold one, and the store grows with every
-      // run), the baseline being their mean.
+      // them to the local receiver. Same process, same store. Runs with and without a subscription take
+      // turns (A B A B A B A: the first 1-worker run above is the process's cold one, and the store grows
+      // with every run); each run with one is compared with the mean of the runs on either side of it, and
+      // the figure is the median of those three ratios. One A B A on this machine swung by more than the
+      // 5 % it is meant to resolve (bench/README.md, issue 39).
       log(
-        `privacy requests: 1 worker without, with, and again without an event subscription, ${seconds} s each`,
+        `privacy requests: 1 worker, ${EVENT_PAIRS} runs with an event subscription between runs without, ${seconds} s each`,
       );
-      const before = await sustainedRun(lethe, 'without-before', shape);
-      await lethe.management('PUT', '/v1/event-subscription/bench', {
-        url: `${context.receiverUrl}/events`,
-        events: EVENT_TYPES,
-        format: 'cloudevents',
-      });
-      let withEvents: Sustained;
-      try {
-        withEvents = await sustainedRun(lethe, 'events', shape);
-      } finally {
-        await lethe.management('DELETE', '/v1/event-subscription/bench');
+      const withoutRuns = [await sustainedRun(lethe, 'without-0', shape)];
+      const withRuns: Sustained[] = [];
+      for (let pair = 1; pair <= EVENT_PAIRS; pair += 1) {
+        await lethe.management('PUT', '/v1/event-subscription/bench', {
+          url: `${context.receiverUrl}/events`,
+          events: EVENT_TYPES,
+          format: 'cloudevents',
+        });
+        try {
+          withRuns.push(await sustainedRun(lethe, `events-${pair}`, shape));
+        } finally {
+          await lethe.management('DELETE', '/v1/event-subscription/bench');
+        }
+        withoutRuns.push(await sustainedRun(lethe, `without-${pair}`, shape));
       }
-      const after = await sustainedRun(lethe, 'without-after', shape);
-      const without = (before.perSecond + after.perSecond) / 2;
+      const ratios = withRuns.map((run, index) => {
+        const around = ((withoutRuns[index]?.perSecond ?? 0) + (withoutRuns[index + 1]?.perSecond ?? 0)) / 2;
+        return { run, around, ratio: run.perSecond / around };
+      });
+      const middle = [...ratios].sort((a, b) => a.ratio - b.ratio)[Math.floor(ratios.length / 2)];
+      if (!middle) throw new Error('no run with an event subscription');
       log(
-        `  without ${before.perSecond.toFixed(1)}, with ${withEvents.perSecond.toFixed(1)}, without ${after.perSecond.toFixed(1)} completed/s`,
+        `  without ${withoutRuns.map((run) => run.perSecond.toFixed(1)).join(', ')}; with ${withRuns.map((run) => run.perSecond.toFixed(1)).join(', ')} completed/s; ratios ${ratios.map(({ ratio }) => ratio.toFixed(3)).join(', ')}`,
       );
       figures.push(
         figure({
-          name: 'privacy requests completed/s, 1 worker, with an event subscription',
-          value: withEvents.perSecond,
+          name: 'privacy requests completed/s, 1 worker, with an event subscription (median pair)',
+          value: middle.run.perSecond,
           unit: 'req/s',
-          baseline: without,
-          target: '>= 95% of the runs without one (baseline: their mean)',
-          met: (value) => value >= 0.95 * without,
+          baseline: middle.around,
+          target: '>= 95% of the runs without one on either side (median of 3)',
+          met: (value) => value >= 0.95 * middle.around,
         }),
       );
     }
