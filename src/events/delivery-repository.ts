@@ -21,19 +21,39 @@ export interface AttemptOutcome {
 }
 
 export const deliveryRepository = {
-  async claimDue(db: Queryable, at: Date, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * Claims up to `limit` due deliveries, at most `perSubscription` of them for any one subscription (a
+   * worker posts a claim's deliveries at once), under a lease of `leaseSeconds`.
+   */
+  async claimDue(
+    db: Queryable,
+    at: Date,
+    leaseSeconds: number,
+    limit: number,
+    perSubscription: number,
+  ): Promise<ClaimedDelivery[]> {
+    // The window cannot sit in the locking SELECT (PostgreSQL refuses FOR UPDATE with window functions),
+    // so the locking one repeats the due conditions: a row another worker claimed meanwhile is rechecked
+    // against them when it is locked, and left out.
     const { rows } = await db.query<ClaimedDelivery>(
       `WITH claimed AS (
          UPDATE event_deliveries SET attempts = attempts + 1,
                 next_attempt_at = $1::timestamptz + make_interval(secs => $2::int)
           WHERE id IN (
-            SELECT d.id FROM event_deliveries d JOIN event_subscriptions s ON s.key = d.subscription_key
-             WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz AND s.enabled
-               AND NOT EXISTS (SELECT FROM event_deliveries e
-                                WHERE e.subscription_key = d.subscription_key
-                                  AND e.privacy_request_id = d.privacy_request_id
-                                  AND e.state = 'pending' AND e.seq < d.seq)
-             ORDER BY d.seq LIMIT $3 FOR UPDATE OF d SKIP LOCKED)
+            SELECT id FROM event_deliveries
+             WHERE state = 'pending' AND next_attempt_at <= $1::timestamptz
+               AND id IN (
+                 SELECT ranked.id FROM (
+                   SELECT d.id, d.seq, row_number() OVER (PARTITION BY d.subscription_key ORDER BY d.seq) AS place
+                     FROM event_deliveries d JOIN event_subscriptions s ON s.key = d.subscription_key
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz AND s.enabled
+                      AND NOT EXISTS (SELECT FROM event_deliveries e
+                                       WHERE e.subscription_key = d.subscription_key
+                                         AND e.privacy_request_id = d.privacy_request_id
+                                         AND e.state = 'pending' AND e.seq < d.seq)) ranked
+                  WHERE ranked.place <= $4
+                  ORDER BY ranked.seq LIMIT $3)
+             FOR UPDATE SKIP LOCKED)
           RETURNING *)
        SELECT c.id, c.seq, c.subscription_key, c.event_id, c.event_type, c.subject, c.privacy_request_id,
               c.occurred_at, c.state, c.attempts, c.next_attempt_at, c.give_up_at, c.last_status_code,
@@ -44,7 +64,7 @@ export const deliveryRepository = {
          FROM claimed c JOIN event_subscriptions s ON s.key = c.subscription_key
          LEFT JOIN privacy_requests p ON p.id = c.privacy_request_id
         ORDER BY c.seq`,
-      [at, leaseSeconds, limit],
+      [at, leaseSeconds, limit, perSubscription],
     );
     return rows;
   },

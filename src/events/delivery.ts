@@ -3,7 +3,7 @@
 // other ending waits longer each time (5 s doubling up to 6 hours) until 24 hours after the event, when the
 // delivery has failed for good (it can still be redelivered). 50 failed attempts in a row disable the
 // subscription and tell its owners by mail. Deliveries of one request to one subscription go one at a
-// time, in order; others go side by side.
+// time, in order; others go side by side, at most IN_FLIGHT_PER_SUBSCRIPTION to one subscription at once.
 import { Webhook } from 'standardwebhooks';
 import type { CallbackPoster } from '../callbacks/client.ts';
 import type { Services } from '../services.ts';
@@ -24,6 +24,11 @@ export function leaseSeconds(config: { webhookTimeoutMs: number }): number {
   return Math.ceil(config.webhookTimeoutMs / 1000) * 2 + 5;
 }
 const BATCH = 50;
+/**
+ * Deliveries to one subscription a worker posts at once: a claim's deliveries all go out together, and a
+ * receiver (a chat tool's incoming webhook, a small service) should not get 50 at the same moment.
+ */
+export const IN_FLIGHT_PER_SUBSCRIPTION = 10;
 export const DISABLE_AFTER_FAILURES = 50;
 const MAX_DELAY_SECONDS = 6 * 3600;
 
@@ -43,7 +48,13 @@ export async function deliverDueEvents(
   // Each subscription's secret is opened once a pass, not once a delivery, and forgotten with the pass.
   const signers = new Map<string, Webhook>();
   for (;;) {
-    const due = await repo.claimDue(services.db, at(), leaseSeconds(services.config), BATCH);
+    const due = await repo.claimDue(
+      services.db,
+      at(),
+      leaseSeconds(services.config),
+      BATCH,
+      IN_FLIGHT_PER_SUBSCRIPTION,
+    );
     if (due.length === 0) return tally;
     const attempts = await Promise.all(due.map((delivery) => post(services, client, signers, delivery)));
     const when = at();

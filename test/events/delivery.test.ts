@@ -11,6 +11,7 @@ import {
   DISABLE_AFTER_FAILURES,
   deliverDueEvents,
   eventRetryDelaySeconds,
+  IN_FLIGHT_PER_SUBSCRIPTION,
 } from '../../src/events/delivery.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, type Receiver, startReceiver } from '../privacy-requests/support.ts';
@@ -255,5 +256,38 @@ describe('event delivery', () => {
     );
     read = await service.call('GET', '/v1/event-subscription/throttled', { token: root });
     assert.equal(read.body.enabled, true);
+  });
+  it('posts at most IN_FLIGHT_PER_SUBSCRIPTION deliveries to one subscription at once, and all of them in one pass', async () => {
+    const created = await service.call('PUT', '/v1/event-subscription/crowded', {
+      token: root,
+      json: { url: `${receiver.url}/crowded`, events: ['privacy_request.received'], format: 'cloudevents' },
+    });
+    assert.equal(created.status, 201, created.text);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    receiver.on('/crowded', () => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // Answered after a while, so that the calls of one claim overlap; the count drops as each answer goes.
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          inFlight -= 1;
+          resolve({ status: 204 });
+        }, 150),
+      );
+    });
+    const requests = IN_FLIGHT_PER_SUBSCRIPTION * 2 + 5;
+    for (let n = 0; n < requests; n += 1) await create();
+    clock = Date.now() + 1000;
+
+    await pass();
+    assert.equal(receiver.callsTo('/crowded').length, requests, 'every delivery went in the one pass');
+    assert.ok(
+      mostInFlight > 1 && mostInFlight <= IN_FLIGHT_PER_SUBSCRIPTION,
+      `${mostInFlight} calls were in flight at once to one subscription`,
+    );
+    const log = await deliveries('crowded');
+    assert.equal(log.length, requests);
+    assert.ok(log.every((delivery) => delivery.state === 'delivered'));
   });
 });
