@@ -32,16 +32,15 @@ export type CallbackPolicy = Pick<
   Config,
   'allowInsecureWebhooks' | 'webhookAllowedHosts' | 'webhookTimeoutMs'
 >;
-type Policy = CallbackPolicy;
 
 /** What a caller of webhooks needs: this client, or the same one on a thread of its own (threaded-client.ts). */
 export type CallbackPoster = Pick<CallbackClient, 'post' | 'close'>;
 
 export class CallbackClient {
   readonly #agent: Agent;
-  readonly #policy: Policy;
+  readonly #policy: CallbackPolicy;
 
-  constructor(policy: Policy) {
+  constructor(policy: CallbackPolicy) {
     this.#policy = policy;
     this.#agent = new Agent({
       keepAliveTimeout: 10_000,

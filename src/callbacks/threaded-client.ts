@@ -35,6 +35,9 @@ const DEFAULT_IDLE_MS = 30_000;
 
 /** The module the thread runs, beside this one and in the same form (src/*.ts under test, dist/*.js built). */
 const THREAD_MODULE = new URL(import.meta.url.replace(/threaded-client(\.[jt]s)$/, 'client-thread$1'));
+// A renamed file would start this module as the thread, which answers nothing: every delivery would wait.
+if (THREAD_MODULE.href === import.meta.url)
+  throw new Error(`no client-thread module beside ${import.meta.url}`);
 
 export class ThreadedCallbackClient implements CallbackPoster {
   readonly #policy: CallbackPolicy;
@@ -45,6 +48,8 @@ export class ThreadedCallbackClient implements CallbackPoster {
   #lastId = 0;
 
   constructor(policy: CallbackPolicy, options: { idleMs?: number } = {}) {
+    // Only these three fields go to the thread: the caller passes its whole Config, which may hold the
+    // encryption key (LETHE_ENCRYPTION_KEY), and a thread is given a copy of whatever it gets.
     this.#policy = {
       allowInsecureWebhooks: policy.allowInsecureWebhooks,
       webhookAllowedHosts: [...policy.webhookAllowedHosts],
