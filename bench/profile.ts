@@ -65,6 +65,22 @@ async function cpuTimes(pid: number): Promise<{ user: number; system: number }> 
   };
 }
 
+/** CPU seconds (user + system) each thread of a process has used, by thread id, with the thread's name. */
+async function threadCpu(pid: number): Promise<Map<string, { name: string; seconds: number }>> {
+  const threads = new Map<string, { name: string; seconds: number }>();
+  const ids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  for (const id of ids) {
+    const stat = await readFile(`/proc/${pid}/task/${id}/stat`, 'utf8').catch(() => '');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    threads.set(id, {
+      name,
+      seconds: (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS_PER_SECOND,
+    });
+  }
+  return threads;
+}
+
 /** CPU seconds (user + system) a process has used. */
 async function cpuSeconds(pid: number): Promise<number> {
   const { user, system } = await cpuTimes(pid);
@@ -153,10 +169,12 @@ interface LoadResult {
 /** Runs `run` and prints what each of its requests cost Lethe and the database, and the statements sent. */
 async function measured(lethe: LetheUnderTest, statementFile: string, run: () => Promise<LoadResult>) {
   const apiCpuBefore = await cpuTimes(lethe.pid);
+  const threadsBefore = await threadCpu(lethe.pid);
   const databaseBefore = await databaseCounters(lethe.databaseUrl);
   const statementsBefore = await statementCounts(statementFile);
   const result = await run();
   const apiCpuAfter = await cpuTimes(lethe.pid);
+  const threadsAfter = await threadCpu(lethe.pid);
   const apiSystem = apiCpuAfter.system - apiCpuBefore.system;
   const apiCpu = apiCpuAfter.user - apiCpuBefore.user + apiSystem;
   const databaseAfter = await databaseCounters(lethe.databaseUrl);
@@ -172,6 +190,15 @@ async function measured(lethe: LetheUnderTest, statementFile: string, run: () =>
     [
       result.summary,
       `per request: API process CPU ${(perRequest(apiCpu) * 1000).toFixed(3)} ms (${(perRequest(apiSystem) * 1000).toFixed(3)} of it in the kernel), PostgreSQL backends CPU ${(perRequest(databaseAfter.backendCpu - databaseBefore.backendCpu) * 1000).toFixed(3)} ms, ${perRequest(commits).toFixed(2)} commits, ${perRequest(statements).toFixed(2)} statements (${result.total} requests)`,
+      `API CPU per request by thread: ${[...threadsAfter]
+        .map(([id, { name, seconds }]) => ({
+          name,
+          ms: perRequest(seconds - (threadsBefore.get(id)?.seconds ?? 0)) * 1000,
+        }))
+        .filter(({ ms }) => ms >= 0.05)
+        .sort((a, b) => b.ms - a.ms)
+        .map(({ name, ms }) => `${name} ${ms.toFixed(3)} ms`)
+        .join(', ')}`,
       'statements per request, by their first words:',
       ...sent.slice(0, 30).map(([shape, count]) => `${perRequest(count).toFixed(2).padStart(7)}  ${shape}`),
       '',

@@ -22,39 +22,51 @@ export interface AttemptOutcome {
 
 export const deliveryRepository = {
   /**
-   * Claims up to `limit` due deliveries, at most `perSubscription` of them for any one subscription (a
-   * worker posts a claim's deliveries at once), under a lease of `leaseSeconds`.
+   * Claims up to `limit` due deliveries, at most `perSubscription` of them for any one subscription and no
+   * more than the failures it has left before `disableAfter` disables it (a claim's deliveries are all
+   * posted: a subscription that fails them all is disabled at its 50th failure, not after it), each under a lease that lasts until its call is surely over. A worker posts at most `inFlight` at once to one
+   * subscription, in the claim's order, so the n-th delivery of a subscription waits for at most
+   * ceil(n / inFlight) - 1 calls of `callSeconds` before its own: its lease covers those, its own call and
+   * one more (a worker that died mid-call leaves it to another soon after; a live one is never overtaken),
+   * plus 5 seconds.
    */
   async claimDue(
     db: Queryable,
     at: Date,
-    leaseSeconds: number,
-    limit: number,
-    perSubscription: number,
+    limits: {
+      limit: number;
+      perSubscription: number;
+      disableAfter: number;
+      inFlight: number;
+      callSeconds: number;
+    },
   ): Promise<ClaimedDelivery[]> {
     // The window cannot sit in the locking SELECT (PostgreSQL refuses FOR UPDATE with window functions),
     // so the locking one repeats the due conditions: a row another worker claimed meanwhile is rechecked
     // against them when it is locked, and left out.
     const { rows } = await db.query<ClaimedDelivery>(
-      `WITH claimed AS (
-         UPDATE event_deliveries SET attempts = attempts + 1,
-                next_attempt_at = $1::timestamptz + make_interval(secs => $2::int)
-          WHERE id IN (
-            SELECT id FROM event_deliveries
-             WHERE state = 'pending' AND next_attempt_at <= $1::timestamptz
-               AND id IN (
-                 SELECT ranked.id FROM (
-                   SELECT d.id, d.seq, row_number() OVER (PARTITION BY d.subscription_key ORDER BY d.seq) AS place
-                     FROM event_deliveries d JOIN event_subscriptions s ON s.key = d.subscription_key
-                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz AND s.enabled
-                      AND NOT EXISTS (SELECT FROM event_deliveries e
-                                       WHERE e.subscription_key = d.subscription_key
-                                         AND e.privacy_request_id = d.privacy_request_id
-                                         AND e.state = 'pending' AND e.seq < d.seq)) ranked
-                  WHERE ranked.place <= $4
-                  ORDER BY ranked.seq LIMIT $3)
-             FOR UPDATE SKIP LOCKED)
-          RETURNING *)
+      `WITH chosen AS (
+         SELECT ranked.id, ranked.place FROM (
+           SELECT d.id, d.seq, s.consecutive_failures,
+                  row_number() OVER (PARTITION BY d.subscription_key ORDER BY d.seq) AS place
+             FROM event_deliveries d JOIN event_subscriptions s ON s.key = d.subscription_key
+            WHERE d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz AND s.enabled
+              AND NOT EXISTS (SELECT FROM event_deliveries e
+                               WHERE e.subscription_key = d.subscription_key
+                                 AND e.privacy_request_id = d.privacy_request_id
+                                 AND e.state = 'pending' AND e.seq < d.seq)) ranked
+          WHERE ranked.place <= LEAST($3, $6 - ranked.consecutive_failures)
+          ORDER BY ranked.seq LIMIT $2),
+       locked AS (
+         SELECT d.id FROM event_deliveries d
+          WHERE d.id IN (SELECT id FROM chosen) AND d.state = 'pending' AND d.next_attempt_at <= $1::timestamptz
+            FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE event_deliveries d SET attempts = d.attempts + 1,
+                next_attempt_at = $1::timestamptz + make_interval(secs => ((c.place - 1) / $4 + 2) * $5 + 5)
+           FROM chosen c
+          WHERE d.id = c.id AND d.id IN (SELECT id FROM locked)
+         RETURNING d.*)
        SELECT c.id, c.seq, c.subscription_key, c.event_id, c.event_type, c.subject, c.privacy_request_id,
               c.occurred_at, c.state, c.attempts, c.next_attempt_at, c.give_up_at, c.last_status_code,
               c.last_error, c.delivered_at, c.created_at, s.url, s.format, s.secret_sealed,
@@ -64,7 +76,7 @@ export const deliveryRepository = {
          FROM claimed c JOIN event_subscriptions s ON s.key = c.subscription_key
          LEFT JOIN privacy_requests p ON p.id = c.privacy_request_id
         ORDER BY c.seq`,
-      [at, leaseSeconds, limit, perSubscription],
+      [at, limits.limit, limits.perSubscription, limits.inFlight, limits.callSeconds, limits.disableAfter],
     );
     return rows;
   },

@@ -4,6 +4,7 @@
 // delivery has failed for good (it can still be redelivered). 50 failed attempts in a row disable the
 // subscription and tell its owners by mail. Deliveries of one request to one subscription go one at a
 // time, in order; others go side by side, at most IN_FLIGHT_PER_SUBSCRIPTION to one subscription at once.
+import pLimit from 'p-limit';
 import { Webhook } from 'standardwebhooks';
 import type { CallbackPoster } from '../callbacks/client.ts';
 import type { Services } from '../services.ts';
@@ -16,17 +17,19 @@ import { tellOwnersOfDisabledSubscription } from './owner-notice.ts';
 import { renderDelivery } from './render.ts';
 import { openEventSecret } from './secrets.ts';
 
-/**
- * How long a claimed delivery is hidden from other workers: twice the longest a call may take, so that a
- * worker that died mid-call leaves it to another soon after, and a live one is never overtaken.
- */
-export function leaseSeconds(config: { webhookTimeoutMs: number }): number {
-  return Math.ceil(config.webhookTimeoutMs / 1000) * 2 + 5;
+/** The longest one call may take, in whole seconds: the unit of a claimed delivery's lease. */
+function callSeconds(config: { webhookTimeoutMs: number }): number {
+  return Math.ceil(config.webhookTimeoutMs / 1000);
 }
-const BATCH = 50;
 /**
- * Deliveries to one subscription a worker posts at once: a claim's deliveries all go out together, and a
- * receiver (a chat tool's incoming webhook, a small service) should not get 50 at the same moment.
+ * A claim's size: large enough that a busy Lethe claims a few times a second, not once per handful of
+ * deliveries (each claim reads every pending delivery to keep each request's order).
+ */
+const BATCH = 200;
+const CLAIM_PER_SUBSCRIPTION = 50;
+/**
+ * Deliveries to one subscription a worker posts at once: a receiver (a chat tool's incoming webhook, a
+ * small service) should not get a claim's 50 at the same moment. The rest of the claim waits its turn.
  */
 export const IN_FLIGHT_PER_SUBSCRIPTION = 10;
 export const DISABLE_AFTER_FAILURES = 50;
@@ -48,15 +51,15 @@ export async function deliverDueEvents(
   // Each subscription's secret is opened once a pass, not once a delivery, and forgotten with the pass.
   const signers = new Map<string, Webhook>();
   for (;;) {
-    const due = await repo.claimDue(
-      services.db,
-      at(),
-      leaseSeconds(services.config),
-      BATCH,
-      IN_FLIGHT_PER_SUBSCRIPTION,
-    );
+    const due = await repo.claimDue(services.db, at(), {
+      limit: BATCH,
+      perSubscription: CLAIM_PER_SUBSCRIPTION,
+      disableAfter: DISABLE_AFTER_FAILURES,
+      inFlight: IN_FLIGHT_PER_SUBSCRIPTION,
+      callSeconds: callSeconds(services.config),
+    });
     if (due.length === 0) return tally;
-    const attempts = await Promise.all(due.map((delivery) => post(services, client, signers, delivery)));
+    const attempts = await postInTurn(due, (delivery) => post(services, client, signers, delivery));
     const when = at();
     // The accepted ones of a batch are recorded together (one statement, not three each): the
     // receivers' answers, not Lethe's bookkeeping, should be what a subscription costs a worker.
@@ -66,6 +69,28 @@ export async function deliverDueEvents(
     tally.delivered += accepted.length;
     tally.failed += attempts.length - accepted.length;
   }
+}
+
+/**
+ * Posts a claim's deliveries, each subscription's in the claim's order and at most
+ * IN_FLIGHT_PER_SUBSCRIPTION at once (the order the claim's leases are reckoned in), different
+ * subscriptions side by side. Answers the attempts in the claim's order.
+ */
+function postInTurn(
+  due: readonly ClaimedDelivery[],
+  postOne: (delivery: ClaimedDelivery) => Promise<Attempt>,
+): Promise<Attempt[]> {
+  const turns = new Map<string, pLimit.Limit>();
+  return Promise.all(
+    due.map((delivery) => {
+      let turn = turns.get(delivery.subscription_key);
+      if (!turn) {
+        turn = pLimit(IN_FLIGHT_PER_SUBSCRIPTION);
+        turns.set(delivery.subscription_key, turn);
+      }
+      return turn(() => postOne(delivery));
+    }),
+  );
 }
 
 interface Attempt {

@@ -13,6 +13,7 @@ import {
   eventRetryDelaySeconds,
   IN_FLIGHT_PER_SUBSCRIPTION,
 } from '../../src/events/delivery.ts';
+import { deliveryRepository } from '../../src/events/delivery-repository.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { engineConfig, type Receiver, startReceiver } from '../privacy-requests/support.ts';
 import { signIn } from '../tasks/support.ts';
@@ -289,5 +290,41 @@ describe('event delivery', () => {
     const log = await deliveries('crowded');
     assert.equal(log.length, requests);
     assert.ok(log.every((delivery) => delivery.state === 'delivered'));
+  });
+  it('leases each claimed delivery until its turn is surely over, and claims no more than a subscription has failures left', async () => {
+    const created = await service.call('PUT', '/v1/event-subscription/leased', {
+      token: root,
+      json: { url: `${receiver.url}/leased`, events: ['privacy_request.received'], format: 'cloudevents' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const requests = IN_FLIGHT_PER_SUBSCRIPTION * 2 + 5;
+    for (let n = 0; n < requests; n += 1) await create();
+    // Other subscriptions' deliveries of these requests are not this test's: they are claimed first.
+    await service.services.db.query(
+      `UPDATE event_deliveries SET next_attempt_at = next_attempt_at + interval '1 year'
+        WHERE subscription_key <> 'leased' AND state = 'pending'`,
+    );
+    const at = new Date(clock + 1000);
+    const limits = { limit: 200, perSubscription: 50, disableAfter: 50, inFlight: 10, callSeconds: 3 };
+
+    const claimed = await deliveryRepository.claimDue(service.services.db, at, limits);
+    assert.equal(claimed.length, requests);
+    const leases = claimed.map((delivery) => (delivery.next_attempt_at.getTime() - at.getTime()) / 1000);
+    // Posted 10 at a time in the claim's order: the 11th waits for at most one call before its own.
+    assert.deepEqual(leases, [
+      ...Array.from({ length: 10 }, () => 2 * 3 + 5),
+      ...Array.from({ length: 10 }, () => 3 * 3 + 5),
+      ...Array.from({ length: 5 }, () => 4 * 3 + 5),
+    ]);
+
+    // Leased, they are not claimed again; free again, a subscription 3 failures short of being disabled
+    // gets 3 in a claim.
+    assert.equal((await deliveryRepository.claimDue(service.services.db, at, limits)).length, 0);
+    await service.services.db.query(
+      `UPDATE event_subscriptions SET consecutive_failures = $1 WHERE key = 'leased'`,
+      [DISABLE_AFTER_FAILURES - 3],
+    );
+    const later = new Date(at.getTime() + 60_000);
+    assert.equal((await deliveryRepository.claimDue(service.services.db, later, limits)).length, 3);
   });
 });
