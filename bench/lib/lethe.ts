@@ -121,6 +121,8 @@ export async function startLethe(
   adminUrl: string | undefined,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  /** The `lethe serve` command line after `serve` (e.g. `--work requests,messages`). */
+  serveArgs: string[] = [],
 ): Promise<LetheUnderTest> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lethe-bench-'));
   // As root, the embedded server runs as the postgres user, which must pass through this dir.
@@ -143,7 +145,7 @@ export async function startLethe(
   const probe = pathToFileURL(path.join(ROOT, 'bench/lib/loop-delay-probe.ts')).href;
   const child = await startChild(
     path.join(ROOT, 'bin/lethe.mjs'),
-    ['serve'],
+    ['serve', ...serveArgs],
     { ...letheEnv, BENCH_LOOP_DELAY_FILE: loopDelayFile },
     '/health',
     [...(await startFlags()), `--import=${probe}`, ...nodeArgs],

@@ -228,6 +228,117 @@ export async function sustainedRun(lethe: LetheUnderTest, tag: string, shape: Ru
   };
 }
 
+/** Counts of the deliveries of one subscription by state, read from /metrics. */
+async function deliveryStates(lethe: LetheUnderTest, subscription: string): Promise<Record<string, number>> {
+  const text = await fetch(`${lethe.url}/metrics`).then((answer) => answer.text());
+  const states: Record<string, number> = {};
+  for (const match of text.matchAll(
+    /^lethe_event_deliveries\{subscription="([^"]+)",state="([a-z]+)"\} (\d+)$/gm,
+  )) {
+    if (match[1] === subscription) states[match[2] as string] = Number(match[3]);
+  }
+  return states;
+}
+
+/**
+ * What the event emitter costs the requests' processes: a Lethe of its own whose worker runs requests and
+ * messages but not events (`lethe serve --work requests,messages`, as docs/operations.md describes), with
+ * and without an enabled subscription to every event, A B A B A B A as above. With one, each status change
+ * writes its deliveries in its own statement; nothing delivers them during the runs. Afterwards a `lethe
+ * worker --work events` delivers every one of them, and the figure is void unless it does (the events were
+ * written, and are whole).
+ */
+async function emitterFigure(context: Context, shape: RunShape): Promise<Figure> {
+  const { log } = context;
+  const lethe = await startLethe(context.adminUrl, WEBHOOK_ENV, [], ['--work', 'requests,messages']);
+  try {
+    log(`privacy requests, emitter only: setting up a Lethe without event delivery`);
+    await setUp(lethe, context.receiverUrl, shape.population);
+    const subscription = (enabled: boolean) =>
+      lethe.management('PUT', '/v1/event-subscription/bench', {
+        url: `${context.receiverUrl}/events`,
+        events: EVENT_TYPES,
+        format: 'cloudevents',
+        enabled,
+      });
+    await subscription(false);
+    await sustainedRun(lethe, 'emitter-cold', shape);
+    log(
+      `privacy requests, emitter only: ${EVENT_PAIRS} runs with an enabled subscription between runs with a disabled one, ${shape.seconds} s each`,
+    );
+    const withoutRuns = [await sustainedRun(lethe, 'emitter-without-0', shape)];
+    const withRuns: Sustained[] = [];
+    for (let pair = 1; pair <= EVENT_PAIRS; pair += 1) {
+      await subscription(true);
+      try {
+        withRuns.push(await sustainedRun(lethe, `emitter-with-${pair}`, shape));
+      } finally {
+        await subscription(false);
+      }
+      withoutRuns.push(await sustainedRun(lethe, `emitter-without-${pair}`, shape));
+    }
+    const middle = medianPair(withRuns, withoutRuns);
+    log(
+      `  without ${withoutRuns.map((run) => run.perSecond.toFixed(1)).join(', ')}; with ${withRuns.map((run) => run.perSecond.toFixed(1)).join(', ')} completed/s; ratios ${middle.ratios.map((ratio) => ratio.toFixed(3)).join(', ')}`,
+    );
+
+    const written = await deliveryStates(lethe, 'bench');
+    const pending = written.pending ?? 0;
+    if (pending === 0 || (written.delivered ?? 0) !== 0)
+      throw new Error(
+        `emitter only: expected pending deliveries and none delivered, read ${JSON.stringify(written)}`,
+      );
+    await subscription(true);
+    const started = performance.now();
+    const deliverer = await startBackgroundProcess(
+      path.join(ROOT, 'bin/lethe.mjs'),
+      ['worker', '--work', 'events'],
+      lethe.env,
+      'Lethe worker running',
+      await startFlags(),
+    );
+    try {
+      let states = written;
+      const until = performance.now() + 300_000;
+      while ((states.delivered ?? 0) < pending && performance.now() < until) {
+        await sleep(500);
+        states = await deliveryStates(lethe, 'bench');
+      }
+      if ((states.delivered ?? 0) !== pending || (states.pending ?? 0) !== 0)
+        throw new Error(`emitter only: ${pending} written, afterwards ${JSON.stringify(states)}`);
+      log(
+        `  ${pending} deliveries written during the runs, all delivered afterwards by a lethe worker --work events in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+    } finally {
+      await deliverer.stop();
+    }
+    return figure({
+      name: 'privacy requests completed/s, 1 worker, emitting events delivered elsewhere (median pair)',
+      value: middle.run.perSecond,
+      unit: 'req/s',
+      baseline: middle.around,
+      target: '>= 95% of the runs without one on either side (median of 3)',
+      met: (value) => value >= 0.95 * middle.around,
+    });
+  } finally {
+    await lethe.dispose();
+  }
+}
+
+/**
+ * Each run with a subscription against the mean of the runs without on either side of it: the median of
+ * those pairs, and every pair's ratio.
+ */
+function medianPair(withRuns: Sustained[], withoutRuns: Sustained[]) {
+  const pairs = withRuns.map((run, index) => {
+    const around = ((withoutRuns[index]?.perSecond ?? 0) + (withoutRuns[index + 1]?.perSecond ?? 0)) / 2;
+    return { run, around, ratio: run.perSecond / around };
+  });
+  const middle = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)];
+  if (!middle) throw new Error('no run with an event subscription');
+  return { ...middle, ratios: pairs.map(({ ratio }) => ratio) };
+}
+
 export async function privacyRequestFigures(context: Context): Promise<Figure[]> {
   const { log, quick } = context;
   const base: RunShape = quick ? QUICK_SHAPE : FULL_SHAPE;
@@ -319,14 +430,9 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
         }
         withoutRuns.push(await sustainedRun(lethe, `without-${pair}`, shape));
       }
-      const ratios = withRuns.map((run, index) => {
-        const around = ((withoutRuns[index]?.perSecond ?? 0) + (withoutRuns[index + 1]?.perSecond ?? 0)) / 2;
-        return { run, around, ratio: run.perSecond / around };
-      });
-      const middle = [...ratios].sort((a, b) => a.ratio - b.ratio)[Math.floor(ratios.length / 2)];
-      if (!middle) throw new Error('no run with an event subscription');
+      const middle = medianPair(withRuns, withoutRuns);
       log(
-        `  without ${withoutRuns.map((run) => run.perSecond.toFixed(1)).join(', ')}; with ${withRuns.map((run) => run.perSecond.toFixed(1)).join(', ')} completed/s; ratios ${ratios.map(({ ratio }) => ratio.toFixed(3)).join(', ')}`,
+        `  without ${withoutRuns.map((run) => run.perSecond.toFixed(1)).join(', ')}; with ${withRuns.map((run) => run.perSecond.toFixed(1)).join(', ')} completed/s; ratios ${middle.ratios.map((ratio) => ratio.toFixed(3)).join(', ')}`,
       );
       figures.push(
         figure({
@@ -339,6 +445,8 @@ export async function privacyRequestFigures(context: Context): Promise<Figure[]>
         }),
       );
     }
+
+    figures.push(await emitterFigure(context, shape));
 
     {
       log(`privacy requests: 2 workers (a second worker process), ${seconds} s`);

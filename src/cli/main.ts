@@ -9,13 +9,15 @@ import type { RunningService } from '../runtime/start.ts';
 import type { Services } from '../services.ts';
 import { ROOT_CLIENT_ANNOUNCEMENT } from '../runtime/data-dir.ts';
 import { OperatorRefused, takeActingOperator } from './acting-operator.ts';
-import { parseCommandArguments } from './arguments.ts';
+import { parseCommandArguments, usageError } from './arguments.ts';
+import { parseWorkKinds, type WorkKind } from '../runtime/work.ts';
 import { cliActor, framed } from './output.ts';
 
 const USAGE = `Usage: lethe <command> [--help]
 
-  serve                      run the API and one in-process worker (the default of npm start)
-  worker                     run a worker only, against the same DATABASE_URL as the API
+  serve [--work W,...]       run the API and one in-process worker (the default of npm start)
+  worker [--work W,...]      run a worker only, against the same DATABASE_URL as the API
+                             --work: what the worker does, of requests, messages, events (default all)
   migrate                    apply pending database migrations and exit
   client create [--name N] --scope S [--scope S ...]
                              create a management OAuth client and print its id and secret once
@@ -63,9 +65,29 @@ lethe serve started, or one started for the duration of the command.
 const CLIENT_USAGE = `Usage: lethe client create [--name N] --scope S [--scope S ...]
 `;
 
+const WORKER_USAGE = `Usage: lethe serve|worker [--work W,...]
+
+--work names what this process's worker does, of requests (privacy requests, with the retention job),
+messages (the outbox's mail) and events (deliveries to event subscriptions); all three unless given.
+E.g. lethe serve --work requests,messages beside lethe worker --work events on hosts of their own.
+`;
+
+const workNote = (work: WorkKind[] | undefined) => (work ? `, work: ${work.join(', ')}` : '');
+
+/** The work `serve` or `worker` was given (--work), all of it by default. */
+function workOf(argv: string[]): WorkKind[] | undefined {
+  const { values } = parseCommandArguments(argv, { work: { type: 'string' } }, WORKER_USAGE);
+  if (values.work === undefined) return undefined;
+  const kinds = parseWorkKinds(values.work);
+  if (typeof kinds === 'string') throw usageError(WORKER_USAGE, kinds);
+  return kinds;
+}
+
 /** The usage text shown by \`lethe <command> --help\`, from the command's own module. */
 const HELP: Record<string, () => Promise<string>> = {
   client: async () => CLIENT_USAGE,
+  serve: async () => WORKER_USAGE,
+  worker: async () => WORKER_USAGE,
   'api-key': async () => (await import('./api-key-command.ts')).API_KEY_USAGE,
   datastore: async () => (await import('./datastore-command.ts')).DATASTORE_USAGE,
   import: async () => (await import('./import-command.ts')).IMPORT_USAGE,
@@ -181,20 +203,24 @@ async function main(commandLine: string[]): Promise<number> {
         if (message.startsWith(ROOT_CLIENT_ANNOUNCEMENT)) credentials.push(message);
         else process.stdout.write(`${message}\n`);
       };
+      const work = workOf(rest);
       const { startService } = await import('../runtime/start.ts');
-      const starting = startService(config, { api: true, worker: true, announce });
+      const starting = startService(config, { api: true, worker: true, work, announce });
       stopOnSignals(starting);
       const running = await starting;
-      process.stdout.write(`Lethe listening on ${running.url} (store: ${running.services.db.kind})\n`);
+      process.stdout.write(
+        `Lethe listening on ${running.url} (store: ${running.services.db.kind}${workNote(work)})\n`,
+      );
       for (const message of credentials) process.stdout.write(framed(message));
       return -1;
     }
     case 'worker': {
+      const work = workOf(rest);
       const { startService } = await import('../runtime/start.ts');
-      const starting = startService(config, { api: false, worker: true });
+      const starting = startService(config, { api: false, worker: true, work });
       stopOnSignals(starting);
       const running = await starting;
-      process.stdout.write(`Lethe worker running (store: ${running.services.db.kind})\n`);
+      process.stdout.write(`Lethe worker running (store: ${running.services.db.kind}${workNote(work)})\n`);
       return -1;
     }
     case 'migrate': {

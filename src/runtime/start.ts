@@ -12,6 +12,7 @@ import { logDeliveryAttempt } from '../privacy-requests/messages/delivery-log.ts
 import { startRetentionJob } from '../reports/retention.ts';
 import { runLayoutMigration } from '../datastore/entity-layout.ts';
 import { createServices } from './create-services.ts';
+import { WORK_KINDS, type WorkKind } from './work.ts';
 import type { Services } from '../services.ts';
 
 export { createServices };
@@ -19,6 +20,8 @@ export { createServices };
 export interface StartOptions {
   api: boolean;
   worker: boolean;
+  /** The work this process's worker does (all of WORK_KINDS unless given). */
+  work?: readonly WorkKind[];
   logger?: LoggerOption;
   announce?: (message: string) => void;
 }
@@ -47,18 +50,21 @@ export async function startService(config: Config, options: StartOptions): Promi
   const logError = (error: Error) => announce(`queue error: ${error.message}`);
   await services.queue.start(logError);
   await createPrivacyRequestQueues(services.queue, services.config);
-  const worker: RunningWorker | undefined = options.worker
+  const does = (kind: WorkKind) => options.worker && (options.work ?? WORK_KINDS).includes(kind);
+  const worker: RunningWorker | undefined = does('requests')
     ? await startPrivacyRequestWorker(services, logError)
     : undefined;
-  const outbox: RunningOutboxWorker | undefined = options.worker
+  const outbox: RunningOutboxWorker | undefined = does('messages')
     ? startOutboxWorker(services, logDeliveryAttempt, logError)
     : undefined;
-  const events: RunningEventWorker | undefined = options.worker
+  const events: RunningEventWorker | undefined = does('events')
     ? startEventWorker(services, logError)
     : undefined;
-  const retention = options.worker ? await startRetentionJob(services, logError) : undefined;
+  const retention = does('requests') ? await startRetentionJob(services, logError) : undefined;
   // Entities stored before migration 029 move to their documents in the background (docs/area-b.md).
-  const layout = options.worker ? runLayoutMigration(services.db, services.keyring, { announce }) : undefined;
+  const layout = does('requests')
+    ? runLayoutMigration(services.db, services.keyring, { announce })
+    : undefined;
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type RunningService, startService } from '../../src/runtime/start.ts';
+import type { WorkKind } from '../../src/runtime/work.ts';
 import { createTestDatabase } from './database.ts';
 import { Contract, type OpenApi } from './openapi-contract.ts';
 
@@ -53,6 +54,8 @@ export async function startTestService(
   overrides: Partial<Config> = {},
   options: {
     worker?: boolean;
+    /** What the worker does (all of it unless given). */
+    work?: readonly WorkKind[];
     /** true captures at debug level, or at the level named. */
     captureLogs?: boolean | 'info' | 'debug';
     /**
@@ -70,6 +73,7 @@ export async function startTestService(
   const running = await startService(config, {
     api: true,
     worker: options.worker ?? false,
+    work: options.work,
     logger: options.captureLogs
       ? {
           level: options.captureLogs === true ? 'debug' : options.captureLogs,
