@@ -10,7 +10,9 @@
 // shape (or with `--shape full` the full mode's: 10,000 entities, at most 300 waiting) on the API
 // process's own worker, for `--seconds`; a request there is one privacy request, submission to complete.
 // `--events` subscribes to every event first (as the bench's "with an event subscription" run does), so
-// that the same counts read what the events cost a request.
+// that the same counts read what the events cost a request. `--events-elsewhere` subscribes too but runs
+// Lethe with `--work requests,messages`, as the bench's emitter figure does: the counts are then what
+// writing the deliveries costs a request, and nothing delivers them.
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     top: { type: 'string', default: '25' },
     out: { type: 'string' },
     events: { type: 'boolean', default: false },
+    'events-elsewhere': { type: 'boolean', default: false },
   },
 });
 const adminUrl =
@@ -261,7 +264,7 @@ async function privacyRequestLoad(
   if (values.shape !== 'quick' && values.shape !== 'full') throw new Error('--shape must be quick or full');
   const shape = values.shape === 'full' ? FULL_SHAPE : QUICK_SHAPE;
   await setUp(lethe, receiverUrl, shape.population);
-  if (values.events) {
+  if (values.events || values['events-elsewhere']) {
     await lethe.management('PUT', '/v1/event-subscription/bench', {
       url: `${receiverUrl}/events`,
       events: EVENT_TYPES,
@@ -309,6 +312,7 @@ try {
     adminUrl,
     { ...(privacyRequests ? WEBHOOK_ENV : {}), BENCH_STATEMENT_FILE: statementFile },
     ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--import=${statementProbe}`],
+    values['events-elsewhere'] ? ['--work', 'requests,messages'] : [],
   );
   try {
     const run = receiver ? await privacyRequestLoad(lethe, receiver.url) : await subjectStoreLoad(lethe);
