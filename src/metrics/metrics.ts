@@ -26,7 +26,7 @@ export interface StoreReadings {
   queuedJobs(): Promise<LabelledCount<'queue' | 'state'>[]>;
   outboxMessagesByState(): Promise<LabelledCount<'state'>[]>;
   stuckPrivacyRequests(): Promise<number>;
-  /** Event deliveries by subscription and state (pending, delivered, failed). */
+  /** Event deliveries by subscription and state (pending, failed). */
   eventDeliveriesByState(): Promise<LabelledCount<'subscription' | 'state'>[]>;
   /** Each event subscription's failed attempts in a row (50 disable it). */
   eventSubscriptionFailures(): Promise<LabelledCount<'subscription'>[]>;
@@ -103,7 +103,7 @@ export class Metrics {
     });
     this.#eventDeliveries = new Gauge({
       name: 'lethe_event_deliveries',
-      help: 'Event deliveries by subscription and state: pending (not yet accepted, retried with backoff), delivered, failed (gave up after 24 hours).',
+      help: 'Event deliveries by subscription and state: pending (not yet accepted, retried with backoff), failed (gave up after 24 hours). Delivered ones: the attempts counter.',
       labelNames: ['subscription', 'state'],
       registers,
     });

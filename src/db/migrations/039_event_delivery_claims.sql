@@ -5,3 +5,8 @@
 -- through event_deliveries_order_idx, to keep each request's order (src/events/delivery-repository.ts).
 DROP INDEX event_deliveries_due_idx;
 ALTER TABLE event_deliveries SET (fillfactor = 80);
+
+-- /metrics counts each subscription's pending and failed deliveries at every scrape: pending ones through
+-- event_deliveries_order_idx, failed ones (few: given up after 24 hours) through this one, never reading
+-- the delivered ones, which the delivery log keeps and which grow without end.
+CREATE INDEX event_deliveries_failed_idx ON event_deliveries (subscription_key) WHERE state = 'failed';
