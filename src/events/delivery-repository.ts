@@ -22,9 +22,11 @@ export interface AttemptOutcome {
 
 export const deliveryRepository = {
   /**
-   * Claims up to `limit` due deliveries, at most `perSubscription` of them for any one subscription and no
-   * more than the failures it has left before `disableAfter` disables it (a claim's deliveries are all
-   * posted: a subscription that fails them all is disabled at its 50th failure, not after it), each under a lease that lasts until its call is surely over. A worker posts at most `inFlight` at once to one
+   * Claims up to `limit` due deliveries, at most `perSubscription` of them for any one subscription, only
+   * `inFlight` (one round of calls) for a subscription that failed last time, and no more than the
+   * failures it has left before `disableAfter` disables it (a claim's deliveries are all posted: one that
+   * fails them all is disabled at its 50th failure, not after it). A pass waits for its claim's calls, so a
+   * failing receiver holds it for one round of timeouts, not five. Each is under a lease that lasts until its call is surely over. A worker posts at most `inFlight` at once to one
    * subscription, in the claim's order, so the n-th delivery of a subscription waits for at most
    * ceil(n / inFlight) - 1 calls of `callSeconds` before its own: its lease covers those, its own call and
    * one more (a worker that died mid-call leaves it to another soon after; a live one is never overtaken),
@@ -55,7 +57,8 @@ export const deliveryRepository = {
                                WHERE e.subscription_key = d.subscription_key
                                  AND e.privacy_request_id = d.privacy_request_id
                                  AND e.state = 'pending' AND e.seq < d.seq)) ranked
-          WHERE ranked.place <= LEAST($3, $6 - ranked.consecutive_failures)
+          WHERE ranked.place <= LEAST(CASE WHEN ranked.consecutive_failures = 0 THEN $3::int ELSE $4::int END,
+                                      $6 - ranked.consecutive_failures)
           ORDER BY ranked.seq LIMIT $2),
        locked AS (
          SELECT d.id FROM event_deliveries d

@@ -320,7 +320,7 @@ describe('event delivery', () => {
     assert.match(plan, /event_deliveries_failed_idx/, plan);
   });
 
-  it('leases each claimed delivery until its turn is surely over, and claims no more than a subscription has failures left', async () => {
+  it('leases each claimed delivery until its turn is surely over, and claims one round for a failing subscription, never more than it has failures left', async () => {
     const created = await service.call('PUT', '/v1/event-subscription/leased', {
       token: root,
       json: { url: `${receiver.url}/leased`, events: ['privacy_request.received'], format: 'cloudevents' },
@@ -346,14 +346,19 @@ describe('event delivery', () => {
       ...Array.from({ length: 5 }, () => 4 * 3 + 5),
     ]);
 
-    // Leased, they are not claimed again; free again, a subscription 3 failures short of being disabled
-    // gets 3 in a claim.
+    // Leased, they are not claimed again. Free again, a subscription that failed last time gets one round
+    // in a claim, and one 3 failures short of being disabled gets 3.
     assert.equal((await deliveryRepository.claimDue(service.services.db, at, limits)).length, 0);
-    await service.services.db.query(
-      `UPDATE event_subscriptions SET consecutive_failures = $1 WHERE key = 'leased'`,
-      [DISABLE_AFTER_FAILURES - 3],
-    );
+    const failures = (count: number) =>
+      service.services.db.query(
+        `UPDATE event_subscriptions SET consecutive_failures = $1 WHERE key = 'leased'`,
+        [count],
+      );
+    await failures(1);
     const later = new Date(at.getTime() + 60_000);
-    assert.equal((await deliveryRepository.claimDue(service.services.db, later, limits)).length, 3);
+    assert.equal((await deliveryRepository.claimDue(service.services.db, later, limits)).length, 10);
+    await failures(DISABLE_AFTER_FAILURES - 3);
+    const muchLater = new Date(later.getTime() + 60_000);
+    assert.equal((await deliveryRepository.claimDue(service.services.db, muchLater, limits)).length, 3);
   });
 });
