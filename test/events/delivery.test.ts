@@ -333,7 +333,10 @@ describe('event delivery', () => {
       `UPDATE event_deliveries SET next_attempt_at = next_attempt_at + interval '1 year'
         WHERE subscription_key <> 'leased' AND state = 'pending'`,
     );
-    const at = new Date(clock + 1000);
+    // The clock is read after the 25 are written: set before, a slow server would write some of them
+    // after it, not yet due.
+    clock = Date.now() + 1000;
+    const at = new Date(clock);
     const limits = { limit: 200, perSubscription: 50, disableAfter: 50, inFlight: 10, callSeconds: 3 };
 
     const claimed = await deliveryRepository.claimDue(service.services.db, at, limits);
