@@ -9,7 +9,7 @@ export type WorkKind = (typeof WORK_KINDS)[number];
 export function parseWorkKinds(value: string): WorkKind[] | string {
   const named = value.split(',').map((part) => part.trim());
   const unknown = named.filter((part) => !(WORK_KINDS as readonly string[]).includes(part));
-  if (unknown.length > 0 || named.length === 0)
+  if (unknown.length > 0)
     return `--work takes a comma-separated list of ${WORK_KINDS.join(', ')}; not ${unknown.map((part) => JSON.stringify(part)).join(', ')}`;
   return [...new Set(named)] as WorkKind[];
 }
